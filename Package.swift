@@ -1,0 +1,70 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Strata",
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataLua", targets: ["StrataLua"]),
+        .executable(name: "strata", targets: ["strata"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // MARK: - System libraries
+
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CLua",
+            pkgConfig: "lua5.4",
+            providers: [.apt(["liblua5.4-dev"])]),
+        .systemLibrary(
+            name: "CEditLine",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]),
+        .target(
+            name: "CLuaBridge",
+            dependencies: ["CLua"]),
+
+        // MARK: - Strata
+
+        .target(
+            name: "Strata",
+            dependencies: [
+                "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "StrataLua",
+            dependencies: ["Strata", "CLua", "CLuaBridge"]),
+        .target(
+            name: "StrataCLI",
+            dependencies: [
+                "Strata",
+                "StrataLua",
+                "CEditLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "strata",
+            dependencies: ["StrataCLI"]),
+
+        // MARK: - Tests
+
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata"]),
+        .testTarget(
+            name: "StrataLuaTests",
+            dependencies: ["StrataLua"]),
+        .testTarget(
+            name: "StrataCLITests",
+            dependencies: ["StrataCLI"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The versions of a model, as an `.xcdatamodeld` bundle holds them, and which one is current.
+///
+/// A single `.xcdatamodel`, a `contents` file or a JSON model loads as a bundle of one version.
+///
+/// ```swift
+/// let bundle = try ModelLoader.load(URL(fileURLWithPath: "Library.xcdatamodeld"))
+/// bundle.currentVersion.name     // "Library 2"
+/// bundle.currentVersionReason    // "named by .xccurrentversion"
+/// ```
+public struct ModelBundle: Sendable {
+    /// One version of a bundle: its name (the folder name without `.xcdatamodel`), its file and
+    /// its model.
+    public struct Version: Sendable {
+        public var name: String
+        /// The file the model was read from (`…/Name.xcdatamodel/contents` or a `.json` file).
+        public var file: URL
+        public var model: ObjectModel
+
+        public init(name: String, file: URL, model: ObjectModel) {
+            self.name = name
+            self.file = file
+            self.model = model
+        }
+    }
+
+    /// Where the bundle was loaded from.
+    public var url: URL
+    /// The versions, in name order with numbers compared by value (`Model`, `Model 2`, `Model 10`).
+    public var versions: [Version]
+    /// The name of the version that new stores use.
+    public var currentVersionName: String
+    /// Why that version is current, in words for a user.
+    public var currentVersionReason: String
+
+    public init(url: URL, versions: [Version], currentVersionName: String, currentVersionReason: String) {
+        self.url = url
+        self.versions = versions
+        self.currentVersionName = currentVersionName
+        self.currentVersionReason = currentVersionReason
+    }
+
+    /// The current version.
+    public var currentVersion: Version {
+        versions.first { $0.name == currentVersionName } ?? versions[versions.count - 1]
+    }
+
+    /// The version named `name`, or the current one when `name` is `nil`.
+    public func version(named name: String?) throws(ModelError) -> Version {
+        guard let name else { return currentVersion }
+        guard let version = versions.first(where: { $0.name == name }) else {
+            throw .unknownVersion(name: name, bundle: url.path, available: versions.map(\.name))
+        }
+        return version
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// An error reading, choosing or checking a model, with where it was found.
+///
+/// Every case names the file; syntax and content errors also carry the line and column, and
+/// validation failures list every problem with its entity and property.
+public enum ModelError: Error, Sendable, Equatable {
+    /// The path names no file or folder, or it cannot be read.
+    case unreadable(path: String, reason: String)
+    /// The file is not well-formed XML or JSON.
+    case malformed(path: String, location: SourceLocation?, message: String)
+    /// The file is well-formed but says something a model cannot hold, such as an unknown
+    /// attribute type.
+    case invalidContent(path: String, location: SourceLocation?, message: String)
+    /// A bundle has no version of that name.
+    case unknownVersion(name: String, bundle: String, available: [String])
+    /// The model breaks the rules that ``ObjectModel/validate()`` checks.
+    case invalid(path: String, issues: [ModelIssue])
+}
+
+extension ModelError: CustomStringConvertible, LocalizedError {
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason):
+            return "\(path): \(reason)"
+        case .malformed(let path, let location, let message), .invalidContent(let path, let location, let message):
+            return "\(path)\(location.map { ":\($0.line):\($0.column)" } ?? ""): \(message)"
+        case .unknownVersion(let name, let bundle, let available):
+            return "\(bundle): no model version named '\(name)'; versions: \(available.joined(separator: ", "))"
+        case .invalid(let path, let issues):
+            let errors = issues.filter { $0.severity == .error }
+            let lines = errors.map { "\(path): \($0)" }
+            return (["\(path): the model has \(errors.count) error\(errors.count == 1 ? "" : "s")"] + lines)
+                .joined(separator: "\n")
+        }
+    }
+
+    public var errorDescription: String? { description }
+}
+
+/// One problem that model validation found, naming the entity and property it concerns.
+public struct ModelIssue: Sendable, Equatable, CustomStringConvertible {
+    public enum Severity: String, Sendable {
+        /// The model cannot be used.
+        case error
+        /// The model can be used but probably does not mean what its author wanted.
+        case warning
+    }
+
+    public var severity: Severity
+    public var entity: String?
+    public var property: String?
+    public var message: String
+
+    public init(_ severity: Severity, entity: String? = nil, property: String? = nil, _ message: String) {
+        self.severity = severity
+        self.entity = entity
+        self.property = property
+        self.message = message
+    }
+
+    /// `error: entity 'Book', property 'author': …`.
+    public var description: String {
+        var parts = ["\(severity.rawValue):"]
+        var place: [String] = []
+        if let entity { place.append("entity '\(entity)'") }
+        if let property { place.append("property '\(property)'") }
+        if !place.isEmpty { parts.append(place.joined(separator: ", ") + ":") }
+        parts.append(message)
+        return parts.joined(separator: " ")
+    }
+}

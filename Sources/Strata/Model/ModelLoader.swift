@@ -1,0 +1,127 @@
+import Foundation
+
+/// Loads models from the places users keep them: an `.xcdatamodeld` bundle with all its
+/// versions, a single `.xcdatamodel` folder, its `contents` file, or a Strata JSON model.
+///
+/// ```swift
+/// let bundle = try ModelLoader.load(URL(fileURLWithPath: "examples/Library/Library.xcdatamodeld"))
+/// let model = bundle.currentVersion.model
+/// ```
+///
+/// Loading reads and parses; it does not validate. Call ``ObjectModel/validate()`` (or
+/// ``ModelLoader/loadValidated(_:version:)``) before using a model for a store.
+public enum ModelLoader {
+    /// Loads the model or bundle at `url`.
+    public static func load(_ url: URL) throws(ModelError) -> ModelBundle {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw .unreadable(path: url.path, reason: "no such file or folder")
+        }
+        if isDirectory.boolValue {
+            switch url.pathExtension {
+            case "xcdatamodeld": return try loadBundle(url)
+            case "xcdatamodel": return try single(url, name: url.deletingPathExtension().lastPathComponent, file: url.appendingPathComponent("contents"))
+            default:
+                let contents = url.appendingPathComponent("contents")
+                if FileManager.default.fileExists(atPath: contents.path) {
+                    return try single(url, name: url.lastPathComponent, file: contents)
+                }
+                throw .unreadable(
+                    path: url.path, reason: "not a model: expected an .xcdatamodeld bundle, an .xcdatamodel folder, a contents file or a .json model")
+            }
+        }
+        if url.pathExtension.lowercased() == "json" {
+            return try single(url, name: url.deletingPathExtension().lastPathComponent, file: url)
+        }
+        let folder = url.deletingLastPathComponent()
+        let name = folder.pathExtension == "xcdatamodel" ? folder.deletingPathExtension().lastPathComponent : url.lastPathComponent
+        return try single(url, name: name, file: url)
+    }
+
+    /// Loads `url`, picks `version` (the current one when `nil`), and validates it.
+    ///
+    /// - Returns: the chosen version and the warnings validation found.
+    /// - Throws: ``ModelError/invalid(path:issues:)`` when validation finds errors.
+    public static func loadValidated(_ url: URL, version: String? = nil) throws(ModelError) -> (version: ModelBundle.Version, warnings: [ModelIssue]) {
+        let chosen = try load(url).version(named: version)
+        let issues = chosen.model.validate()
+        if issues.contains(where: { $0.severity == .error }) {
+            throw .invalid(path: chosen.file.path, issues: issues)
+        }
+        return (chosen, issues)
+    }
+
+    /// Reads one model file, choosing the reader by its extension.
+    public static func readModel(at file: URL) throws(ModelError) -> ObjectModel {
+        file.pathExtension.lowercased() == "json"
+            ? try JSONModelReader.read(contentsOf: file) : try XcodeModelReader.read(contentsOf: file)
+    }
+
+    // MARK: - Bundles
+
+    private static func single(_ url: URL, name: String, file: URL) throws(ModelError) -> ModelBundle {
+        ModelBundle(
+            url: url, versions: [.init(name: name, file: file, model: try readModel(at: file))],
+            currentVersionName: name, currentVersionReason: "the only version")
+    }
+
+    private static func loadBundle(_ url: URL) throws(ModelError) -> ModelBundle {
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        } catch {
+            throw .unreadable(path: url.path, reason: "cannot list the bundle (\(error.localizedDescription))")
+        }
+        let names = entries.filter { $0.hasSuffix(".xcdatamodel") }
+            .map { String($0.dropLast(".xcdatamodel".count)) }
+            .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
+        guard !names.isEmpty else {
+            throw .unreadable(path: url.path, reason: "the bundle holds no .xcdatamodel version")
+        }
+        var versions: [ModelBundle.Version] = []
+        for name in names {
+            let file = url.appendingPathComponent(name + ".xcdatamodel").appendingPathComponent("contents")
+            versions.append(.init(name: name, file: file, model: try readModel(at: file)))
+        }
+        let (current, reason) = try currentVersion(of: url, names: names)
+        return ModelBundle(url: url, versions: versions, currentVersionName: current, currentVersionReason: reason)
+    }
+
+    /// The version `.xccurrentversion` names; without that file, the only or the last version in
+    /// name order, with the reason said.
+    private static func currentVersion(of bundle: URL, names: [String]) throws(ModelError) -> (String, String) {
+        let marker = bundle.appendingPathComponent(".xccurrentversion")
+        guard let data = FileManager.default.contents(atPath: marker.path) else {
+            if names.count == 1 { return (names[0], "the only version") }
+            return (
+                names[names.count - 1],
+                "the bundle has no .xccurrentversion; chose the last version in name order"
+            )
+        }
+        let plist: Any
+        do {
+            plist = try PropertyListSerialization.propertyList(from: data, format: nil)
+        } catch {
+            throw .malformed(path: marker.path, location: nil, message: "not a property list")
+        }
+        guard let fileName = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String else {
+            throw .invalidContent(path: marker.path, location: nil, message: "no _XCCurrentVersionName key")
+        }
+        let name = fileName.hasSuffix(".xcdatamodel") ? String(fileName.dropLast(".xcdatamodel".count)) : fileName
+        guard names.contains(name) else {
+            throw .invalidContent(
+                path: marker.path, location: nil,
+                message: "names version '\(name)', which the bundle does not hold; versions: \(names.joined(separator: ", "))")
+        }
+        return (name, "named by .xccurrentversion")
+    }
+}
+
+extension ModelBundle {
+    /// Writes `.xccurrentversion` into a bundle folder at `url`, naming `versionName` current.
+    public static func writeCurrentVersionMarker(in url: URL, versionName: String) throws {
+        let plist = ["_XCCurrentVersionName": versionName + ".xcdatamodel"]
+        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+        try data.write(to: url.appendingPathComponent(".xccurrentversion"), options: .atomic)
+    }
+}

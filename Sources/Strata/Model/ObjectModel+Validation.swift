@@ -1,0 +1,207 @@
+import Foundation
+
+extension ObjectModel {
+    /// Checks the model for what would make it unusable (errors) or likely wrong (warnings).
+    ///
+    /// Errors: duplicate entity names; unknown or cyclic parent entities; duplicate property
+    /// names, also across an entity's ancestors; unknown relationship destinations; inverses that
+    /// do not exist or do not point back; default, minimum and maximum values that do not parse
+    /// for their type, or a minimum above the maximum; regular expressions that do not compile;
+    /// minCount above maxCount; uniqueness constraints, fetch indexes and compound indexes that
+    /// name unknown properties; configurations and fetch request templates naming unknown entities.
+    ///
+    /// Warnings: an abstract entity without sub-entities used as a relationship destination.
+    ///
+    /// - Returns: every problem found, errors and warnings, in model order.
+    public func validate() -> [ModelIssue] {
+        var issues: [ModelIssue] = []
+        var seenEntities: Set<String> = []
+        for entity in entities where !seenEntities.insert(entity.name).inserted {
+            issues.append(ModelIssue(.error, entity: entity.name, "the model defines this entity more than once"))
+        }
+        for entity in entities {
+            issues += hierarchyIssues(of: entity)
+            issues += propertyNameIssues(of: entity)
+            for attribute in entity.attributes {
+                issues += attribute.valueIssues().map { ModelIssue(.error, entity: entity.name, property: attribute.name, $0) }
+            }
+            for relationship in entity.relationships {
+                issues += relationshipIssues(of: relationship, in: entity)
+            }
+            issues += indexIssues(of: entity)
+        }
+        for configuration in configurations {
+            for name in configuration.entityNames where self.entity(named: name) == nil {
+                issues.append(ModelIssue(.error, "configuration '\(configuration.name)' names an unknown entity '\(name)'\(suggestion(for: name, among: entities.map(\.name)))"))
+            }
+        }
+        for template in fetchRequestTemplates where entity(named: template.entityName) == nil {
+            issues.append(ModelIssue(.error, "fetch request '\(template.name)' names an unknown entity '\(template.entityName)'\(suggestion(for: template.entityName, among: entities.map(\.name)))"))
+        }
+        return issues
+    }
+
+    // MARK: - Entities
+
+    private func hierarchyIssues(of entity: EntityDescription) -> [ModelIssue] {
+        guard let parentName = entity.superentityName else { return [] }
+        guard self.entity(named: parentName) != nil else {
+            return [ModelIssue(.error, entity: entity.name, "the parent entity '\(parentName)' does not exist\(suggestion(for: parentName, among: entities.map(\.name)))")]
+        }
+        var chain = [entity.name]
+        var next: String? = parentName
+        while let name = next, let parent = self.entity(named: name) {
+            if chain.contains(name) {
+                return [ModelIssue(.error, entity: entity.name, "the parent entities form a cycle: \((chain + [name]).joined(separator: " → "))")]
+            }
+            chain.append(name)
+            next = parent.superentityName
+        }
+        return []
+    }
+
+    private func propertyNameIssues(of entity: EntityDescription) -> [ModelIssue] {
+        var issues: [ModelIssue] = []
+        var seen: Set<String> = []
+        for name in entity.declaredPropertyNames where !seen.insert(name).inserted {
+            issues.append(ModelIssue(.error, entity: entity.name, property: name, "the entity declares this property more than once"))
+        }
+        for ancestor in ancestors(of: entity) {
+            for name in Set(entity.declaredPropertyNames).intersection(ancestor.declaredPropertyNames).sorted() {
+                issues.append(ModelIssue(.error, entity: entity.name, property: name, "the parent entity '\(ancestor.name)' already declares a property with this name"))
+            }
+        }
+        return issues
+    }
+
+    private func indexIssues(of entity: EntityDescription) -> [ModelIssue] {
+        let known = Set((ancestors(of: entity) + [entity]).flatMap { $0.attributes.map(\.name) + $0.relationships.map(\.name) })
+        var issues: [ModelIssue] = []
+        func check(_ names: [String], _ what: String) {
+            for name in names where !known.contains(name) {
+                issues.append(ModelIssue(.error, entity: entity.name, "\(what) names an unknown property '\(name)'\(suggestion(for: name, among: known.sorted()))"))
+            }
+        }
+        for constraint in entity.uniquenessConstraints {
+            check(constraint, "the uniqueness constraint (\(constraint.joined(separator: ", ")))")
+        }
+        for index in entity.fetchIndexes {
+            check(index.elements.map(\.property), "the fetch index '\(index.name)'")
+        }
+        for index in entity.compoundIndexes {
+            check(index, "the compound index (\(index.joined(separator: ", ")))")
+        }
+        return issues
+    }
+
+    // MARK: - Relationships
+
+    private func relationshipIssues(of relationship: RelationshipDescription, in entity: EntityDescription) -> [ModelIssue] {
+        func issue(_ severity: ModelIssue.Severity, _ message: String) -> ModelIssue {
+            ModelIssue(severity, entity: entity.name, property: relationship.name, message)
+        }
+        var issues: [ModelIssue] = []
+        if relationship.minCount < 0 || relationship.maxCount < 0 {
+            issues.append(issue(.error, "minCount and maxCount cannot be negative"))
+        }
+        if relationship.isToMany, relationship.maxCount != 0, relationship.minCount > relationship.maxCount {
+            issues.append(issue(.error, "minCount \(relationship.minCount) is greater than maxCount \(relationship.maxCount)"))
+        }
+        let destinationName = relationship.destinationEntityName
+        guard let destination = self.entity(named: destinationName) else {
+            issues.append(issue(.error, "the destination entity '\(destinationName)' does not exist\(suggestion(for: destinationName, among: entities.map(\.name)))"))
+            return issues
+        }
+        if destination.isAbstract, allSubentities(of: destination).isEmpty {
+            issues.append(issue(.warning, "the destination '\(destinationName)' is abstract and has no sub-entity, so the relationship can never hold an object"))
+        }
+        guard let inverseName = relationship.inverseName else { return issues }
+        if let inverseEntity = relationship.inverseEntityName, inverseEntity != destinationName {
+            issues.append(issue(.error, "the inverse is recorded on entity '\(inverseEntity)' but the destination is '\(destinationName)'"))
+        }
+        guard let inverse = self.relationship(named: inverseName, in: destination) else {
+            let names = allRelationships(of: destination).map(\.name)
+            issues.append(issue(.error, "the inverse '\(inverseName)' is not a relationship of '\(destinationName)'\(suggestion(for: inverseName, among: names))"))
+            return issues
+        }
+        let inverseDestination = self.entity(named: inverse.destinationEntityName)
+        if inverse.inverseName != relationship.name
+            || inverseDestination.map({ !self.entity(entity, isKindOf: $0) }) ?? true
+        {
+            let pointsTo = "\(inverse.destinationEntityName).\(inverse.inverseName ?? "(no inverse)")"
+            issues.append(issue(.error, "the inverse '\(destinationName).\(inverseName)' does not point back: it points to \(pointsTo)"))
+        }
+        return issues
+    }
+
+    // MARK: - Suggestions
+
+    /// `; did you mean 'X'?` when one of `names` is close to `name`.
+    func suggestion(for name: String, among names: [String]) -> String {
+        let nearest = names.map { ($0, editDistance(name.lowercased(), $0.lowercased())) }
+            .filter { $0.1 <= max(2, name.count / 3) }
+            .min { $0.1 < $1.1 }
+        return nearest.map { "; did you mean '\($0.0)'?" } ?? ""
+    }
+}
+
+/// The Levenshtein distance between two strings, in characters.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    guard !a.isEmpty else { return b.count }
+    guard !b.isEmpty else { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}
+
+// MARK: - Attribute values
+
+extension AttributeDescription {
+    /// What is wrong with the attribute's default, minimum, maximum and regular expression.
+    func valueIssues() -> [String] {
+        var issues: [String] = []
+        let isLength = type == .string || type == .binary
+        if let text = defaultValue, AttributeValue(modelText: text, type: type) == nil {
+            issues.append("the default value '\(text)' is not a valid \(type.rawValue)\(rangeNote)")
+        }
+        var bounds: [Double] = []
+        for (label, text) in [("minimum", minValue), ("maximum", maxValue)] {
+            guard let text else { continue }
+            let number: Double?
+            if isLength {
+                number = Int(text.trimmingCharacters(in: .whitespaces)).flatMap { $0 >= 0 ? Double($0) : nil }
+            } else {
+                number = AttributeValue(modelText: text, type: type)?.numericValue
+            }
+            guard let number else {
+                issues.append("the \(label) '\(text)' is not a valid \(isLength ? "length" : type.rawValue)")
+                continue
+            }
+            bounds.append(number)
+        }
+        if minValue != nil, maxValue != nil, bounds.count == 2, bounds[0] > bounds[1] {
+            issues.append("the minimum \(minValue!) is greater than the maximum \(maxValue!)")
+        }
+        if let pattern = regularExpression {
+            do {
+                _ = try NSRegularExpression(pattern: pattern)
+            } catch {
+                issues.append("the regular expression '\(pattern)' does not compile")
+            }
+        }
+        return issues
+    }
+
+    private var rangeNote: String {
+        guard type.isInteger else { return "" }
+        let range = AttributeValue.integerRange(of: type)
+        return " (\(range.lowerBound)…\(range.upperBound))"
+    }
+}

@@ -1,0 +1,133 @@
+/// A managed object model: the entities a store holds, with their properties, and the fetch
+/// request templates and configurations that Xcode's model editor records.
+///
+/// It is the Swift-native counterpart of Core Data's `NSManagedObjectModel`, read from an
+/// `.xcdatamodeld` bundle or a Strata JSON model (see ``ModelLoader``) or built in code:
+///
+/// ```swift
+/// var author = EntityDescription(name: "Author")
+/// author.attributes = [AttributeDescription(name: "name", type: .string)]
+/// let model = ObjectModel(entities: [author])
+/// model.entity(named: "Author")?.attributes.count   // 1
+/// ```
+///
+/// A model is a value; it is checked by ``validate()`` and hashed by
+/// ``entityVersionHashes()``, which is how a store is matched to it.
+public struct ObjectModel: Sendable, Equatable {
+    /// The entities in the order the model file lists them.
+    public var entities: [EntityDescription] {
+        didSet { indexEntities() }
+    }
+    public var configurations: [ModelConfiguration] = []
+    public var fetchRequestTemplates: [FetchRequestTemplate] = []
+    /// The version identifier a user set on the model (`userDefinedModelVersionIdentifier`).
+    public var versionIdentifier: String = ""
+    /// Xcode settings kept as written (`lastSavedToolsVersion`, `sourceLanguage`, …).
+    public var xcodeSettings: [String: String] = [:]
+
+    private var entityIndexByName: [String: Int] = [:]
+
+    public init(entities: [EntityDescription]) {
+        self.entities = entities
+        indexEntities()
+    }
+
+    private mutating func indexEntities() {
+        entityIndexByName = [:]
+        for (index, entity) in entities.enumerated() where entityIndexByName[entity.name] == nil {
+            entityIndexByName[entity.name] = index
+        }
+    }
+
+    public static func == (lhs: ObjectModel, rhs: ObjectModel) -> Bool {
+        lhs.entities == rhs.entities && lhs.configurations == rhs.configurations
+            && lhs.fetchRequestTemplates == rhs.fetchRequestTemplates
+            && lhs.versionIdentifier == rhs.versionIdentifier && lhs.xcodeSettings == rhs.xcodeSettings
+    }
+}
+
+// MARK: - Looking up entities and properties
+
+extension ObjectModel {
+    /// The entity named `name`.
+    public func entity(named name: String) -> EntityDescription? {
+        entityIndexByName[name].map { entities[$0] }
+    }
+
+    /// The entity's ancestors, its parent first. Stops at an unknown name or a cycle.
+    public func ancestors(of entity: EntityDescription) -> [EntityDescription] {
+        var result: [EntityDescription] = []
+        var seen: Set<String> = [entity.name]
+        var next = entity.superentityName
+        while let name = next, let parent = self.entity(named: name), seen.insert(name).inserted {
+            result.append(parent)
+            next = parent.superentityName
+        }
+        return result
+    }
+
+    /// The root of the entity's hierarchy, whose table holds its rows in the store.
+    public func rootEntity(of entity: EntityDescription) -> EntityDescription {
+        ancestors(of: entity).last ?? entity
+    }
+
+    /// The entities whose parent is `entity`, in model order.
+    public func directSubentities(of entity: EntityDescription) -> [EntityDescription] {
+        entities.filter { $0.superentityName == entity.name }
+    }
+
+    /// Every entity below `entity` in its hierarchy, depth first, in model order.
+    public func allSubentities(of entity: EntityDescription) -> [EntityDescription] {
+        var result: [EntityDescription] = []
+        var seen: Set<String> = [entity.name]
+        var pending = directSubentities(of: entity)
+        while !pending.isEmpty {
+            let next = pending.removeFirst()
+            guard seen.insert(next.name).inserted else { continue }
+            result.append(next)
+            pending.insert(contentsOf: directSubentities(of: next), at: 0)
+        }
+        return result
+    }
+
+    /// The entity's attributes, inherited ones first (from the root down), then its own.
+    public func allAttributes(of entity: EntityDescription) -> [AttributeDescription] {
+        (ancestors(of: entity).reversed() + [entity]).flatMap(\.attributes)
+    }
+
+    /// The entity's relationships, inherited ones first (from the root down), then its own.
+    public func allRelationships(of entity: EntityDescription) -> [RelationshipDescription] {
+        (ancestors(of: entity).reversed() + [entity]).flatMap(\.relationships)
+    }
+
+    /// The attribute named `name` on the entity or an ancestor.
+    public func attribute(named name: String, in entity: EntityDescription) -> AttributeDescription? {
+        allAttributes(of: entity).last { $0.name == name }
+    }
+
+    /// The relationship named `name` on the entity or an ancestor.
+    public func relationship(named name: String, in entity: EntityDescription) -> RelationshipDescription? {
+        allRelationships(of: entity).last { $0.name == name }
+    }
+
+    /// Whether `entity` is `ancestor` or one of its sub-entities.
+    public func entity(_ entity: EntityDescription, isKindOf ancestor: EntityDescription) -> Bool {
+        entity.name == ancestor.name || ancestors(of: entity).contains { $0.name == ancestor.name }
+    }
+
+    /// The entities whose activity logs at info level: those whose userInfo sets
+    /// `strata.verbose` to `YES`, and their sub-entities.
+    public var verboseEntityNames: Set<String> {
+        var names: Set<String> = []
+        for entity in entities where entity.userInfo["strata.verbose"].map(Self.isYes) == true {
+            names.insert(entity.name)
+            names.formUnion(allSubentities(of: entity).map(\.name))
+        }
+        return names
+    }
+
+    /// Whether a model file's boolean text means yes (`YES`, `true`, `1`, any case).
+    static func isYes(_ text: String) -> Bool {
+        ["yes", "true", "1"].contains(text.lowercased())
+    }
+}

@@ -1,0 +1,272 @@
+import Foundation
+
+/// An error in JSON syntax, with the place it was found.
+public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var location: SourceLocation
+
+    public var description: String { "\(location): \(message)" }
+}
+
+/// Parses JSON text (RFC 8259) into ``JSONValue``s that remember their line and column.
+///
+/// ```swift
+/// let value = try JSONReader.parse(Data(#"{"name": "LOTR"}"#.utf8))
+/// value["name"]?.stringValue   // "LOTR"
+/// ```
+///
+/// Nesting deeper than ``maximumDepth`` is an error rather than a stack overflow.
+public struct JSONReader {
+    /// How deeply arrays and objects may nest.
+    public static let maximumDepth = 512
+
+    private let bytes: [UInt8]
+    private var offset = 0
+    private var line = 1
+    private var column = 1
+    private var depth = 0
+
+    /// Parses one JSON document; anything but whitespace after it is an error.
+    public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
+        var reader = JSONReader(bytes: [UInt8](data))
+        reader.skipByteOrderMark()
+        reader.skipWhitespace()
+        let value = try reader.parseValue()
+        reader.skipWhitespace()
+        if reader.offset < reader.bytes.count {
+            throw reader.error("unexpected \(reader.describeCurrent()) after the end of the JSON value")
+        }
+        return value
+    }
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    // MARK: - Values
+
+    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+        let location = currentLocation
+        guard let byte = peek() else { throw error("unexpected end of input, expected a value") }
+        switch byte {
+        case UInt8(ascii: "{"): return JSONValue(.object(try parseObject()), location: location)
+        case UInt8(ascii: "["): return JSONValue(.array(try parseArray()), location: location)
+        case UInt8(ascii: "\""): return JSONValue(.string(try parseString()), location: location)
+        case UInt8(ascii: "t"): try expectWord("true"); return JSONValue(.bool(true), location: location)
+        case UInt8(ascii: "f"): try expectWord("false"); return JSONValue(.bool(false), location: location)
+        case UInt8(ascii: "n"): try expectWord("null"); return JSONValue(.null, location: location)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return JSONValue(.number(try parseNumber()), location: location)
+        default:
+            throw error("unexpected \(describeCurrent()), expected a value")
+        }
+    }
+
+    private mutating func parseObject() throws(JSONSyntaxError) -> [JSONMember] {
+        try enterContainer()
+        advance()  // {
+        var members: [JSONMember] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            advance()
+            depth -= 1
+            return members
+        }
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\"") else {
+                throw error("unexpected \(describeCurrent()), expected a string key")
+            }
+            let key = try parseString()
+            skipWhitespace()
+            guard peek() == UInt8(ascii: ":") else { throw error("unexpected \(describeCurrent()), expected ':'") }
+            advance()
+            skipWhitespace()
+            members.append(JSONMember(key, try parseValue()))
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","): advance()
+            case UInt8(ascii: "}"): advance(); depth -= 1; return members
+            default: throw error("unexpected \(describeCurrent()), expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(JSONSyntaxError) -> [JSONValue] {
+        try enterContainer()
+        advance()  // [
+        var values: [JSONValue] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            advance()
+            depth -= 1
+            return values
+        }
+        while true {
+            skipWhitespace()
+            values.append(try parseValue())
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","): advance()
+            case UInt8(ascii: "]"): advance(); depth -= 1; return values
+            default: throw error("unexpected \(describeCurrent()), expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func enterContainer() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > Self.maximumDepth {
+            throw error("arrays and objects nest deeper than \(Self.maximumDepth) levels")
+        }
+    }
+
+    // MARK: - Scalars
+
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        advance()  // opening quote
+        var utf8: [UInt8] = []
+        while true {
+            guard let byte = peek() else { throw error("unterminated string") }
+            switch byte {
+            case UInt8(ascii: "\""):
+                advance()
+                guard let string = String(validating: utf8, as: UTF8.self) else {
+                    throw error("string is not valid UTF-8")
+                }
+                return string
+            case UInt8(ascii: "\\"):
+                advance()
+                try parseEscape(into: &utf8)
+            case 0..<0x20:
+                throw error("control character U+\(String(format: "%04X", byte)) in a string must be escaped")
+            default:
+                utf8.append(byte)
+                advance()
+            }
+        }
+    }
+
+    private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONSyntaxError) {
+        guard let byte = peek() else { throw error("unterminated string") }
+        advance()
+        let simple: [UInt8: UInt8] = [
+            UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "/"): 0x2F,
+            UInt8(ascii: "b"): 0x08, UInt8(ascii: "f"): 0x0C, UInt8(ascii: "n"): 0x0A,
+            UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
+        ]
+        if let replacement = simple[byte] {
+            utf8.append(replacement)
+            return
+        }
+        guard byte == UInt8(ascii: "u") else {
+            throw error("invalid escape '\\\(Character(Unicode.Scalar(byte)))' in a string")
+        }
+        var scalarValue = UInt32(try parseHexQuad())
+        if (0xD800...0xDBFF).contains(scalarValue) {
+            guard peek() == UInt8(ascii: "\\"), peek(at: 1) == UInt8(ascii: "u") else {
+                throw error("a high surrogate escape must be followed by a low surrogate escape")
+            }
+            advance(); advance()
+            let low = UInt32(try parseHexQuad())
+            guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid low surrogate escape") }
+            scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
+        }
+        guard let scalar = Unicode.Scalar(scalarValue) else { throw error("escape names no Unicode scalar") }
+        utf8.append(contentsOf: Array(String(Character(scalar)).utf8))
+    }
+
+    private mutating func parseHexQuad() throws(JSONSyntaxError) -> UInt16 {
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            guard let byte = peek(), let digit = hexDigitValue(byte) else {
+                throw error("expected four hexadecimal digits after '\\u'")
+            }
+            value = value << 4 | UInt16(digit)
+            advance()
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws(JSONSyntaxError) -> String {
+        let start = offset
+        if peek() == UInt8(ascii: "-") { advance() }
+        guard let first = peek(), isDigit(first) else { throw error("expected a digit in the number") }
+        advance()
+        if first != UInt8(ascii: "0") { skipDigits() }
+        if peek() == UInt8(ascii: ".") {
+            advance()
+            guard let digit = peek(), isDigit(digit) else { throw error("expected a digit after the decimal point") }
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            advance()
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { advance() }
+            guard let digit = peek(), isDigit(digit) else { throw error("expected a digit in the exponent") }
+            skipDigits()
+        }
+        return String(decoding: bytes[start..<offset], as: UTF8.self)
+    }
+
+    private mutating func expectWord(_ word: String) throws(JSONSyntaxError) {
+        let start = currentLocation
+        for expected in word.utf8 {
+            guard peek() == expected else {
+                throw JSONSyntaxError(message: "invalid literal, expected '\(word)'", location: start)
+            }
+            advance()
+        }
+    }
+
+    // MARK: - Bytes and positions
+
+    private var currentLocation: SourceLocation { SourceLocation(line: line, column: column) }
+
+    private func peek(at distance: Int = 0) -> UInt8? {
+        offset + distance < bytes.count ? bytes[offset + distance] : nil
+    }
+
+    private mutating func advance() {
+        let byte = bytes[offset]
+        offset += 1
+        if byte == UInt8(ascii: "\n") {
+            line += 1
+            column = 1
+        } else if byte & 0xC0 != 0x80 {
+            column += 1
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { advance() }
+    }
+
+    private mutating func skipDigits() {
+        while let byte = peek(), isDigit(byte) { advance() }
+    }
+
+    private mutating func skipByteOrderMark() {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { offset = 3 }
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    private func hexDigitValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private func describeCurrent() -> String {
+        guard let byte = peek() else { return "end of input" }
+        if byte < 0x80, byte >= 0x20 { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return String(format: "byte 0x%02X", byte)
+    }
+
+    private func error(_ message: String) -> JSONSyntaxError {
+        JSONSyntaxError(message: message, location: currentLocation)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// An element of a parsed XML document, with its attributes, child elements and the line and
+/// column where its start tag ends. Text content is not kept: the model files Strata reads keep
+/// everything in attributes.
+struct XMLTreeElement: Sendable {
+    var name: String
+    var attributes: [String: String]
+    var children: [XMLTreeElement]
+    var location: SourceLocation
+
+    func children(named name: String) -> [XMLTreeElement] {
+        children.filter { $0.name == name }
+    }
+
+    func firstChild(named name: String) -> XMLTreeElement? {
+        children.first { $0.name == name }
+    }
+}
+
+/// An XML syntax error with the place the parser stopped.
+struct XMLSyntaxError: Error, Sendable {
+    var message: String
+    var location: SourceLocation
+}
+
+/// Reads an XML document into a tree of ``XMLTreeElement``s with Foundation's `XMLParser`.
+enum XMLTreeReader {
+    static func parse(_ data: Data) throws(XMLSyntaxError) -> XMLTreeElement {
+        let builder = TreeBuilder()
+        let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = builder
+        let succeeded = parser.parse()
+        if let failure = builder.failure { throw failure }
+        guard succeeded, let root = builder.root else {
+            let code = (parser.parserError as NSError?)?.code ?? 0
+            throw XMLSyntaxError(
+                message: describe(code: code, openElement: builder.stack.last),
+                location: SourceLocation(line: parser.lineNumber, column: parser.columnNumber))
+        }
+        return root
+    }
+
+    /// Words for the libxml2 error numbers that `XMLParser` reports, for the errors hand-edited
+    /// model files tend to have.
+    private static func describe(code: Int, openElement: XMLTreeElement?) -> String {
+        switch code {
+        case 4: return "the document is empty"
+        case 5: return "the document ends inside <\(openElement?.name ?? "?")>"
+        case 9: return "a character that XML does not allow"
+        case 23: return "an entity reference is missing its ';'"
+        case 26: return "an undeclared entity (write &amp; for a literal '&')"
+        case 33, 34: return "an attribute value is missing its quotes"
+        case 38: return "'<' inside an attribute value (write &lt;)"
+        case 39, 40, 41: return "an attribute without a quoted value"
+        case 42: return "an attribute is written twice"
+        case 45: return "an unfinished comment"
+        case 65: return "a space is required here"
+        case 68: return "a name is required here"
+        case 73: return "'>' is required here"
+        case 75: return "'=' is required after an attribute name"
+        case 76:
+            guard let open = openElement else { return "a closing tag does not match" }
+            return "the closing tag does not match <\(open.name)> opened at line \(open.location.line)"
+        case 77: return "a tag is not finished"
+        case 85: return "the document is not well-balanced"
+        case 86: return "extra content after the document's root element"
+        default: return "malformed XML (libxml2 error \(code))"
+        }
+    }
+}
+
+private final class TreeBuilder: NSObject, XMLParserDelegate {
+    var stack: [XMLTreeElement] = []
+    var root: XMLTreeElement?
+    var failure: XMLSyntaxError?
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
+        stack.append(
+            XMLTreeElement(
+                name: elementName, attributes: attributes, children: [],
+                location: SourceLocation(line: parser.lineNumber, column: parser.columnNumber)))
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        guard let element = stack.popLast() else { return }
+        if stack.isEmpty {
+            root = element
+        } else {
+            stack[stack.count - 1].children.append(element)
+        }
+    }
+}
