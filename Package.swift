@@ -49,6 +49,7 @@ let package = Package(
                 "StrataLua",
                 "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
             name: "strata",

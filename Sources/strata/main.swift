@@ -1,1 +1,4 @@
+import Foundation
 import StrataCLI
+
+exit(await StrataCLI.main())

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Strata
+
+/// The `strata` command-line tool: parses the arguments, runs the command, and turns every
+/// error into a message on standard error and an exit status.
+///
+/// Exit statuses: 0 success, 1 runtime failure, 2 usage error, 3 validation or data error.
+/// A user's mistake never ends in a crash or a backtrace.
+public enum StrataCLI {
+    /// Runs `strata` with `arguments` (without the program name) and returns the exit status.
+    public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Int32 {
+        let command: ParsableCommand
+        do {
+            command = try StrataCommand.parseAsRoot(arguments)
+        } catch {
+            return report(parsingError: error)
+        }
+        bootstrapLogging(level: (command as? ReadsModelOrStore)?.options.resolvedLogLevel ?? .warn)
+        do {
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var command = command
+                try command.run()
+            }
+            return ExitStatus.success.rawValue
+        } catch {
+            return report(runError: error)
+        }
+    }
+
+    // MARK: - Errors
+
+    private static func report(parsingError error: Error) -> Int32 {
+        let code = StrataCommand.exitCode(for: error)
+        let message = StrataCommand.fullMessage(for: error)
+        if code == .success {
+            print(message)
+            return ExitStatus.success.rawValue
+        }
+        printError(message)
+        return ExitStatus.usage.rawValue
+    }
+
+    private static func report(runError error: Error) -> Int32 {
+        switch error {
+        case let exit as ExitCode:
+            return exit.rawValue
+        case let failure as CLIError:
+            printError("strata: \(failure.message)")
+            return failure.status.rawValue
+        case let modelError as ModelError:
+            printError("strata: \(modelError)")
+            return ExitStatus(for: modelError).rawValue
+        default:
+            // Errors of argument parsing raised while running (the `help` command's, a
+            // ValidationError) keep the parser's own message and status.
+            let code = StrataCommand.exitCode(for: error)
+            if code == .success || code == .validationFailure {
+                return report(parsingError: error)
+            }
+            printError("strata: \(error.localizedDescription)")
+            return ExitStatus.failure.rawValue
+        }
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
+    // MARK: - Logging
+
+    private static func bootstrapLogging(level: LogLevel) {
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level) }
+    }
+}
+
+/// The exit statuses `strata` returns.
+enum ExitStatus: Int32 {
+    case success = 0
+    case failure = 1
+    case usage = 2
+    case dataError = 3
+
+    init(for error: ModelError) {
+        switch error {
+        case .unreadable: self = .failure
+        case .unknownVersion: self = .usage
+        case .malformed, .invalidContent, .invalid: self = .dataError
+        }
+    }
+}
+
+/// An error a command reports to the user, with the exit status it ends in.
+struct CLIError: Error {
+    var message: String
+    var status: ExitStatus
+
+    init(_ message: String, status: ExitStatus = .failure) {
+        self.message = message
+        self.status = status
+    }
+}
