@@ -124,10 +124,9 @@ extension ObjectModel {
             issues.append(issue(.error, "the inverse '\(inverseName)' is not a relationship of '\(destinationName)'\(suggestion(for: inverseName, among: names))"))
             return issues
         }
-        let inverseDestination = self.entity(named: inverse.destinationEntityName)
-        if inverse.inverseName != relationship.name
-            || inverseDestination.map({ !self.entity(entity, isKindOf: $0) }) ?? true
-        {
+        // An inverse whose own destination is unknown is reported on the inverse itself.
+        guard let inverseDestination = self.entity(named: inverse.destinationEntityName) else { return issues }
+        if inverse.inverseName != relationship.name || !self.entity(entity, isKindOf: inverseDestination) {
             let pointsTo = "\(inverse.destinationEntityName).\(inverse.inverseName ?? "(no inverse)")"
             issues.append(issue(.error, "the inverse '\(destinationName).\(inverseName)' does not point back: it points to \(pointsTo)"))
         }

@@ -111,7 +111,7 @@ struct JSONObjectReader {
     func finish() throws(ModelError) {
         if let unknown = members.first(where: { !consumedKeys.contains($0.key) }) {
             throw .invalidContent(
-                path: path, location: unknown.value.location,
+                path: path, location: unknown.keyLocation ?? unknown.value.location,
                 message: "\(context) has an unknown key \"\(unknown.key)\"; known keys: "
                     + consumedKeys.sorted().joined(separator: ", "))
         }

@@ -77,12 +77,13 @@ public struct JSONReader {
             guard peek() == UInt8(ascii: "\"") else {
                 throw error("unexpected \(describeCurrent()), expected a string key")
             }
+            let keyLocation = currentLocation
             let key = try parseString()
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else { throw error("unexpected \(describeCurrent()), expected ':'") }
             advance()
             skipWhitespace()
-            members.append(JSONMember(key, try parseValue()))
+            members.append(JSONMember(key, try parseValue(), keyLocation: keyLocation))
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): advance()
@@ -136,8 +137,13 @@ public struct JSONReader {
                 }
                 return string
             case UInt8(ascii: "\\"):
+                let escapeLocation = currentLocation
                 advance()
-                try parseEscape(into: &utf8)
+                do {
+                    try parseEscape(into: &utf8)
+                } catch {
+                    throw JSONSyntaxError(message: error.message, location: escapeLocation)
+                }
             case 0..<0x20:
                 throw error("control character U+\(String(format: "%04X", byte)) in a string must be escaped")
             default:

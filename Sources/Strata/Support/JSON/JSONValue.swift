@@ -28,10 +28,13 @@ public struct JSONValue: Sendable {
 public struct JSONMember: Sendable {
     public var key: String
     public var value: JSONValue
+    /// Where the key starts; `nil` for members built in code.
+    public var keyLocation: SourceLocation?
 
-    public init(_ key: String, _ value: JSONValue) {
+    public init(_ key: String, _ value: JSONValue, keyLocation: SourceLocation? = nil) {
         self.key = key
         self.value = value
+        self.keyLocation = keyLocation
     }
 }
 

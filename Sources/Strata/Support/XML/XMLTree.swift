@@ -35,11 +35,13 @@ enum XMLTreeReader {
         parser.shouldResolveExternalEntities = false
         parser.delegate = builder
         let succeeded = parser.parse()
-        if let failure = builder.failure { throw failure }
-        guard succeeded, let root = builder.root else {
-            let code = (parser.parserError as NSError?)?.code ?? 0
+        if let failure = builder.failure {
             throw XMLSyntaxError(
-                message: describe(code: code, openElement: builder.stack.last),
+                message: describe(code: failure.code, openElement: failure.openElement), location: failure.location)
+        }
+        guard succeeded, let root = builder.root else {
+            throw XMLSyntaxError(
+                message: describe(code: (parser.parserError as NSError?)?.code ?? 0, openElement: builder.stack.last),
                 location: SourceLocation(line: parser.lineNumber, column: parser.columnNumber))
         }
         return root
@@ -77,7 +79,17 @@ enum XMLTreeReader {
 private final class TreeBuilder: NSObject, XMLParserDelegate {
     var stack: [XMLTreeElement] = []
     var root: XMLTreeElement?
-    var failure: XMLSyntaxError?
+    /// The first error, with the place and open element at the moment the parser met it:
+    /// afterwards the parser has moved on.
+    var failure: (code: Int, location: SourceLocation, openElement: XMLTreeElement?)?
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        guard failure == nil else { return }
+        failure = (
+            (parseError as NSError).code, SourceLocation(line: parser.lineNumber, column: parser.columnNumber),
+            stack.last
+        )
+    }
 
     func parser(
         _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite struct JSONModelReaderTests {
+    private func read(_ text: String) throws(ModelError) -> ObjectModel {
+        try JSONModelReader.read(Data(text.utf8), path: "shop.json")
+    }
+
+    private func error(_ text: String) -> String? {
+        do {
+            _ = try read(text)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func readsAHandWrittenModel() throws {
+        let model = try read("""
+            {
+              "strataModelFormat": 1,
+              "entities": [
+                { "name": "Tag",
+                  "attributes": [ { "name": "name", "type": "string", "optional": false },
+                                  { "name": "weight", "type": "Integer 16", "default": 3, "min": 0 } ],
+                  "relationships": [ { "name": "items", "destination": "Item", "inverse": "tags", "toMany": true } ],
+                  "uniquenessConstraints": [["name"]] },
+                { "name": "Item",
+                  "relationships": [ { "name": "tags", "destination": "Tag", "inverse": "items", "toMany": true,
+                                       "deleteRule": "No Action" } ] }
+              ]
+            }
+            """)
+        let tag = try #require(model.entity(named: "Tag"))
+        #expect(tag.attribute(named: "name")?.isOptional == false)
+        #expect(tag.attribute(named: "weight")?.type == .integer16)
+        #expect(tag.attribute(named: "weight")?.defaultValue == "3")
+        #expect(tag.attribute(named: "weight")?.isOptional == true)
+        #expect(model.entity(named: "Item")?.relationships[0].deleteRule == .noAction)
+        #expect(model.validate().isEmpty)
+    }
+
+    @Test func malformedJSONNamesFileLineAndColumn() {
+        #expect(error("{\n  \"entities\": [\n    { \"name\": \"A\" ]\n}") == "shop.json:3:19: unexpected ']', expected ',' or '}'")
+    }
+
+    @Test func unknownKeyNamesTheEntityAndTheKnownKeys() {
+        let message = error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "tpye": "string"}]}]}"#)
+        #expect(message?.hasPrefix(#"shop.json:1:58: entity 'A', attribute 'x' has an unknown key "tpye"; known keys: "#) == true)
+    }
+
+    @Test func unknownTypeNamesTheAttribute() {
+        let message = error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "text"}]}]}"#)
+        #expect(message?.hasPrefix("shop.json:1:66: entity 'A', attribute 'x': unknown type 'text'; known: undefined, integer16") == true)
+    }
+
+    @Test func wrongKindOfValue() {
+        #expect(error(#"{"entities": [{"name": "A", "abstract": "yes"}]}"#)
+            == #"shop.json:1:41: entity 'A': "abstract" must be true or false, found a string"#)
+        #expect(error(#"{"entities": {}}"#) == #"shop.json:1:14: the model: "entities" must be an array, found an object"#)
+    }
+
+    @Test func unsupportedFormatVersion() {
+        #expect(error(#"{"strataModelFormat": 2, "entities": []}"#)
+            == "shop.json:1:23: the model: format version 2 is not supported; this Strata reads version 1")
+    }
+
+    @Test func missingRequiredKeys() {
+        #expect(error(#"{"entities": [{"attributes": []}]}"#) == #"shop.json:1:15: entity '#1' has no "name""#)
+        #expect(error(#"{"entities": [{"name": "A", "relationships": [{"name": "r"}]}]}"#)
+            == #"shop.json:1:47: entity 'A', relationship 'r' has no "destination""#)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite struct ModelLoaderTests {
+    /// A temporary folder removed when the test ends.
+    final class TemporaryFolder {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tests-\(UUID().uuidString)")
+        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    private func writeBundle(in folder: URL, versions: [String], current: String?) throws -> URL {
+        let bundle = folder.appendingPathComponent("Shop.xcdatamodeld")
+        for (index, name) in versions.enumerated() {
+            var entity = EntityDescription(name: "Item")
+            entity.attributes = (0...index).map { AttributeDescription(name: "field\($0)", type: .string) }
+            try XcodeModelWriter.write(ObjectModel(entities: [entity]), toModelFolder: bundle.appendingPathComponent(name + ".xcdatamodel"))
+        }
+        if let current { try ModelBundle.writeCurrentVersionMarker(in: bundle, versionName: current) }
+        return bundle
+    }
+
+    @Test func versionsSortWithNumbersByValueAndTheMarkerChoosesCurrent() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try writeBundle(in: folder.url, versions: ["Shop", "Shop 10", "Shop 2"], current: "Shop 2")
+        let loaded = try ModelLoader.load(bundle)
+        #expect(loaded.versions.map(\.name) == ["Shop", "Shop 2", "Shop 10"])
+        #expect(loaded.currentVersion.name == "Shop 2")
+        #expect(loaded.currentVersion.model.entities[0].attributes.count == 3)
+    }
+
+    @Test func withoutAMarkerTheLastVersionIsChosenAndTheReasonSaid() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try writeBundle(in: folder.url, versions: ["Shop", "Shop 2"], current: nil)
+        let loaded = try ModelLoader.load(bundle)
+        #expect(loaded.currentVersionName == "Shop 2")
+        #expect(loaded.currentVersionReason == "the bundle has no .xccurrentversion; chose the last version in name order")
+    }
+
+    @Test func aMarkerNamingAMissingVersionIsAnError() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try writeBundle(in: folder.url, versions: ["Shop"], current: "Shop 3")
+        #expect { _ = try ModelLoader.load(bundle) } throws: { error in
+            String(describing: error).contains("names version 'Shop 3', which the bundle does not hold; versions: Shop")
+        }
+    }
+
+    @Test func choosingAVersionByName() throws {
+        let folder = try TemporaryFolder()
+        let loaded = try ModelLoader.load(try writeBundle(in: folder.url, versions: ["Shop", "Shop 2"], current: "Shop 2"))
+        #expect(try loaded.version(named: "Shop").model.entities[0].attributes.count == 1)
+        #expect(throws: ModelError.unknownVersion(name: "Shop 9", bundle: loaded.url.path, available: ["Shop", "Shop 2"])) {
+            try loaded.version(named: "Shop 9")
+        }
+    }
+
+    @Test func singleModelFolderContentsFileAndJSONModelAllLoad() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try writeBundle(in: folder.url, versions: ["Shop"], current: "Shop")
+        let single = bundle.appendingPathComponent("Shop.xcdatamodel")
+        let json = folder.url.appendingPathComponent("Shop.json")
+        let model = try ModelLoader.load(single).currentVersion.model
+        try Data(JSONModelWriter.string(for: model).utf8).write(to: json)
+        for url in [single, single.appendingPathComponent("contents"), json] {
+            let loaded = try ModelLoader.load(url)
+            #expect(loaded.versions.count == 1)
+            #expect(loaded.currentVersion.name == "Shop")
+            #expect(loaded.currentVersionReason == "the only version")
+            #expect(loaded.currentVersion.model == model)
+        }
+    }
+
+    @Test func missingPathAndNonModelFolderAreUnreadable() throws {
+        let folder = try TemporaryFolder()
+        #expect(throws: ModelError.unreadable(path: "/no/such/model", reason: "no such file or folder")) {
+            try ModelLoader.load(URL(fileURLWithPath: "/no/such/model"))
+        }
+        #expect { _ = try ModelLoader.load(folder.url) } throws: { error in
+            String(describing: error).contains("not a model: expected an .xcdatamodeld bundle")
+        }
+    }
+
+    @Test func versionFolderNamesMayContainSpaces() throws {
+        let folder = try TemporaryFolder()
+        let loaded = try ModelLoader.load(try writeBundle(in: folder.url, versions: ["My Model", "My Model 2"], current: "My Model"))
+        #expect(loaded.currentVersion.name == "My Model")
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Every validation rule, each with the message a user sees.
+@Suite struct ModelValidationTests {
+    /// A valid two-entity model to break in each test: Author ⟷ Book.
+    static var library: ObjectModel {
+        var author = EntityDescription(name: "Author")
+        author.attributes = [AttributeDescription(name: "name", type: .string)]
+        var books = RelationshipDescription(name: "books", destination: "Book", isToMany: true)
+        books.inverseName = "author"
+        author.relationships = [books]
+        var book = EntityDescription(name: "Book")
+        book.attributes = [AttributeDescription(name: "title", type: .string), AttributeDescription(name: "pages", type: .integer16)]
+        var writer = RelationshipDescription(name: "author", destination: "Author")
+        writer.inverseName = "books"
+        book.relationships = [writer]
+        return ObjectModel(entities: [author, book])
+    }
+
+    private func issues(_ change: (inout ObjectModel) -> Void) -> [String] {
+        var model = Self.library
+        change(&model)
+        return model.validate().map(\.description)
+    }
+
+    @Test func theBaseModelIsValid() {
+        #expect(Self.library.validate().isEmpty)
+    }
+
+    @Test func unknownDestinationEntity() {
+        #expect(issues { $0.entities[1].relationships[0].destinationEntityName = "Autor" } == [
+            "error: entity 'Book', property 'author': the destination entity 'Autor' does not exist; did you mean 'Author'?",
+        ])
+    }
+
+    @Test func inverseThatDoesNotExist() {
+        let found = issues { $0.entities[1].relationships[0].inverseName = "bookz" }
+        #expect(found.contains("error: entity 'Book', property 'author': the inverse 'bookz' is not a relationship of 'Author'; did you mean 'books'?"))
+    }
+
+    @Test func inverseThatDoesNotPointBack() {
+        let found = issues { model in
+            var other = RelationshipDescription(name: "favourite", destination: "Book")
+            other.inverseName = "author"
+            model.entities[0].relationships.append(other)
+            model.entities[1].relationships[0].inverseName = "favourite"
+        }
+        #expect(found.contains("error: entity 'Author', property 'books': the inverse 'Book.author' does not point back: it points to Author.favourite"))
+    }
+
+    @Test func inverseRecordedOnAnotherEntity() {
+        let found = issues { $0.entities[1].relationships[0].inverseEntityName = "Book" }
+        #expect(found == ["error: entity 'Book', property 'author': the inverse is recorded on entity 'Book' but the destination is 'Author'"])
+    }
+
+    @Test func unknownParentEntity() {
+        #expect(issues { $0.entities[1].superentityName = "Publication" } == [
+            "error: entity 'Book': the parent entity 'Publication' does not exist",
+        ])
+    }
+
+    @Test func cyclicParentEntities() {
+        let found = issues { model in
+            model.entities[0].superentityName = "Book"
+            model.entities[1].superentityName = "Author"
+        }
+        #expect(found.contains("error: entity 'Author': the parent entities form a cycle: Author → Book → Author"))
+        #expect(found.contains("error: entity 'Book': the parent entities form a cycle: Book → Author → Book"))
+    }
+
+    @Test func duplicateEntityNames() {
+        #expect(issues { $0.entities.append(EntityDescription(name: "Book")) } == [
+            "error: entity 'Book': the model defines this entity more than once",
+        ])
+    }
+
+    @Test func duplicatePropertyNames() {
+        let found = issues { $0.entities[1].attributes.append(AttributeDescription(name: "author", type: .string)) }
+        #expect(found == ["error: entity 'Book', property 'author': the entity declares this property more than once"])
+    }
+
+    @Test func duplicatePropertyNamesAcrossAncestors() {
+        let found = issues { model in
+            var ebook = EntityDescription(name: "EBook")
+            ebook.superentityName = "Book"
+            ebook.attributes = [AttributeDescription(name: "title", type: .string)]
+            model.entities.append(ebook)
+        }
+        #expect(found == ["error: entity 'EBook', property 'title': the parent entity 'Book' already declares a property with this name"])
+    }
+
+    @Test(arguments: [
+        (AttributeType.integer16, "70000", "the default value '70000' is not a valid Integer 16 (-32768…32767)"),
+        (.integer32, "1.5", "the default value '1.5' is not a valid Integer 32 (-2147483648…2147483647)"),
+        (.double, "abc", "the default value 'abc' is not a valid Double"),
+        (.decimal, "12abc", "the default value '12abc' is not a valid Decimal"),
+        (.boolean, "maybe", "the default value 'maybe' is not a valid Boolean"),
+        (.date, "yesterday", "the default value 'yesterday' is not a valid Date"),
+        (.uuid, "not-a-uuid", "the default value 'not-a-uuid' is not a valid UUID"),
+    ])
+    func defaultValueThatDoesNotParse(type: AttributeType, text: String, message: String) {
+        let found = issues { model in
+            var attribute = AttributeDescription(name: "value", type: type)
+            attribute.defaultValue = text
+            model.entities[1].attributes.append(attribute)
+        }
+        #expect(found == ["error: entity 'Book', property 'value': \(message)"])
+    }
+
+    @Test(arguments: [
+        (AttributeType.integer16, "5", "YES"),
+        (.boolean, "YES", nil), (.double, "0.0", nil), (.decimal, "-12.50", nil), (.date, "694224000", nil),
+        (.uuid, "5F3C1A2B-0000-4000-8000-000000000001", nil), (.string, "anything", nil),
+    ] as [(AttributeType, String, String?)])
+    func defaultValuesThatParse(type: AttributeType, text: String, unused: String?) {
+        var attribute = AttributeDescription(name: "value", type: type)
+        attribute.defaultValue = text
+        #expect(attribute.valueIssues().isEmpty)
+    }
+
+    @Test func minimumAboveMaximumAndUnparsableBounds() {
+        var attribute = AttributeDescription(name: "rating", type: .double)
+        attribute.minValue = "5"
+        attribute.maxValue = "1"
+        #expect(attribute.valueIssues() == ["the minimum 5 is greater than the maximum 1"])
+        var name = AttributeDescription(name: "name", type: .string)
+        name.minValue = "-1"
+        #expect(name.valueIssues() == ["the minimum '-1' is not a valid length"])
+    }
+
+    @Test func regularExpressionThatDoesNotCompile() {
+        var attribute = AttributeDescription(name: "isbn", type: .string)
+        attribute.regularExpression = "[0-9"
+        #expect(attribute.valueIssues() == ["the regular expression '[0-9' does not compile"])
+    }
+
+    @Test func uniquenessConstraintNamingAnUnknownProperty() {
+        #expect(issues { $0.entities[1].uniquenessConstraints = [["isbn"]] } == [
+            "error: entity 'Book': the uniqueness constraint (isbn) names an unknown property 'isbn'",
+        ])
+    }
+
+    @Test func fetchIndexNamingAnUnknownProperty() {
+        let found = issues { $0.entities[1].fetchIndexes = [FetchIndexDescription(name: "byTitle", elements: [.init(property: "titel")])] }
+        #expect(found == ["error: entity 'Book': the fetch index 'byTitle' names an unknown property 'titel'; did you mean 'title'?"])
+    }
+
+    @Test func constraintsMayNameInheritedProperties() {
+        let found = issues { model in
+            var ebook = EntityDescription(name: "EBook")
+            ebook.superentityName = "Book"
+            ebook.uniquenessConstraints = [["title"]]
+            model.entities.append(ebook)
+        }
+        #expect(found.isEmpty)
+    }
+
+    @Test func minCountAboveMaxCount() {
+        let found = issues { model in
+            model.entities[0].relationships[0].minCount = 5
+            model.entities[0].relationships[0].maxCount = 2
+        }
+        #expect(found == ["error: entity 'Author', property 'books': minCount 5 is greater than maxCount 2"])
+    }
+
+    @Test func abstractDestinationWithoutSubentitiesIsAWarning() {
+        var model = Self.library
+        model.entities[0].isAbstract = true
+        let found = model.validate()
+        #expect(found.map(\.severity) == [.warning])
+        #expect(found.first?.description
+            == "warning: entity 'Book', property 'author': the destination 'Author' is abstract and has no sub-entity, so the relationship can never hold an object")
+    }
+
+    @Test func configurationsAndTemplatesNamingUnknownEntities() {
+        let found = issues { model in
+            model.configurations = [ModelConfiguration(name: "Cloud", entityNames: ["Books"])]
+            model.fetchRequestTemplates = [FetchRequestTemplate(name: "All", entityName: "Writer")]
+        }
+        #expect(found == [
+            "error: configuration 'Cloud' names an unknown entity 'Books'; did you mean 'Book'?",
+            "error: fetch request 'All' names an unknown entity 'Writer'",
+        ])
+    }
+
+    @Test func loadingAnInvalidModelFailsNamingTheFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var model = Self.library
+        model.entities[1].relationships[0].destinationEntityName = "Autor"
+        let url = folder.appendingPathComponent("Broken.xcdatamodel")
+        try XcodeModelWriter.write(model, toModelFolder: url)
+        #expect {
+            _ = try ModelLoader.loadValidated(url)
+        } throws: { error in
+            let text = String(describing: error)
+            return text.contains("Broken.xcdatamodel/contents: the model has 1 error")
+                && text.contains("Broken.xcdatamodel/contents: error: entity 'Book', property 'author': the destination entity 'Autor' does not exist")
+        }
+    }
+}
