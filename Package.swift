@@ -65,7 +65,7 @@ let package = Package(
             dependencies: ["StrataLua"]),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI"]),
+            dependencies: ["StrataCLI", "strata"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,178 @@
+import Foundation
+import Strata
+import Testing
+
+/// `strata model …` driven as a user drives it, on the bundled example and the Core Data fixtures.
+@Suite struct ModelCommandTests {
+    static let example = "examples/Library/Library.xcdatamodeld"
+
+    @Test func showPrintsEveryEntityWithItsProperties() throws {
+        let result = try StrataRunner.run(["model", "show", "--model", Self.example])
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty)
+        let output = result.standardOutput
+        #expect(output.contains("Book  (sub-entities: EBook)"))
+        #expect(output.contains("EBook : Book"))
+        #expect(output.contains("pages         Page         book     ordered to-many  Cascade"))
+        #expect(output.contains("unique (isbn)"))
+        #expect(output.contains("index byTitleIndex (title)"))
+        #expect(output.contains("rating     Double  optional, default 0.0, min 0, max 5"))
+    }
+
+    @Test(.enabled(if: StrataRunner.fixturesAvailable, "shared/fixtures/coredata not found: fixture test skipped"))
+    func showJSONListsEveryEntityAndPropertyOfEveryFixtureVersion() throws {
+        let models = StrataRunner.sharedFixtures.appendingPathComponent("models")
+        for name in try FileManager.default.contentsOfDirectory(atPath: models.path).sorted() {
+            let bundleURL = models.appendingPathComponent(name)
+            for version in try ModelLoader.load(bundleURL).versions {
+                let result = try StrataRunner.run(
+                    ["model", "show", "--format", "json", "--model", bundleURL.path, "--model-version", version.name])
+                #expect(result.status == 0, "\(name)/\(version.name): \(result.standardError)")
+                let printed = try JSONModelReader.read(Data(result.standardOutput.utf8), path: "stdout")
+                #expect(printed.entities.map(\.name) == version.model.entities.map(\.name))
+                for (shown, original) in zip(printed.entities, version.model.entities) {
+                    #expect(shown.declaredPropertyNames == original.declaredPropertyNames, "\(name)/\(version.name)/\(shown.name)")
+                }
+                #expect(printed == version.model)
+            }
+        }
+    }
+
+    @Test(.enabled(if: StrataRunner.fixturesAvailable, "shared/fixtures/coredata not found: fixture test skipped"))
+    func hashesEqualTheRealStoresHashes() throws {
+        let bundle = StrataRunner.sharedFixtures.appendingPathComponent("models/TavantTrade.xcdatamodeld").path
+        let result = try StrataRunner.run(["model", "hashes", "--format", "json", "--model", bundle])
+        #expect(result.status == 0)
+        let document = try JSONReader.parse(Data(result.standardOutput.utf8))
+        #expect(document["entities"]?["FeedbackCategory"]?.stringValue
+            == "0606c0a42cfc5d739afd2a5dd9b1b21bfa756d3ff4e7aaecf89e01b0cdb567b2")
+        #expect(document["entities"]?["FeedbackSubCategory"]?.stringValue
+            == "75a0aa0ea62ba3c84e95978e63a15e8e7fdfa62835bbf9f39c5a6e7f2d683fed")
+        #expect(document["checksum"]?.stringValue == "CEB1zutkSC7RWFheO7UC1ENMY6gMDe/jNdYg+FBjMQU=")
+        let table = try StrataRunner.run(["model", "hashes", "--model", bundle])
+        #expect(table.standardOutput.contains("FeedbackCategory     0606c0a42cfc5d739afd2a5dd9b1b21bfa756d3ff4e7aaecf89e01b0cdb567b2"))
+    }
+
+    @Test func versionsMarksTheCurrentVersion() throws {
+        let result = try StrataRunner.run(["model", "versions"], environment: ["STRATA_MODEL": Self.example])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("*  Library  5"))
+        #expect(result.standardOutput.contains("current: Library (named by .xccurrentversion)"))
+    }
+
+    @Test func convertRoundTripsThroughBothFormats() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-convert-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = folder.appendingPathComponent("library.json").path
+        let bundle = folder.appendingPathComponent("Copy.xcdatamodeld").path
+        #expect(try StrataRunner.run(["model", "convert", "--model", Self.example, "--to", "json", json]).status == 0)
+        #expect(try StrataRunner.run(["model", "convert", "--model", json, "--to", "xcdatamodel", bundle]).status == 0)
+        let original = try ModelLoader.load(StrataRunner.repositoryRoot.appendingPathComponent(Self.example)).currentVersion
+        let copy = try ModelLoader.load(URL(fileURLWithPath: bundle))
+        #expect(copy.currentVersion.name == "library")
+        #expect(copy.currentVersionReason == "named by .xccurrentversion")
+        #expect(copy.currentVersion.model == original.model)
+
+        let refused = try StrataRunner.run(["model", "convert", "--model", Self.example, "--to", "json", json])
+        #expect(refused.status == 1)
+        #expect(refused.standardError == "strata: \(json) exists; pass --force to replace it\n")
+        #expect(try StrataRunner.run(["model", "convert", "--model", Self.example, "--to", "json", "--force", json]).status == 0)
+    }
+
+    @Test func validateReportsEveryErrorWithFileAndExitsThree() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-validate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = folder.appendingPathComponent("broken.json")
+        try Data("""
+            {"entities": [
+              {"name": "Book", "relationships": [{"name": "author", "destination": "Autor", "inverse": "books"}],
+               "uniquenessConstraints": [["isbn"]]}
+            ]}
+            """.utf8).write(to: model)
+        let result = try StrataRunner.run(["model", "validate", "--model", model.path])
+        #expect(result.status == 3)
+        #expect(result.standardOutput.contains("\(model.path): error: entity 'Book', property 'author': the destination entity 'Autor' does not exist"))
+        #expect(result.standardOutput.contains("\(model.path): error: entity 'Book': the uniqueness constraint (isbn) names an unknown property 'isbn'"))
+        #expect(result.standardOutput.contains("broken: invalid (2 errors, 0 warnings)"))
+
+        let show = try StrataRunner.run(["model", "show", "--model", model.path])
+        #expect(show.status == 3)
+        #expect(show.standardError.hasPrefix("strata: \(model.path): the model has 2 errors\n"))
+        #expect(show.standardOutput.isEmpty)
+    }
+
+    @Test func malformedModelNamesLineAndColumnAndExitsThree() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-malformed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = folder.appendingPathComponent("bad.json")
+        try Data("{\"entities\": [\n  {\"name\": \"A\",}\n]}".utf8).write(to: model)
+        let result = try StrataRunner.run(["model", "show", "--model", model.path])
+        #expect(result.status == 3)
+        #expect(result.standardError == "strata: \(model.path):2:16: unexpected '}', expected a string key\n")
+    }
+}
+
+/// Shared options, environment defaults, exit statuses and help, as every command sees them.
+@Suite struct CommandLineBehaviourTests {
+    @Test func versionNamesSQLiteAndLua() throws {
+        let result = try StrataRunner.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.hasPrefix("strata "))
+        #expect(result.standardOutput.contains("SQLite 3."))
+        #expect(result.standardOutput.contains("Lua 5.4"))
+    }
+
+    @Test func helpForACommand() throws {
+        let result = try StrataRunner.run(["help", "model", "hashes"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("USAGE: strata model hashes [--store <path>] [--model <path>]"))
+        #expect(result.standardOutput.contains("Default: $STRATA_MODEL"))
+    }
+
+    @Test func missingModelIsAUsageError() throws {
+        let result = try StrataRunner.run(["model", "show"])
+        #expect(result.status == 2)
+        #expect(result.standardError == "strata: no model given: pass --model PATH or set STRATA_MODEL\n")
+    }
+
+    @Test func unknownOptionAndBadLevelAreUsageErrors() throws {
+        let unknown = try StrataRunner.run(["model", "show", "--modle", "x"])
+        #expect(unknown.status == 2)
+        #expect(unknown.standardError.contains("Unknown option '--modle'"))
+        let level = try StrataRunner.run(["model", "show", "--log-level", "loud"])
+        #expect(level.status == 2)
+        #expect(level.standardError.contains("'fatal', 'error', 'warn', 'info' or 'verbose'"))
+        let environmentLevel = try StrataRunner.run(["model", "show"], environment: ["STRATA_LOG_LEVEL": "loud"])
+        #expect(environmentLevel.status == 2)
+        #expect(environmentLevel.standardError.contains("STRATA_LOG_LEVEL is 'loud'"))
+    }
+
+    @Test func optionsOverrideTheEnvironment() throws {
+        let result = try StrataRunner.run(
+            ["model", "versions", "--model", ModelCommandTests.example], environment: ["STRATA_MODEL": "/nowhere"])
+        #expect(result.status == 0)
+    }
+
+    @Test func unreadableModelIsARuntimeFailure() throws {
+        let result = try StrataRunner.run(["model", "show", "--model", "/no/such/Model.xcdatamodeld"])
+        #expect(result.status == 1)
+        #expect(result.standardError == "strata: /no/such/Model.xcdatamodeld: no such file or folder\n")
+    }
+
+    @Test func unknownModelVersionIsAUsageErrorListingVersions() throws {
+        let result = try StrataRunner.run(["model", "show", "--model", ModelCommandTests.example], environment: ["STRATA_MODEL_VERSION": "Library 9"])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("no model version named 'Library 9'; versions: Library"))
+    }
+
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func completionScripts(shell: String) throws {
+        let result = try StrataRunner.run(["--generate-completion-script", shell])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("strata"))
+        #expect(result.standardOutput.contains("model"))
+    }
+}
