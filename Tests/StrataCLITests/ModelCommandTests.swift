@@ -176,3 +176,27 @@ import Testing
         #expect(result.standardOutput.contains("model"))
     }
 }
+
+/// A bundle of several versions without `.xccurrentversion`: every command says which version
+/// it used and why.
+@Suite struct GuessedModelVersionTests {
+    @Test func commandsWarnWhichVersionTheyChoseAndWhy() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-guess-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundle = folder.appendingPathComponent("Shop.xcdatamodeld")
+        for name in ["Shop", "Shop 2"] {
+            try XcodeModelWriter.write(
+                ObjectModel(entities: [EntityDescription(name: name.replacingOccurrences(of: " ", with: ""))]),
+                toModelFolder: bundle.appendingPathComponent(name + ".xcdatamodel"))
+        }
+        let result = try StrataRunner.run(["model", "hashes", "--model", bundle.path])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("Shop2 "))
+        #expect(result.standardError
+            == "warn \(bundle.path): using model version 'Shop 2': the bundle has no .xccurrentversion; chose the last version in name order\n")
+        let named = try StrataRunner.run(["model", "hashes", "--model", bundle.path, "--model-version", "Shop"])
+        #expect(named.standardError.isEmpty)
+        let quiet = try StrataRunner.run(["model", "hashes", "--model", bundle.path, "--log-level", "error"])
+        #expect(quiet.standardError.isEmpty)
+    }
+}

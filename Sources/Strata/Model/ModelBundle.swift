@@ -34,6 +34,9 @@ public struct ModelBundle: Sendable {
     /// Why that version is current, in words for a user.
     public var currentVersionReason: String
 
+    /// The ``currentVersionReason`` of a bundle whose `.xccurrentversion` names its current version.
+    public static let markedCurrentReason = "named by .xccurrentversion"
+
     public init(url: URL, versions: [Version], currentVersionName: String, currentVersionReason: String) {
         self.url = url
         self.versions = versions

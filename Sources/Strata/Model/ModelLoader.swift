@@ -40,15 +40,15 @@ public enum ModelLoader {
 
     /// Loads `url`, picks `version` (the current one when `nil`), and validates it.
     ///
-    /// - Returns: the chosen version and the warnings validation found.
     /// - Throws: ``ModelError/invalid(path:issues:)`` when validation finds errors.
-    public static func loadValidated(_ url: URL, version: String? = nil) throws(ModelError) -> (version: ModelBundle.Version, warnings: [ModelIssue]) {
-        let chosen = try load(url).version(named: version)
+    public static func loadValidated(_ url: URL, version: String? = nil) throws(ModelError) -> ValidatedModel {
+        let bundle = try load(url)
+        let chosen = try bundle.version(named: version)
         let issues = chosen.model.validate()
         if issues.contains(where: { $0.severity == .error }) {
             throw .invalid(path: chosen.file.path, issues: issues)
         }
-        return (chosen, issues)
+        return ValidatedModel(bundle: bundle, version: chosen, warnings: issues)
     }
 
     /// Reads one model file, choosing the reader by its extension.
@@ -113,7 +113,22 @@ public enum ModelLoader {
                 path: marker.path, location: nil,
                 message: "names version '\(name)', which the bundle does not hold; versions: \(names.joined(separator: ", "))")
         }
-        return (name, "named by .xccurrentversion")
+        return (name, ModelBundle.markedCurrentReason)
+    }
+}
+
+/// A model version that passed validation, with the bundle it came from and the warnings
+/// validation found.
+public struct ValidatedModel: Sendable {
+    public var bundle: ModelBundle
+    public var version: ModelBundle.Version
+    public var warnings: [ModelIssue]
+
+    /// Whether the version was chosen by a guess (a bundle of several versions without
+    /// `.xccurrentversion`) rather than by name or by the bundle's marker.
+    public var versionWasGuessed: Bool {
+        bundle.versions.count > 1 && bundle.currentVersionReason != ModelBundle.markedCurrentReason
+            && version.name == bundle.currentVersionName
     }
 }
 

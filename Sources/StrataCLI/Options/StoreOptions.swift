@@ -58,12 +58,16 @@ struct StoreOptions: ParsableArguments {
         return URL(fileURLWithPath: path)
     }
 
-    /// The chosen version of the model, validated; warnings go to the log.
+    /// The chosen version of the model, validated; warnings, and a version chosen without the
+    /// bundle naming it, go to the log.
     func loadModel() throws -> ModelBundle.Version {
-        let (version, warnings) = try ModelLoader.loadValidated(try requireModelURL(), version: modelVersionName)
+        let loaded = try ModelLoader.loadValidated(try requireModelURL(), version: modelVersionName)
         let logger = Logger(label: "strata.model")
-        for warning in warnings { logger.warning("\(version.file.path): \(warning)") }
-        return version
+        if loaded.versionWasGuessed {
+            logger.warning("\(loaded.bundle.url.path): using model version '\(loaded.version.name)': \(loaded.bundle.currentVersionReason)")
+        }
+        for warning in loaded.warnings { logger.warning("\(loaded.version.file.path): \(warning)") }
+        return loaded.version
     }
 }
 
