@@ -61,14 +61,6 @@ public enum AttributeType: String, Sendable, CaseIterable {
         }
     }
 
-    /// The type named `name`, in either Xcode's spelling (`Integer 16`) or the JSON format's
-    /// (`integer16`), ignoring case.
-    public init?(named name: String) {
-        let folded = name.lowercased().replacingOccurrences(of: " ", with: "")
-        guard let type = Self.allCases.first(where: { $0.jsonName.lowercased() == folded }) else { return nil }
-        self = type
-    }
-
     /// Integer 16, 32 or 64.
     public var isInteger: Bool { self == .integer16 || self == .integer32 || self == .integer64 }
 

@@ -38,6 +38,15 @@ extension ModelError: CustomStringConvertible, LocalizedError {
     public var errorDescription: String? { description }
 }
 
+/// The bytes of the model file at `url`, or an ``ModelError/unreadable(path:reason:)`` error.
+func readModelFile(at url: URL) throws(ModelError) -> Data {
+    do {
+        return try Data(contentsOf: url)
+    } catch {
+        throw .unreadable(path: url.path, reason: "cannot read the model file (\(error.localizedDescription))")
+    }
+}
+
 /// One problem that model validation found, naming the entity and property it concerns.
 public struct ModelIssue: Sendable, Equatable, CustomStringConvertible {
     public enum Severity: String, Sendable {

@@ -70,8 +70,7 @@ extension AttributeDescription {
     /// SHA-256(property hash ‖ u32(attribute type code) ‖ [0x01 external storage] ‖
     /// [0x01 preserve after deletion]).
     public var versionHash: Data {
-        var bytes = propertyVersionHash(
-            name: name, isOptional: isOptional, isTransient: isTransient, modifier: versionHashModifier)
+        var bytes = propertyVersionHash
         bytes.appendLittleEndian(type.code)
         if allowsExternalBinaryDataStorage { bytes.append(1) }
         if preservesValueInHistoryOnDeletion { bytes.append(1) }
@@ -83,8 +82,7 @@ extension RelationshipDescription {
     /// SHA-256(property hash ‖ [destination name] ‖ [inverse name] ‖ u32(maxCount) ‖
     /// u32(minCount) ‖ [u16(1) when ordered]).
     public var versionHash: Data {
-        var bytes = propertyVersionHash(
-            name: name, isOptional: isOptional, isTransient: isTransient, modifier: versionHashModifier)
+        var bytes = propertyVersionHash
         bytes.append(Data(destinationEntityName.utf8))
         if let inverseName { bytes.append(Data(inverseName.utf8)) }
         bytes.appendLittleEndian(UInt32(truncatingIfNeeded: maxCount))
@@ -94,13 +92,16 @@ extension RelationshipDescription {
     }
 }
 
-/// SHA-256(name ‖ u16(isOptional | isTransient << 1 | isReadOnly << 2) ‖ [modifier]). Models
-/// from Xcode have no read-only properties, so that bit is always 0.
-private func propertyVersionHash(name: String, isOptional: Bool, isTransient: Bool, modifier: String?) -> Data {
-    var bytes = Data(name.utf8)
-    bytes.appendLittleEndian(UInt16((isOptional ? 1 : 0) | (isTransient ? 2 : 0)))
-    if let modifier { bytes.append(Data(modifier.utf8)) }
-    return SHA256.hash(bytes)
+extension PropertyDescription {
+    /// SHA-256(name ‖ u16(isOptional | isTransient << 1 | isReadOnly << 2) ‖ [modifier]): the
+    /// part of an attribute's or relationship's hash that every property has. Models from Xcode
+    /// have no read-only properties, so that bit is always 0.
+    fileprivate var propertyVersionHash: Data {
+        var bytes = Data(name.utf8)
+        bytes.appendLittleEndian(UInt16((isOptional ? 1 : 0) | (isTransient ? 2 : 0)))
+        if let versionHashModifier { bytes.append(Data(versionHashModifier.utf8)) }
+        return SHA256.hash(bytes)
+    }
 }
 
 extension Data {

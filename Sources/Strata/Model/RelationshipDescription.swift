@@ -18,13 +18,6 @@ public enum DeleteRule: String, Sendable, CaseIterable {
         case .noAction: "noAction"
         }
     }
-
-    /// The rule named `name`, in Xcode's spelling (`No Action`) or the JSON format's, ignoring case.
-    public init?(named name: String) {
-        let folded = name.lowercased().replacingOccurrences(of: " ", with: "")
-        guard let rule = Self.allCases.first(where: { $0.jsonName.lowercased() == folded }) else { return nil }
-        self = rule
-    }
 }
 
 /// A relationship from one entity to another: to-one, to-many, or ordered to-many.

@@ -16,13 +16,7 @@ public enum JSONModelReader {
 
     /// Reads the JSON model file at `url`.
     public static func read(contentsOf url: URL) throws(ModelError) -> ObjectModel {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .unreadable(path: url.path, reason: "cannot read the model file (\(error.localizedDescription))")
-        }
-        return try read(data, path: url.path)
+        try read(readModelFile(at: url), path: url.path)
     }
 
     /// Reads a JSON model from `data`; `path` names the file in errors.
@@ -131,12 +125,10 @@ public enum JSONModelReader {
         let name = try reader.requiredString("name")
         let typeName = try reader.string("type") ?? AttributeType.undefined.jsonName
         guard let type = AttributeType(named: typeName) else {
-            throw reader.invalid(
-                "type", "unknown type '\(typeName)'; known: " + AttributeType.allCases.map(\.jsonName).joined(separator: ", "))
+            throw reader.invalid("type", "unknown type '\(typeName)'; known: \(AttributeType.jsonNames)")
         }
         var attribute = AttributeDescription(name: name, type: type)
-        attribute.isOptional = try reader.bool("optional") ?? true
-        attribute.isTransient = try reader.bool("transient") ?? false
+        try readPropertySettings(of: &attribute, from: &reader)
         attribute.isIndexed = try reader.bool("indexed") ?? false
         attribute.defaultValue = try reader.text("default")
         attribute.minValue = try reader.text("min")
@@ -148,10 +140,6 @@ public enum JSONModelReader {
         attribute.preservesValueInHistoryOnDeletion = try reader.bool("preserveAfterDeletion") ?? false
         attribute.valueTransformerName = try reader.string("valueTransformer")
         attribute.customClassName = try reader.string("customClassName")
-        attribute.userInfo = try reader.stringDictionary("userInfo")
-        attribute.renamingIdentifier = try reader.string("renamingIdentifier")
-        attribute.versionHashModifier = try reader.string("versionHashModifier")
-        attribute.xcodeSettings = try reader.stringDictionary("xcode")
         try reader.finish()
         return attribute
     }
@@ -169,20 +157,24 @@ public enum JSONModelReader {
         relationship.maxCount = try reader.integer("maxCount") ?? relationship.maxCount
         if let ruleName = try reader.string("deleteRule") {
             guard let rule = DeleteRule(named: ruleName) else {
-                throw reader.invalid(
-                    "deleteRule",
-                    "unknown delete rule '\(ruleName)'; known: " + DeleteRule.allCases.map(\.jsonName).joined(separator: ", "))
+                throw reader.invalid("deleteRule", "unknown delete rule '\(ruleName)'; known: \(DeleteRule.jsonNames)")
             }
             relationship.deleteRule = rule
         }
-        relationship.isOptional = try reader.bool("optional") ?? true
-        relationship.isTransient = try reader.bool("transient") ?? false
-        relationship.userInfo = try reader.stringDictionary("userInfo")
-        relationship.renamingIdentifier = try reader.string("renamingIdentifier")
-        relationship.versionHashModifier = try reader.string("versionHashModifier")
-        relationship.xcodeSettings = try reader.stringDictionary("xcode")
+        try readPropertySettings(of: &relationship, from: &reader)
         try reader.finish()
         return relationship
+    }
+
+    private static func readPropertySettings<Property: PropertyDescription>(
+        of property: inout Property, from reader: inout JSONObjectReader
+    ) throws(ModelError) {
+        property.isOptional = try reader.bool("optional") ?? true
+        property.isTransient = try reader.bool("transient") ?? false
+        property.userInfo = try reader.stringDictionary("userInfo")
+        property.renamingIdentifier = try reader.string("renamingIdentifier")
+        property.versionHashModifier = try reader.string("versionHashModifier")
+        property.xcodeSettings = try reader.stringDictionary("xcode")
     }
 
     // MARK: - Fetch requests
@@ -193,11 +185,9 @@ public enum JSONModelReader {
             name: try reader.requiredString("name"), entityName: try reader.requiredString("entity"),
             predicate: try reader.string("predicate"))
         if let resultName = try reader.string("resultType") {
-            guard let resultType = FetchRequestTemplate.ResultType.allCases.first(where: { $0.jsonName == resultName }) else {
+            guard let resultType = FetchRequestTemplate.ResultType(named: resultName) else {
                 throw reader.invalid(
-                    "resultType",
-                    "unknown result type '\(resultName)'; known: "
-                        + FetchRequestTemplate.ResultType.allCases.map(\.jsonName).joined(separator: ", "))
+                    "resultType", "unknown result type '\(resultName)'; known: \(FetchRequestTemplate.ResultType.jsonNames)")
             }
             request.resultType = resultType
         }

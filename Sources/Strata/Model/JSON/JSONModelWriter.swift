@@ -72,11 +72,8 @@ public enum JSONModelWriter {
 
     private static func attribute(_ attribute: AttributeDescription) -> JSONValue {
         let valueText = { (text: String?) in text.map { modelText($0, type: attribute.type) } }
-        return .object([
-            "name": .string(attribute.name),
+        return propertyObject(attribute, [
             "type": .string(attribute.type.jsonName),
-            "optional": .bool(attribute.isOptional),
-            "transient": attribute.isTransient ? .bool(true) : nil,
             "indexed": attribute.isIndexed ? .bool(true) : nil,
             "default": valueText(attribute.defaultValue),
             "min": valueText(attribute.minValue),
@@ -88,16 +85,11 @@ public enum JSONModelWriter {
             "preserveAfterDeletion": attribute.preservesValueInHistoryOnDeletion ? .bool(true) : nil,
             "valueTransformer": attribute.valueTransformerName.map(JSONValue.string),
             "customClassName": attribute.customClassName.map(JSONValue.string),
-            "userInfo": dictionary(attribute.userInfo),
-            "renamingIdentifier": attribute.renamingIdentifier.map(JSONValue.string),
-            "versionHashModifier": attribute.versionHashModifier.map(JSONValue.string),
-            "xcode": dictionary(attribute.xcodeSettings),
         ])
     }
 
     private static func relationship(_ relationship: RelationshipDescription) -> JSONValue {
-        .object([
-            "name": .string(relationship.name),
+        propertyObject(relationship, [
             "destination": .string(relationship.destinationEntityName),
             "inverse": relationship.inverseName.map(JSONValue.string),
             "inverseEntity": relationship.inverseEntityName.map(JSONValue.string),
@@ -106,13 +98,23 @@ public enum JSONModelWriter {
             "minCount": relationship.minCount != 0 ? .number(relationship.minCount) : nil,
             "maxCount": relationship.maxCount != (relationship.isToMany ? 0 : 1) ? .number(relationship.maxCount) : nil,
             "deleteRule": .string(relationship.deleteRule.jsonName),
-            "optional": .bool(relationship.isOptional),
-            "transient": relationship.isTransient ? .bool(true) : nil,
-            "userInfo": dictionary(relationship.userInfo),
-            "renamingIdentifier": relationship.renamingIdentifier.map(JSONValue.string),
-            "versionHashModifier": relationship.versionHashModifier.map(JSONValue.string),
-            "xcode": dictionary(relationship.xcodeSettings),
         ])
+    }
+
+    /// A property's object: its name, the members only its kind has, then the settings every
+    /// property has.
+    private static func propertyObject<Property: PropertyDescription>(
+        _ property: Property, _ specific: KeyValuePairs<String, JSONValue?>
+    ) -> JSONValue {
+        let common: KeyValuePairs<String, JSONValue?> = [
+            "optional": .bool(property.isOptional),
+            "transient": property.isTransient ? .bool(true) : nil,
+            "userInfo": dictionary(property.userInfo),
+            "renamingIdentifier": property.renamingIdentifier.map(JSONValue.string),
+            "versionHashModifier": property.versionHashModifier.map(JSONValue.string),
+            "xcode": dictionary(property.xcodeSettings),
+        ]
+        return .object([JSONMember("name", .string(property.name))] + JSONValue.members(specific) + JSONValue.members(common))
     }
 
     private static func fetchRequest(_ request: FetchRequestTemplate) -> JSONValue {

@@ -9,13 +9,7 @@ import Foundation
 public enum XcodeModelReader {
     /// Reads the model in the `contents` file at `url`.
     public static func read(contentsOf url: URL) throws(ModelError) -> ObjectModel {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .unreadable(path: url.path, reason: "cannot read the model file (\(error.localizedDescription))")
-        }
-        return try read(data, path: url.path)
+        try read(readModelFile(at: url), path: url.path)
     }
 
     /// Reads a model from `contents` XML; `path` names the file in errors.
@@ -108,12 +102,29 @@ private struct ModelElementReader {
 
     // MARK: - Properties
 
+    private static let propertyKeys: Set = ["name", "optional", "transient", "elementID", "versionHashModifier"]
+
+    /// Reads what every property has, and keeps as Xcode settings the XML attributes that
+    /// neither this nor the property kind's reader (`kindKeys`) knows.
+    private func readPropertySettings<Property: PropertyDescription>(
+        of property: inout Property, from element: XMLTreeElement, kindKeys: Set<String>
+    ) {
+        property.isOptional = flag("optional", of: element)
+        property.isTransient = flag("transient", of: element)
+        property.renamingIdentifier = element.attributes["elementID"]
+        property.versionHashModifier = element.attributes["versionHashModifier"]
+        property.userInfo = userInfo(of: element)
+        property.xcodeSettings = element.attributes.filter {
+            !Self.propertyKeys.contains($0.key) && !kindKeys.contains($0.key)
+        }
+    }
+
     private static let attributeKeys: Set = [
-        "name", "attributeType", "optional", "transient", "indexed", "defaultValueString",
+        "attributeType", "indexed", "defaultValueString",
         "defaultDateTimeInterval", "minValueString", "maxValueString", "minDateTimeInterval",
         "maxDateTimeInterval", "regularExpressionString", "derived", "derivationExpression",
         "allowsExternalBinaryDataStorage", "preserveAfterDeletion", "valueTransformerName",
-        "customClassName", "elementID", "versionHashModifier",
+        "customClassName",
     ]
 
     private func attribute(from element: XMLTreeElement) throws(ModelError) -> AttributeDescription {
@@ -126,9 +137,8 @@ private struct ModelElementReader {
                     + AttributeType.allCases.map(\.rawValue).joined(separator: ", "))
         }
         var attribute = AttributeDescription(name: name, type: type)
+        readPropertySettings(of: &attribute, from: element, kindKeys: Self.attributeKeys)
         let attributes = element.attributes
-        attribute.isOptional = flag("optional", of: element)
-        attribute.isTransient = flag("transient", of: element)
         attribute.isIndexed = flag("indexed", of: element)
         attribute.defaultValue = attributes["defaultValueString"] ?? attributes["defaultDateTimeInterval"]
         attribute.minValue = attributes["minValueString"] ?? attributes["minDateTimeInterval"]
@@ -140,16 +150,11 @@ private struct ModelElementReader {
         attribute.preservesValueInHistoryOnDeletion = flag("preserveAfterDeletion", of: element)
         attribute.valueTransformerName = attributes["valueTransformerName"]
         attribute.customClassName = attributes["customClassName"]
-        attribute.renamingIdentifier = attributes["elementID"]
-        attribute.versionHashModifier = attributes["versionHashModifier"]
-        attribute.userInfo = userInfo(of: element)
-        attribute.xcodeSettings = attributes.filter { !Self.attributeKeys.contains($0.key) }
         return attribute
     }
 
     private static let relationshipKeys: Set = [
-        "name", "destinationEntity", "inverseName", "inverseEntity", "toMany", "ordered", "minCount",
-        "maxCount", "deletionRule", "optional", "transient", "elementID", "versionHashModifier",
+        "destinationEntity", "inverseName", "inverseEntity", "toMany", "ordered", "minCount", "maxCount", "deletionRule",
     ]
 
     private func relationship(from element: XMLTreeElement) throws(ModelError) -> RelationshipDescription {
@@ -172,12 +177,7 @@ private struct ModelElementReader {
             }
             relationship.deleteRule = rule
         }
-        relationship.isOptional = flag("optional", of: element)
-        relationship.isTransient = flag("transient", of: element)
-        relationship.renamingIdentifier = attributes["elementID"]
-        relationship.versionHashModifier = attributes["versionHashModifier"]
-        relationship.userInfo = userInfo(of: element)
-        relationship.xcodeSettings = attributes.filter { !Self.relationshipKeys.contains($0.key) }
+        readPropertySettings(of: &relationship, from: element, kindKeys: Self.relationshipKeys)
         return relationship
     }
 

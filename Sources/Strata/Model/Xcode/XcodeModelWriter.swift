@@ -71,10 +71,7 @@ public enum XcodeModelWriter {
 
     private static func write(_ attribute: AttributeDescription, to writer: inout XMLWriter) {
         let isDate = attribute.type == .date
-        let attributes: [(String, String?)] = [
-            ("name", attribute.name),
-            ("optional", yes(attribute.isOptional)),
-            ("transient", yes(attribute.isTransient)),
+        let attributes = propertyAttributes(attribute, [
             ("indexed", yes(attribute.isIndexed)),
             ("attributeType", attribute.type.rawValue),
             (isDate ? "minDateTimeInterval" : "minValueString", attribute.minValue),
@@ -87,18 +84,13 @@ public enum XcodeModelWriter {
             ("preserveAfterDeletion", yes(attribute.preservesValueInHistoryOnDeletion)),
             ("valueTransformerName", attribute.valueTransformerName),
             ("customClassName", attribute.customClassName),
-            ("elementID", attribute.renamingIdentifier),
-            ("versionHashModifier", attribute.versionHashModifier),
-        ] + sortedSettings(attribute.xcodeSettings)
+        ])
         writer.element("attribute", attributes, body: bodyWritingUserInfo(attribute.userInfo))
     }
 
     private static func write(_ relationship: RelationshipDescription, to writer: inout XMLWriter) {
         let writesMaxCount = !relationship.isToMany || relationship.maxCount != 0
-        let attributes: [(String, String?)] = [
-            ("name", relationship.name),
-            ("optional", yes(relationship.isOptional)),
-            ("transient", yes(relationship.isTransient)),
+        let attributes = propertyAttributes(relationship, [
             ("toMany", yes(relationship.isToMany)),
             ("minCount", relationship.minCount != 0 ? String(relationship.minCount) : nil),
             ("maxCount", writesMaxCount ? String(relationship.maxCount) : nil),
@@ -107,10 +99,19 @@ public enum XcodeModelWriter {
             ("destinationEntity", relationship.destinationEntityName),
             ("inverseName", relationship.inverseName),
             ("inverseEntity", relationship.inverseEntityName),
-            ("elementID", relationship.renamingIdentifier),
-            ("versionHashModifier", relationship.versionHashModifier),
-        ] + sortedSettings(relationship.xcodeSettings)
+        ])
         writer.element("relationship", attributes, body: bodyWritingUserInfo(relationship.userInfo))
+    }
+
+    /// A property element's XML attributes in Xcode's order: what every property has around
+    /// what only its kind has (`specific`), then the kept Xcode settings.
+    private static func propertyAttributes<Property: PropertyDescription>(
+        _ property: Property, _ specific: [(String, String?)]
+    ) -> [(String, String?)] {
+        [("name", property.name), ("optional", yes(property.isOptional)), ("transient", yes(property.isTransient))]
+            + specific
+            + [("elementID", property.renamingIdentifier), ("versionHashModifier", property.versionHashModifier)]
+            + sortedSettings(property.xcodeSettings)
     }
 
     private static func write(_ request: FetchRequestTemplate, to writer: inout XMLWriter) {

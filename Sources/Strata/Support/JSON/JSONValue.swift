@@ -53,7 +53,12 @@ extension JSONValue {
 
     /// An object from `(key, value)` pairs, skipping pairs whose value is `nil`.
     public static func object(_ pairs: KeyValuePairs<String, JSONValue?>) -> JSONValue {
-        .object(pairs.compactMap { key, value in value.map { JSONMember(key, $0) } })
+        .object(members(pairs))
+    }
+
+    /// Members from `(key, value)` pairs, skipping pairs whose value is `nil`.
+    public static func members(_ pairs: KeyValuePairs<String, JSONValue?>) -> [JSONMember] {
+        pairs.compactMap { key, value in value.map { JSONMember(key, $0) } }
     }
 }
 
