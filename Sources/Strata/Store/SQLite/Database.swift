@@ -1,0 +1,219 @@
+import CSQLite
+import Foundation
+
+/// A connection to one SQLite database file, with a statement cache, `BEGIN IMMEDIATE`
+/// transactions, nested savepoints and Core Data's SQL functions registered.
+///
+/// ```swift
+/// let database = try Database(path: "Library.sqlite")
+/// try database.inTransaction {
+///     try database.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_ENT = ?", [.integer(2)])
+/// }
+/// ```
+///
+/// A connection is used by one thread at a time; the layers above give each context its own
+/// queue. Errors are ``DatabaseError``s carrying the SQL and its arguments.
+public final class Database {
+    /// How a connection opens its file.
+    public struct Configuration: Sendable {
+        /// Open without the right to write; the file must exist.
+        public var isReadOnly = false
+        /// Create the file when it does not exist (ignored when read-only).
+        public var createsFile = true
+        /// The journal mode to set on a writable connection; `nil` keeps the file's own.
+        public var journalMode: JournalMode? = .wal
+        public var synchronous: Synchronous = .normal
+        /// How long to wait for another connection's lock before failing with `SQLITE_BUSY`.
+        public var busyTimeout: Duration = .seconds(5)
+
+        public init() {}
+
+        /// A read-only configuration that changes nothing in the file.
+        public static var readOnly: Configuration {
+            var configuration = Configuration()
+            configuration.isReadOnly = true
+            configuration.createsFile = false
+            configuration.journalMode = nil
+            return configuration
+        }
+    }
+
+    /// SQLite's journal modes (`PRAGMA journal_mode`).
+    public enum JournalMode: String, Sendable, CaseIterable {
+        case delete, truncate, persist, memory, wal, off
+    }
+
+    /// SQLite's `PRAGMA synchronous` levels.
+    public enum Synchronous: String, Sendable, CaseIterable {
+        case off, normal, full, extra
+    }
+
+    public let path: String
+    public let configuration: Configuration
+    let handle: OpaquePointer
+    private var statementCache: [String: Statement] = [:]
+    private var savepointDepth = 0
+
+    /// Opens (or creates) the database at `path`.
+    public init(path: String, configuration: Configuration = Configuration()) throws(DatabaseError) {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        if configuration.isReadOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE | (configuration.createsFile ? SQLITE_OPEN_CREATE : 0)
+        }
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_close_v2(handle)
+            throw DatabaseError(code: code, message: message, path: path)
+        }
+        self.path = path
+        self.configuration = configuration
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.components.seconds * 1000
+            + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000))
+        do {
+            try registerCoreDataFunctions()
+            if !configuration.isReadOnly {
+                if let mode = configuration.journalMode { try execute("PRAGMA journal_mode = \(mode.rawValue)") }
+                try execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
+            }
+        } catch {
+            statementCache = [:]
+            sqlite3_close_v2(handle)
+            throw error
+        }
+    }
+
+    deinit {
+        statementCache = [:]
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Statements
+
+    /// A new prepared statement for `sql`.
+    public func makeStatement(_ sql: String) throws(DatabaseError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// The cached prepared statement for `sql`, prepared on first use.
+    public func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try makeStatement(sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` (several statements separated by `;` when there are no arguments).
+    public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) {
+        if arguments.isEmpty {
+            var message: UnsafeMutablePointer<CChar>?
+            let code = sqlite3_exec(handle, sql, nil, nil, &message)
+            if code != SQLITE_OK {
+                let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+                sqlite3_free(message)
+                throw DatabaseError(code: code & 0xFF, extendedCode: sqlite3_extended_errcode(handle), message: text, path: path, sql: sql)
+            }
+            return
+        }
+        try cachedStatement(sql).execute(arguments)
+    }
+
+    /// Every row `sql` returns with `arguments`.
+    public func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) -> [[DatabaseValue]] {
+        try cachedStatement(sql).rows(arguments)
+    }
+
+    /// The first column of the first row `sql` returns, or `nil` when it returns none.
+    public func scalar(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) -> DatabaseValue? {
+        try rows(sql, arguments).first?.first
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    public var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
+
+    /// Whether a transaction is open on this connection.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction (the write lock taken at once, waiting up to
+    /// the busy timeout), committing when it returns and rolling back when it throws.
+    public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+        return result
+    }
+
+    /// Runs `body` in a savepoint, which nests inside transactions and other savepoints:
+    /// released when `body` returns, rolled back (leaving the outer transaction open) when it throws.
+    public func inSavepoint<T>(_ body: () throws -> T) throws -> T {
+        savepointDepth += 1
+        let name = "strata_\(savepointDepth)"
+        defer { savepointDepth -= 1 }
+        try execute("SAVEPOINT \(name)")
+        do {
+            let result = try body()
+            try execute("RELEASE \(name)")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO \(name)")
+            try? execute("RELEASE \(name)")
+            throw error
+        }
+    }
+
+    // MARK: - Errors
+
+    func error(code: Int32, sql: String? = nil, arguments: [DatabaseValue] = []) -> DatabaseError {
+        DatabaseError(
+            code: code & 0xFF, extendedCode: sqlite3_extended_errcode(handle),
+            message: String(cString: sqlite3_errmsg(handle)), path: path, sql: sql, arguments: arguments)
+    }
+}
+
+// MARK: - Facts about the file
+
+extension Database {
+    /// `PRAGMA journal_mode` as the file has it.
+    public func journalMode() throws(DatabaseError) -> String {
+        try scalar("PRAGMA journal_mode")?.stringValue ?? "unknown"
+    }
+
+    /// `PRAGMA page_size`.
+    public func pageSize() throws(DatabaseError) -> Int {
+        Int(try scalar("PRAGMA page_size")?.int64Value ?? 0)
+    }
+
+    /// The names of the tables in the file, in `sqlite_master` order.
+    public func tableNames() throws(DatabaseError) -> [String] {
+        try rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
+            .compactMap { $0.first?.stringValue }
+    }
+
+    /// The columns of `table` with their declared types, in table order.
+    public func columns(of table: String) throws(DatabaseError) -> [(name: String, type: String)] {
+        try rows("SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [.text(table)]).map {
+            ($0[0].stringValue ?? "", $0[1].stringValue ?? "")
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import CSQLite
+import Foundation
+
+/// A prepared SQL statement of a ``Database``: bind arguments, step through rows, reuse.
+///
+/// Statements from ``Database/cachedStatement(_:)`` are kept and reused by SQL text; they are
+/// reset before each use, so a caller never sees another caller's bindings.
+public final class Statement {
+    public let sql: String
+    let handle: OpaquePointer
+    private unowned let database: Database
+    private var boundArguments: [DatabaseValue] = []
+
+    init(database: Database, sql: String) throws(DatabaseError) {
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            throw database.error(code: code, sql: sql)
+        }
+        self.database = database
+        self.sql = sql
+        self.handle = handle
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// The names of the result columns.
+    public var columnNames: [String] {
+        (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
+    }
+
+    // MARK: - Running
+
+    /// Resets the statement and binds `arguments` to its `?` parameters, in order.
+    public func bind(_ arguments: [DatabaseValue]) throws(DatabaseError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        boundArguments = arguments
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard arguments.count == expected else {
+            throw DatabaseError(
+                code: SQLITE_RANGE, message: "the statement takes \(expected) arguments, \(arguments.count) given",
+                path: database.path, sql: sql, arguments: arguments)
+        }
+        for (offset, value) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
+            case .real(let real): code = sqlite3_bind_double(handle, index, real)
+            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
+            case .blob(let data):
+                code = data.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count), sqliteTransient)
+                }
+            }
+            guard code == SQLITE_OK else { throw failure(code) }
+        }
+    }
+
+    /// Advances to the next row; `false` when the statement is done.
+    public func step() throws(DatabaseError) -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            let error = failure(code)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// The value of column `index` (0-based) of the current row.
+    public func value(at index: Int32) -> DatabaseValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, index)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default: return .null
+        }
+    }
+
+    /// The current row's values, one per column.
+    public var currentRow: [DatabaseValue] {
+        (0..<sqlite3_column_count(handle)).map(value(at:))
+    }
+
+    /// Runs the statement with `arguments`, ignoring any rows.
+    public func execute(_ arguments: [DatabaseValue] = []) throws(DatabaseError) {
+        try bind(arguments)
+        while try step() {}
+    }
+
+    /// Runs the statement with `arguments` and returns every row.
+    public func rows(_ arguments: [DatabaseValue] = []) throws(DatabaseError) -> [[DatabaseValue]] {
+        try bind(arguments)
+        var rows: [[DatabaseValue]] = []
+        while try step() { rows.append(currentRow) }
+        return rows
+    }
+
+    /// Runs the statement with `arguments` and calls `body` with each row's statement, so that
+    /// the caller reads only the columns it needs; stops early when `body` returns `false`.
+    public func forEachRow(_ arguments: [DatabaseValue] = [], _ body: (Statement) throws -> Bool) throws {
+        try bind(arguments)
+        defer { sqlite3_reset(handle) }
+        while try step() {
+            guard try body(self) else { return }
+        }
+    }
+
+    private func failure(_ code: Int32) -> DatabaseError {
+        database.error(code: code, sql: sql, arguments: boundArguments)
+    }
+}
+
+/// SQLite's `SQLITE_TRANSIENT`: copy the bound bytes before the call returns.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -1,0 +1,151 @@
+import Foundation
+
+/// Reads binary property lists (`bplist00`), including the UIDs of keyed archives.
+///
+/// ```swift
+/// let metadata = try BinaryPropertyListReader.read(plistData)
+/// metadata["NSStoreType"]?.stringValue   // "SQLite"
+/// ```
+///
+/// Every offset and count is checked against the data, so a damaged file is an error, never a
+/// crash; references that loop back are refused.
+public struct BinaryPropertyListReader {
+    private let bytes: [UInt8]
+    private let offsets: [Int]
+    private let referenceSize: Int
+
+    /// Reads the property list in `data`.
+    public static func read(_ data: Data) throws(PropertyListError) -> PropertyListValue {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 40, bytes.starts(with: Array("bplist0".utf8)) else {
+            throw PropertyListError(message: "not a binary property list", offset: 0)
+        }
+        let trailer = bytes.count - 32
+        let offsetSize = Int(bytes[trailer + 6])
+        let referenceSize = Int(bytes[trailer + 7])
+        let objectCount = try checkedInt(bigEndian(bytes, at: trailer + 8, size: 8), "object count")
+        let topObject = try checkedInt(bigEndian(bytes, at: trailer + 16, size: 8), "top object")
+        let tableOffset = try checkedInt(bigEndian(bytes, at: trailer + 24, size: 8), "offset table")
+        guard (1...8).contains(offsetSize), (1...8).contains(referenceSize), objectCount > 0, topObject < objectCount,
+            tableOffset >= 8, objectCount <= (trailer - tableOffset) / offsetSize
+        else {
+            throw PropertyListError(message: "the trailer is damaged", offset: trailer)
+        }
+        var offsets: [Int] = []
+        offsets.reserveCapacity(objectCount)
+        for index in 0..<objectCount {
+            let offset = try checkedInt(bigEndian(bytes, at: tableOffset + index * offsetSize, size: offsetSize), "object offset")
+            guard offset >= 8, offset < tableOffset else {
+                throw PropertyListError(message: "object \(index) lies outside the object area", offset: tableOffset + index * offsetSize)
+            }
+            offsets.append(offset)
+        }
+        let reader = BinaryPropertyListReader(bytes: bytes, offsets: offsets, referenceSize: referenceSize)
+        var visiting: Set<Int> = []
+        return try reader.object(topObject, visiting: &visiting)
+    }
+
+    private func object(_ index: Int, visiting: inout Set<Int>) throws(PropertyListError) -> PropertyListValue {
+        guard index < offsets.count else { throw PropertyListError(message: "reference to missing object \(index)", offset: nil) }
+        guard visiting.insert(index).inserted else {
+            throw PropertyListError(message: "object \(index) contains itself", offset: offsets[index])
+        }
+        defer { visiting.remove(index) }
+        let start = offsets[index]
+        let marker = bytes[start]
+        let kind = marker >> 4, info = Int(marker & 0x0F)
+        switch kind {
+        case 0x0:
+            switch marker {
+            case 0x08: return .bool(false)
+            case 0x09: return .bool(true)
+            default: throw PropertyListError(message: String(format: "unsupported marker 0x%02X", marker), offset: start)
+            }
+        case 0x1:
+            guard info <= 4 else { throw PropertyListError(message: "integer wider than 16 bytes", offset: start) }
+            let size = 1 << info
+            // 16-byte integers carry values above Int64.max in their low 8 bytes.
+            let value = try Self.bigEndian(bytes, at: start + 1 + max(0, size - 8), size: min(size, 8))
+            return .integer(size >= 8 ? Int64(bitPattern: value) : Int64(value))
+        case 0x2:
+            switch info {
+            case 2: return .real(Double(Float(bitPattern: UInt32(try Self.bigEndian(bytes, at: start + 1, size: 4)))))
+            case 3: return .real(Double(bitPattern: try Self.bigEndian(bytes, at: start + 1, size: 8)))
+            default: throw PropertyListError(message: "real of unsupported size", offset: start)
+            }
+        case 0x3:
+            let seconds = Double(bitPattern: try Self.bigEndian(bytes, at: start + 1, size: 8))
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case 0x4:
+            let (count, contentStart) = try length(info, at: start)
+            return .data(Data(try slice(contentStart, count)))
+        case 0x5:
+            let (count, contentStart) = try length(info, at: start)
+            return .string(String(decoding: try slice(contentStart, count), as: UTF8.self))
+        case 0x6:
+            let (count, contentStart) = try length(info, at: start)
+            let raw = try slice(contentStart, count * 2)
+            let units = stride(from: 0, to: raw.count, by: 2).map { UInt16(raw[raw.startIndex + $0]) << 8 | UInt16(raw[raw.startIndex + $0 + 1]) }
+            return .string(String(decoding: units, as: UTF16.self))
+        case 0x8:
+            return .uid(try Self.bigEndian(bytes, at: start + 1, size: info + 1))
+        case 0xA, 0xC:
+            let (count, contentStart) = try length(info, at: start)
+            var values: [PropertyListValue] = []
+            for position in 0..<count {
+                values.append(try object(try reference(at: contentStart + position * referenceSize), visiting: &visiting))
+            }
+            return .array(values)
+        case 0xD:
+            let (count, contentStart) = try length(info, at: start)
+            var dictionary: [String: PropertyListValue] = [:]
+            for position in 0..<count {
+                let key = try object(try reference(at: contentStart + position * referenceSize), visiting: &visiting)
+                guard let name = key.stringValue else {
+                    throw PropertyListError(message: "a dictionary key is not a string", offset: contentStart)
+                }
+                dictionary[name] = try object(
+                    try reference(at: contentStart + (count + position) * referenceSize), visiting: &visiting)
+            }
+            return .dictionary(dictionary)
+        default:
+            throw PropertyListError(message: String(format: "unsupported marker 0x%02X", marker), offset: start)
+        }
+    }
+
+    // MARK: - Bytes
+
+    /// The element count of a container or data object and where its content starts.
+    private func length(_ info: Int, at start: Int) throws(PropertyListError) -> (Int, Int) {
+        guard info == 0x0F else { return (info, start + 1) }
+        guard start + 1 < bytes.count, bytes[start + 1] >> 4 == 0x1 else {
+            throw PropertyListError(message: "a length is not an integer", offset: start + 1)
+        }
+        let size = 1 << Int(bytes[start + 1] & 0x0F)
+        let count = try Self.checkedInt(Self.bigEndian(bytes, at: start + 2, size: min(size, 8)), "length")
+        return (count, start + 2 + size)
+    }
+
+    private func reference(at position: Int) throws(PropertyListError) -> Int {
+        try Self.checkedInt(Self.bigEndian(bytes, at: position, size: referenceSize), "object reference")
+    }
+
+    private func slice(_ start: Int, _ count: Int) throws(PropertyListError) -> ArraySlice<UInt8> {
+        guard count >= 0, start <= bytes.count, count <= bytes.count - start else {
+            throw PropertyListError(message: "content runs past the end", offset: start)
+        }
+        return bytes[start..<(start + count)]
+    }
+
+    private static func bigEndian(_ bytes: [UInt8], at start: Int, size: Int) throws(PropertyListError) -> UInt64 {
+        guard start >= 0, size <= 8, start <= bytes.count, size <= bytes.count - start else {
+            throw PropertyListError(message: "value runs past the end", offset: start)
+        }
+        return bytes[start..<(start + size)].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    private static func checkedInt(_ value: UInt64, _ what: String) throws(PropertyListError) -> Int {
+        guard value <= UInt64(Int32.max) else { throw PropertyListError(message: "\(what) is out of range", offset: nil) }
+        return Int(value)
+    }
+}
