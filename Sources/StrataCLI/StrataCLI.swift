@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Strata
+import Synchronization
 
 /// The `strata` command-line tool: parses the arguments, runs the command, and turns every
 /// error into a message on standard error and an exit status.
@@ -72,8 +73,19 @@ public enum StrataCLI {
 
     // MARK: - Logging
 
+    /// swift-log allows one bootstrap per process; a second ``main(_:)`` in the same process
+    /// changes the level of the handler already installed.
+    private static let logLevel = Mutex<LogLevel?>(nil)
+
     private static func bootstrapLogging(level: LogLevel) {
-        LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: level) }
+        let isFirst = logLevel.withLock { current in
+            defer { current = level }
+            return current == nil
+        }
+        guard isFirst else { return }
+        LoggingSystem.bootstrap { label in
+            LineLogHandler(label: label, level: StrataCLI.logLevel.withLock { $0 } ?? .warn)
+        }
     }
 }
 

@@ -80,6 +80,36 @@ import Testing
         #expect(try StrataRunner.run(["model", "convert", "--model", Self.example, "--to", "json", "--force", json]).status == 0)
     }
 
+    @Test func forceOverABundleKeepsEveryVersionAndAFailedWriteKeepsTheOldFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-force-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("Shop.xcdatamodeld")
+        for name in ["Shop", "Shop 2"] {
+            var entity = EntityDescription(name: "Item")
+            entity.attributes = [AttributeDescription(name: name == "Shop" ? "title" : "name", type: .string)]
+            try XcodeModelWriter.write(ObjectModel(entities: [entity]), toModelFolder: source.appendingPathComponent(name + ".xcdatamodel"))
+        }
+        try ModelBundle.writeCurrentVersionMarker(in: source, versionName: "Shop")
+        let copy = folder.appendingPathComponent("Copy.xcdatamodeld").path
+        #expect(try StrataRunner.run(["model", "convert", "--model", source.path, "--to", "xcdatamodel", copy]).status == 0)
+        #expect(try StrataRunner.run(["model", "convert", "--model", source.path, "--to", "xcdatamodel", "--force", copy]).status == 0)
+        let written = try ModelLoader.load(URL(fileURLWithPath: copy))
+        #expect(written.versions.map(\.name) == ["Shop", "Shop 2"])
+        #expect(written.currentVersionName == "Shop")
+
+        let json = folder.appendingPathComponent("shop.json")
+        try Data("keep me".utf8).write(to: json)
+        let broken = folder.appendingPathComponent("broken.json")
+        try Data(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "strin"}]}]}"#.utf8).write(to: broken)
+        let failed = try StrataRunner.run(["model", "convert", "--model", broken.path, "--to", "json", "--force", json.path])
+        #expect(failed.status == 3)
+        #expect(try String(contentsOf: json, encoding: .utf8) == "keep me")
+        let missingFolder = folder.appendingPathComponent("no/such/dir/out.json").path
+        let unwritable = try StrataRunner.run(["model", "convert", "--model", source.path, "--to", "json", missingFolder])
+        #expect(unwritable.status == 1)
+        #expect(unwritable.standardError.hasPrefix("strata: cannot write \(missingFolder): "))
+    }
+
     @Test func validateReportsEveryErrorWithFileAndExitsThree() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-validate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -37,7 +37,9 @@ public struct ModelBundle: Sendable {
     /// The ``currentVersionReason`` of a bundle whose `.xccurrentversion` names its current version.
     public static let markedCurrentReason = "named by .xccurrentversion"
 
+    /// A bundle of `versions`, which must not be empty.
     public init(url: URL, versions: [Version], currentVersionName: String, currentVersionReason: String) {
+        precondition(!versions.isEmpty, "a model bundle has at least one version")
         self.url = url
         self.versions = versions
         self.currentVersionName = currentVersionName
@@ -56,5 +58,14 @@ public struct ModelBundle: Sendable {
             throw .unknownVersion(name: name, bundle: url.path, available: versions.map(\.name))
         }
         return version
+    }
+}
+
+extension ModelBundle {
+    /// Writes `.xccurrentversion` into a bundle folder at `url`, naming `versionName` current.
+    public static func writeCurrentVersionMarker(in url: URL, versionName: String) throws {
+        let plist = ["_XCCurrentVersionName": versionName + ".xcdatamodel"]
+        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+        try data.write(to: url.appendingPathComponent(".xccurrentversion"), options: .atomic)
     }
 }

@@ -59,6 +59,11 @@ public enum ModelLoader {
 
     // MARK: - Bundles
 
+    /// `Model 2` for a folder named `Model 2.xcdatamodel`; `nil` for other names.
+    private static func versionName(ofFolder folderName: String) -> String? {
+        folderName.hasSuffix(".xcdatamodel") ? String(folderName.dropLast(".xcdatamodel".count)) : nil
+    }
+
     private static func single(_ url: URL, name: String, file: URL) throws(ModelError) -> ModelBundle {
         ModelBundle(
             url: url, versions: [.init(name: name, file: file, model: try readModel(at: file))],
@@ -72,8 +77,7 @@ public enum ModelLoader {
         } catch {
             throw .unreadable(path: url.path, reason: "cannot list the bundle (\(error.localizedDescription))")
         }
-        let names = entries.filter { $0.hasSuffix(".xcdatamodel") }
-            .map { String($0.dropLast(".xcdatamodel".count)) }
+        let names = entries.compactMap(versionName(ofFolder:))
             .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
         guard !names.isEmpty else {
             throw .unreadable(path: url.path, reason: "the bundle holds no .xcdatamodel version")
@@ -107,7 +111,7 @@ public enum ModelLoader {
         guard let fileName = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String else {
             throw .invalidContent(path: marker.path, location: nil, message: "no _XCCurrentVersionName key")
         }
-        let name = fileName.hasSuffix(".xcdatamodel") ? String(fileName.dropLast(".xcdatamodel".count)) : fileName
+        let name = versionName(ofFolder: fileName) ?? fileName
         guard names.contains(name) else {
             throw .invalidContent(
                 path: marker.path, location: nil,
@@ -117,26 +121,15 @@ public enum ModelLoader {
     }
 }
 
-/// A model version that passed validation, with the bundle it came from and the warnings
-/// validation found.
-public struct ValidatedModel: Sendable {
-    public var bundle: ModelBundle
-    public var version: ModelBundle.Version
-    public var warnings: [ModelIssue]
-
-    /// Whether the version was chosen by a guess (a bundle of several versions without
-    /// `.xccurrentversion`) rather than by name or by the bundle's marker.
-    public var versionWasGuessed: Bool {
-        bundle.versions.count > 1 && bundle.currentVersionReason != ModelBundle.markedCurrentReason
-            && version.name == bundle.currentVersionName
+/// The bytes of the model file at `url`, or an ``ModelError/unreadable(path:reason:)`` error.
+func readModelFile(at url: URL) throws(ModelError) -> Data {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        throw .unreadable(path: url.path, reason: "is a folder; expected a model file")
     }
-}
-
-extension ModelBundle {
-    /// Writes `.xccurrentversion` into a bundle folder at `url`, naming `versionName` current.
-    public static func writeCurrentVersionMarker(in url: URL, versionName: String) throws {
-        let plist = ["_XCCurrentVersionName": versionName + ".xcdatamodel"]
-        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
-        try data.write(to: url.appendingPathComponent(".xccurrentversion"), options: .atomic)
+    do {
+        return try Data(contentsOf: url)
+    } catch {
+        throw .unreadable(path: url.path, reason: "cannot read the model file (\(error.localizedDescription))")
     }
 }

@@ -29,6 +29,7 @@ extension ObjectModel {
                 issues += relationshipIssues(of: relationship, in: entity)
             }
             issues += indexIssues(of: entity)
+            issues += unwritableTextIssues(of: entity)
         }
         for configuration in configurations {
             for name in configuration.entityNames where self.entity(named: name) == nil {
@@ -86,10 +87,39 @@ extension ObjectModel {
             check(constraint, "the uniqueness constraint (\(constraint.joined(separator: ", ")))")
         }
         for index in entity.fetchIndexes {
-            check(index.elements.map(\.property), "the fetch index '\(index.name)'")
+            check(index.elements.filter { $0.expressionType == nil }.map(\.property), "the fetch index '\(index.name)'")
         }
         for index in entity.compoundIndexes {
             check(index, "the compound index (\(index.joined(separator: ", ")))")
+        }
+        return issues
+    }
+
+    /// Text that an Xcode model file cannot hold: XML 1.0 has no way to write most control
+    /// characters, even escaped, so a model carrying them could not be saved for Xcode.
+    private func unwritableTextIssues(of entity: EntityDescription) -> [ModelIssue] {
+        func unwritable(_ text: String?) -> Bool {
+            text?.unicodeScalars.contains { scalar in
+                (scalar.value < 0x20 && ![0x09, 0x0A, 0x0D].contains(scalar.value)) || scalar.value == 0xFFFE || scalar.value == 0xFFFF
+            } ?? false
+        }
+        func userInfoTexts(_ userInfo: [String: String]) -> [String] { Array(userInfo.keys) + Array(userInfo.values) }
+        var issues: [ModelIssue] = []
+        let message = "contains a control character that a model file cannot hold"
+        if ([entity.name, entity.className] + userInfoTexts(entity.userInfo)).contains(where: unwritable) {
+            issues.append(ModelIssue(.error, entity: entity.name, "a name or userInfo entry \(message)"))
+        }
+        for attribute in entity.attributes {
+            let texts = [attribute.name, attribute.defaultValue, attribute.minValue, attribute.maxValue, attribute.regularExpression,
+                attribute.derivationExpression, attribute.customClassName, attribute.valueTransformerName]
+                + userInfoTexts(attribute.userInfo)
+            if texts.contains(where: unwritable) {
+                issues.append(ModelIssue(.error, entity: entity.name, property: attribute.name, "a value \(message)"))
+            }
+        }
+        for relationship in entity.relationships
+        where ([relationship.name, relationship.inverseName] + userInfoTexts(relationship.userInfo)).contains(where: unwritable) {
+            issues.append(ModelIssue(.error, entity: entity.name, property: relationship.name, "a value \(message)"))
         }
         return issues
     }
@@ -101,10 +131,11 @@ extension ObjectModel {
             ModelIssue(severity, entity: entity.name, property: relationship.name, message)
         }
         var issues: [ModelIssue] = []
-        if relationship.minCount < 0 || relationship.maxCount < 0 {
-            issues.append(issue(.error, "minCount and maxCount cannot be negative"))
+        let countRange = 0...Int(UInt32.max)
+        if !countRange.contains(relationship.minCount) || !countRange.contains(relationship.maxCount) {
+            issues.append(issue(.error, "minCount and maxCount must lie between 0 and \(UInt32.max)"))
         }
-        if relationship.isToMany, relationship.maxCount != 0, relationship.minCount > relationship.maxCount {
+        if relationship.maxCount != 0, relationship.minCount > relationship.maxCount {
             issues.append(issue(.error, "minCount \(relationship.minCount) is greater than maxCount \(relationship.maxCount)"))
         }
         let destinationName = relationship.destinationEntityName
@@ -138,7 +169,7 @@ extension ObjectModel {
     /// `; did you mean 'X'?` when one of `names` is close to `name`.
     func suggestion(for name: String, among names: [String]) -> String {
         let nearest = names.map { ($0, editDistance(name.lowercased(), $0.lowercased())) }
-            .filter { $0.1 <= max(2, name.count / 3) }
+            .filter { $0.1 <= max(2, name.count / 3) && $0.1 < name.count }
             .min { $0.1 < $1.1 }
         return nearest.map { "; did you mean '\($0.0)'?" } ?? ""
     }
@@ -166,6 +197,9 @@ extension AttributeDescription {
     /// What is wrong with the attribute's default, minimum, maximum and regular expression.
     func valueIssues() -> [String] {
         var issues: [String] = []
+        if type == .undefined, !isTransient {
+            issues.append("the type Undefined is only allowed for transient attributes")
+        }
         let isLength = type == .string || type == .binary
         if let text = defaultValue, AttributeValue(modelText: text, type: type) == nil {
             issues.append("the default value '\(text)' is not a valid \(type.rawValue)\(rangeNote)")

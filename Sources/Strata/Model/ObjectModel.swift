@@ -128,6 +128,6 @@ extension ObjectModel {
 
     /// Whether a model file's boolean text means yes (`YES`, `true`, `1`, any case).
     static func isYes(_ text: String) -> Bool {
-        ["yes", "true", "1"].contains(text.lowercased())
+        AttributeValue(modelText: text, type: .boolean) == .boolean(true)
     }
 }

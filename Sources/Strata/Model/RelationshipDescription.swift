@@ -1,25 +1,3 @@
-/// What happens to the objects at the other end of a relationship when its source is deleted.
-public enum DeleteRule: String, Sendable, CaseIterable {
-    /// The destination's inverse is cleared.
-    case nullify = "Nullify"
-    /// The destination objects are deleted too.
-    case cascade = "Cascade"
-    /// The delete fails while the relationship holds any object.
-    case deny = "Deny"
-    /// Nothing is done; the destination may keep a dangling reference.
-    case noAction = "No Action"
-
-    /// The name in Strata's JSON model format (`nullify`, `cascade`, `deny`, `noAction`).
-    public var jsonName: String {
-        switch self {
-        case .nullify: "nullify"
-        case .cascade: "cascade"
-        case .deny: "deny"
-        case .noAction: "noAction"
-        }
-    }
-}
-
 /// A relationship from one entity to another: to-one, to-many, or ordered to-many.
 ///
 /// ``minCount`` and ``maxCount`` are kept exactly as the model file writes them, because they

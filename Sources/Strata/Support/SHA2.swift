@@ -9,9 +9,9 @@ import Foundation
 /// ```swift
 /// let digest = SHA256.hash(Data("abc".utf8))   // 32 bytes
 /// ```
-public enum SHA256 {
+package enum SHA256 {
     /// The 32-byte SHA-256 digest of `data`.
-    public static func hash(_ data: Data) -> Data {
+    package static func hash(_ data: Data) -> Data {
         var state: [UInt32] = [
             0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
             0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
@@ -54,9 +54,9 @@ public enum SHA256 {
 }
 
 /// Computes SHA-512 digests, as used by the store's `NSStoreModelVersionHashesDigest`.
-public enum SHA512 {
+package enum SHA512 {
     /// The 64-byte SHA-512 digest of `data`.
-    public static func hash(_ data: Data) -> Data {
+    package static func hash(_ data: Data) -> Data {
         var state: [UInt64] = [
             0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
             0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179,
@@ -131,7 +131,7 @@ extension FixedWidthInteger where Self: UnsignedInteger {
 
 extension Data {
     /// The bytes as lower-case hexadecimal, two digits a byte.
-    public var hexString: String {
+    package var hexString: String {
         map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -61,13 +61,19 @@ struct StoreOptions: ParsableArguments {
     /// The chosen version of the model, validated; warnings, and a version chosen without the
     /// bundle naming it, go to the log.
     func loadModel() throws -> ModelBundle.Version {
+        try loadValidatedModel().version
+    }
+
+    /// The chosen version of the model, validated, with its bundle; warnings, and a version
+    /// chosen without the bundle naming it, go to the log.
+    func loadValidatedModel() throws -> ValidatedModel {
         let loaded = try ModelLoader.loadValidated(try requireModelURL(), version: modelVersionName)
         let logger = Logger(label: "strata.model")
         if loaded.versionWasGuessed {
             logger.warning("\(loaded.bundle.url.path): using model version '\(loaded.version.name)': \(loaded.bundle.currentVersionReason)")
         }
         for warning in loaded.warnings { logger.warning("\(loaded.version.file.path): \(warning)") }
-        return loaded.version
+        return loaded
     }
 }
 

@@ -46,8 +46,13 @@ import Testing
     }
 
     @Test func unknownKeyNamesTheEntityAndTheKnownKeys() {
-        let message = error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "tpye": "string"}]}]}"#)
-        #expect(message?.hasPrefix(#"shop.json:1:58: entity 'A', attribute 'x' has an unknown key "tpye"; known keys: "#) == true)
+        let message = error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "string", "optinal": true}]}]}"#)
+        #expect(message?.hasPrefix(#"shop.json:1:76: entity 'A', attribute 'x' has an unknown key "optinal"; known keys: "#) == true)
+    }
+
+    @Test func aMisspeltRequiredKeyIsPointedAt() {
+        #expect(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "tpye": "string"}]}]}"#)
+            == #"shop.json:1:58: entity 'A', attribute 'x' has no "type"; is "tpye" a misspelling of it?"#)
     }
 
     @Test func unknownTypeNamesTheAttribute() {
@@ -64,6 +69,11 @@ import Testing
     @Test func unsupportedFormatVersion() {
         #expect(error(#"{"strataModelFormat": 2, "entities": []}"#)
             == "shop.json:1:23: the model: format version 2 is not supported; this Strata reads version 1")
+    }
+
+    @Test func attributeTypeIsRequired() {
+        #expect(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x"}]}]}"#)
+            == #"shop.json:1:44: entity 'A', attribute 'x' has no "type""#)
     }
 
     @Test func missingRequiredKeys() {

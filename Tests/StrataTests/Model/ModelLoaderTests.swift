@@ -81,6 +81,15 @@ import Testing
         }
     }
 
+    @Test func aContentsFolderIsNamedAsSuch() throws {
+        let folder = try TemporaryFolder()
+        let model = folder.url.appendingPathComponent("Odd.xcdatamodel")
+        try FileManager.default.createDirectory(at: model.appendingPathComponent("contents"), withIntermediateDirectories: true)
+        #expect(throws: ModelError.unreadable(path: model.appendingPathComponent("contents").path, reason: "is a folder; expected a model file")) {
+            try ModelLoader.load(model)
+        }
+    }
+
     @Test func versionFolderNamesMayContainSpaces() throws {
         let folder = try TemporaryFolder()
         let loaded = try ModelLoader.load(try writeBundle(in: folder.url, versions: ["My Model", "My Model 2"], current: "My Model"))

@@ -110,11 +110,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (AttributeType.integer16, "5", "YES"),
-        (.boolean, "YES", nil), (.double, "0.0", nil), (.decimal, "-12.50", nil), (.date, "694224000", nil),
-        (.uuid, "5F3C1A2B-0000-4000-8000-000000000001", nil), (.string, "anything", nil),
-    ] as [(AttributeType, String, String?)])
-    func defaultValuesThatParse(type: AttributeType, text: String, unused: String?) {
+        (AttributeType.integer16, "5"), (.boolean, "YES"), (.double, "0.0"), (.decimal, "-12.50"), (.date, "694224000"),
+        (.uuid, "5F3C1A2B-0000-4000-8000-000000000001"), (.string, "anything"),
+    ])
+    func defaultValuesThatParse(type: AttributeType, text: String) {
         var attribute = AttributeDescription(name: "value", type: type)
         attribute.defaultValue = text
         #expect(attribute.valueIssues().isEmpty)
@@ -163,6 +162,38 @@ import Testing
             model.entities[0].relationships[0].maxCount = 2
         }
         #expect(found == ["error: entity 'Author', property 'books': minCount 5 is greater than maxCount 2"])
+    }
+
+    @Test func toOneMinCountAboveMaxCount() {
+        let found = issues { $0.entities[1].relationships[0].minCount = 3 }
+        #expect(found == ["error: entity 'Book', property 'author': minCount 3 is greater than maxCount 1"])
+    }
+
+    @Test func countsBeyondWhatTheHashCanHold() {
+        let found = issues { $0.entities[0].relationships[0].maxCount = Int(UInt32.max) + 1 }
+        #expect(found == ["error: entity 'Author', property 'books': minCount and maxCount must lie between 0 and 4294967295"])
+    }
+
+    @Test func undefinedTypeOnlyForTransientAttributes() {
+        let found = issues { $0.entities[1].attributes.append(AttributeDescription(name: "scratch", type: .undefined)) }
+        #expect(found == ["error: entity 'Book', property 'scratch': the type Undefined is only allowed for transient attributes"])
+        #expect(issues { model in
+            var scratch = AttributeDescription(name: "scratch", type: .undefined)
+            scratch.isTransient = true
+            model.entities[1].attributes.append(scratch)
+        }.isEmpty)
+    }
+
+    @Test func controlCharactersAModelFileCannotHold() {
+        let found = issues { model in
+            model.entities[1].attributes[0].defaultValue = "a\u{1}b"
+            model.entities[0].userInfo = ["note": "bell\u{7}"]
+        }
+        #expect(found == [
+            "error: entity 'Author': a name or userInfo entry contains a control character that a model file cannot hold",
+            "error: entity 'Book', property 'title': a value contains a control character that a model file cannot hold",
+        ])
+        #expect(issues { $0.entities[1].attributes[0].defaultValue = "tab\tand\nnewline" }.isEmpty)
     }
 
     @Test func abstractDestinationWithoutSubentitiesIsAWarning() {

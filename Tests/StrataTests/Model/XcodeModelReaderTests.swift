@@ -120,11 +120,26 @@ struct XcodeModelReaderFixtureTests {
     }
 
     @Test func truncatedXMLIsMalformed() {
-        guard case .malformed(_, let location, _) = readError("<model>\n<entity name=\"A\">") else {
+        guard case .malformed(_, let location, let message) = readError("<model>\n<entity name=\"A\">") else {
             Issue.record("expected a malformed-XML error")
             return
         }
         #expect(location?.line == 2)
+        #expect(message == "the document ends inside <entity>")
+    }
+
+    @Test(arguments: [
+        ("", "Broken.xcdatamodel/contents:1:1: the file is empty"),
+        ("  \n ", "Broken.xcdatamodel/contents:2:2: the file is empty"),
+        ("# Model\nnot xml", "Broken.xcdatamodel/contents:1:1: not XML: expected '<'"),
+        ("<model/>\n<model/>", "Broken.xcdatamodel/contents:2:"),
+    ])
+    func filesThatAreNotOneXMLDocument(text: String, expected: String) {
+        #expect(readError(text)?.description.hasPrefix(expected) == true, "\(String(describing: readError(text)))")
+    }
+
+    @Test func trailingContentIsNamed() {
+        #expect(readError("<model/>\n<model/>")?.description.contains("extra content after the root element <model>") == true)
     }
 
     @Test func unknownAttributeTypeNamesTheLine() {

@@ -25,6 +25,9 @@ import Testing
                 <fetchIndex name="byAtDescending">
                     <fetchIndexElement property="at" type="Binary" order="descending"/>
                 </fetchIndex>
+                <fetchIndex name="byTitleLength">
+                    <fetchIndexElement expression="length:(title)" expressionType="Integer 64" type="Binary" order="ascending"/>
+                </fetchIndex>
             </entity>
             <entity name="Venue" isAbstract="YES">
                 <relationship name="events" optional="YES" toMany="YES" minCount="1" maxCount="50" deletionRule="No Action" destinationEntity="Event" inverseName="venue" inverseEntity="Event"/>
@@ -58,6 +61,7 @@ import Testing
         #expect(venue.deleteRule == .deny && venue.renamingIdentifier == "place" && venue.versionHashModifier == "r2")
         #expect(event.compoundIndexes == [["at", "title"]])
         #expect(event.fetchIndexes.first?.elements.first?.isAscending == false)
+        #expect(event.fetchIndexes.last?.elements == [.init(expression: "length:(title)", expressionType: "Integer 64")])
         let events = try #require(model.entity(named: "Venue")?.relationship(named: "events"))
         #expect(events.minCount == 1 && events.maxCount == 50 && events.deleteRule == .noAction)
         #expect(model.fetchRequestTemplates.first?.resultType == .count)
@@ -70,6 +74,13 @@ import Testing
         let model = try XcodeModelReader.read(Data(Self.contents.utf8), path: "Events")
         #expect(try XcodeModelReader.read(Data(XcodeModelWriter.contents(of: model).utf8), path: "x") == model)
         #expect(try JSONModelReader.read(Data(JSONModelWriter.string(for: model).utf8), path: "x") == model)
+    }
+
+    @Test func aModelMadeWithoutXcodeGetsTheRootAttributesXcodeExpects() {
+        let written = XcodeModelWriter.contents(of: ObjectModel(entities: [EntityDescription(name: "A")]))
+        #expect(written.contains(#"type="com.apple.IDECoreDataModeler.DataModel""#))
+        #expect(written.contains(#"documentVersion="1.0""#))
+        #expect(written.contains(#"minimumToolsVersion="Automatic""#))
     }
 
     @Test func dateBoundsAreWrittenAsDateIntervals() throws {

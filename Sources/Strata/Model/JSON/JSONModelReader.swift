@@ -106,11 +106,18 @@ public enum JSONModelReader {
         for elementValue in try reader.array("elements") {
             var elementReader = try JSONObjectReader(
                 elementValue, path: path, context: "entity '\(entity)', fetch index '\(name)'")
-            elements.append(
-                FetchIndexDescription.Element(
-                    property: try elementReader.requiredString("property"),
-                    kind: try elementReader.string("kind") ?? "Binary",
-                    isAscending: try elementReader.bool("ascending") ?? true))
+            let indexed: String
+            if let expression = try elementReader.string("expression") {
+                indexed = expression
+            } else {
+                indexed = try elementReader.requiredString("property")
+            }
+            var element = FetchIndexDescription.Element(
+                property: indexed,
+                kind: try elementReader.string("kind") ?? "Binary",
+                isAscending: try elementReader.bool("ascending") ?? true)
+            element.expressionType = try elementReader.string("expressionType")
+            elements.append(element)
             try elementReader.finish()
         }
         try reader.finish()
@@ -123,7 +130,7 @@ public enum JSONModelReader {
         let context = "entity '\(entity)', attribute '\(value["name"]?.stringValue ?? "?")'"
         var reader = try JSONObjectReader(value, path: path, context: context)
         let name = try reader.requiredString("name")
-        let typeName = try reader.string("type") ?? AttributeType.undefined.jsonName
+        let typeName = try reader.requiredString("type")
         guard let type = AttributeType(named: typeName) else {
             throw reader.invalid("type", "unknown type '\(typeName)'; known: \(AttributeType.jsonNames)")
         }

@@ -55,7 +55,8 @@ public enum JSONModelWriter {
                         "elements": .array(
                             index.elements.map { element in
                                 .object([
-                                    "property": .string(element.property),
+                                    element.expressionType == nil ? "property" : "expression": .string(element.property),
+                                    "expressionType": element.expressionType.map(JSONValue.string),
                                     "kind": element.kind == "Binary" ? nil : .string(element.kind),
                                     "ascending": element.isAscending ? nil : .bool(false),
                                 ])

@@ -27,6 +27,12 @@ struct JSONObjectReader {
 
     mutating func requiredString(_ key: String) throws(ModelError) -> String {
         guard let string = try string(key), !string.isEmpty else {
+            // A missing key is most often a misspelt one: point at it.
+            if let misspelt = members.first(where: { $0.key != key && editDistance($0.key.lowercased(), key.lowercased()) <= 2 }) {
+                throw .invalidContent(
+                    path: path, location: misspelt.keyLocation ?? object.location,
+                    message: "\(context) has no \"\(key)\"; is \"\(misspelt.key)\" a misspelling of it?")
+            }
             throw .invalidContent(path: path, location: object.location, message: "\(context) has no \"\(key)\"")
         }
         return string

@@ -5,7 +5,8 @@ import Foundation
 /// Syntax errors and content a model cannot hold (an unknown attribute type, a count that is
 /// not a number) are ``ModelError``s naming the file, line and column. Settings Xcode writes
 /// that Strata gives no meaning are kept in the descriptions' `xcodeSettings`, so that a model
-/// written back by ``XcodeModelWriter`` loses nothing.
+/// written back by ``XcodeModelWriter`` loses nothing but the diagram layout (`<elements>`),
+/// which Xcode lays out anew.
 public enum XcodeModelReader {
     /// Reads the model in the `contents` file at `url`.
     public static func read(contentsOf url: URL) throws(ModelError) -> ObjectModel {
@@ -91,11 +92,17 @@ private struct ModelElementReader {
     private func fetchIndex(from element: XMLTreeElement) throws(ModelError) -> FetchIndexDescription {
         var elements: [FetchIndexDescription.Element] = []
         for child in element.children(named: "fetchIndexElement") {
-            elements.append(
-                FetchIndexDescription.Element(
-                    property: try required("property", of: child),
-                    kind: child.attributes["type"] ?? "Binary",
-                    isAscending: child.attributes["order"]?.lowercased() != "descending"))
+            let kind = child.attributes["type"] ?? "Binary"
+            let isAscending = child.attributes["order"]?.lowercased() != "descending"
+            if let expression = child.attributes["expression"] {
+                elements.append(
+                    FetchIndexDescription.Element(
+                        expression: expression, expressionType: child.attributes["expressionType"] ?? "",
+                        kind: kind, isAscending: isAscending))
+            } else {
+                elements.append(
+                    FetchIndexDescription.Element(property: try required("property", of: child), kind: kind, isAscending: isAscending))
+            }
         }
         return FetchIndexDescription(name: try required("name", of: element), elements: elements)
     }

@@ -6,8 +6,15 @@ public enum XcodeModelWriter {
     /// The `contents` XML of `model`.
     public static func contents(of model: ObjectModel) -> String {
         var writer = XMLWriter()
-        let modelAttributes = [("userDefinedModelVersionIdentifier", model.versionIdentifier)]
-            + sortedSettings(model.xcodeSettings)
+        // Xcode expects these on the root; a model that was not read from Xcode (it has no
+        // `type`) gets Xcode's defaults, while one read from Xcode keeps exactly what it had.
+        let xcodeDefaults = [
+            "type": "com.apple.IDECoreDataModeler.DataModel", "documentVersion": "1.0",
+            "minimumToolsVersion": "Automatic", "sourceLanguage": "Swift",
+        ]
+        let rootSettings = model.xcodeSettings["type"] == nil
+            ? xcodeDefaults.merging(model.xcodeSettings) { $1 } : model.xcodeSettings
+        let modelAttributes = [("userDefinedModelVersionIdentifier", model.versionIdentifier)] + sortedSettings(rootSettings)
         writer.element("model", modelAttributes) { writer in
             for entity in model.entities { write(entity, to: &writer) }
             for request in model.fetchRequestTemplates { write(request, to: &writer) }
@@ -54,10 +61,12 @@ public enum XcodeModelWriter {
             for index in entity.fetchIndexes {
                 writer.element("fetchIndex", [("name", index.name)]) { writer in
                     for element in index.elements {
+                        let target: [(String, String?)] = element.expressionType.map {
+                            [("expression", element.property), ("expressionType", $0)]
+                        } ?? [("property", element.property)]
                         writer.element(
                             "fetchIndexElement",
-                            [("property", element.property), ("type", element.kind),
-                             ("order", element.isAscending ? "ascending" : "descending")])
+                            target + [("type", element.kind), ("order", element.isAscending ? "ascending" : "descending")])
                     }
                 }
             }

@@ -30,14 +30,17 @@ struct XMLSyntaxError: Error, Sendable {
 /// Reads an XML document into a tree of ``XMLTreeElement``s with Foundation's `XMLParser`.
 enum XMLTreeReader {
     static func parse(_ data: Data) throws(XMLSyntaxError) -> XMLTreeElement {
+        try checkStartsLikeXML(data)
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.delegate = builder
         let succeeded = parser.parse()
         if let failure = builder.failure {
-            throw XMLSyntaxError(
-                message: describe(code: failure.code, openElement: failure.openElement), location: failure.location)
+            let message = failure.openElement == nil && builder.root != nil
+                ? "extra content after the root element <\(builder.root!.name)>"
+                : describe(code: failure.code, openElement: failure.openElement)
+            throw XMLSyntaxError(message: message, location: failure.location)
         }
         guard succeeded, let root = builder.root else {
             throw XMLSyntaxError(
@@ -45,6 +48,21 @@ enum XMLTreeReader {
                 location: SourceLocation(line: parser.lineNumber, column: parser.columnNumber))
         }
         return root
+    }
+
+    /// Fails with a clear message for the files that are not XML at all: empty ones, and ones
+    /// whose first character is not `<` (libxml2 only says "the document is empty").
+    private static func checkStartsLikeXML(_ data: Data) throws(XMLSyntaxError) {
+        var location = SourceLocation(line: 1, column: 1)
+        for byte in data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...] {
+            switch byte {
+            case UInt8(ascii: "<"): return
+            case UInt8(ascii: "\n"): location = SourceLocation(line: location.line + 1, column: 1)
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"): location.column += 1
+            default: throw XMLSyntaxError(message: "not XML: expected '<'", location: location)
+            }
+        }
+        throw XMLSyntaxError(message: "the file is empty", location: location)
     }
 
     /// Words for the libxml2 error numbers that `XMLParser` reports, for the errors hand-edited

@@ -9,8 +9,9 @@ struct ModelConvertCommand: AsyncParsableCommand, ReadsModelOrStore {
         abstract: "Convert a model to Strata's JSON format or to an Xcode model.",
         discussion: """
             --to json writes a JSON model file (- for standard output). --to xcdatamodel writes \
-            an .xcdatamodel folder, or, when OUT ends in .xcdatamodeld, a bundle holding the \
-            version with it marked current.
+            an .xcdatamodel folder or, when OUT ends in .xcdatamodeld, a bundle holding every \
+            version of the model (only --model-version when given) with the current one marked. \
+            OUT is replaced only when the new one is completely written.
             """)
 
     enum TargetFormat: String, CaseIterable, ExpressibleByArgument {
@@ -36,24 +37,62 @@ struct ModelConvertCommand: AsyncParsableCommand, ReadsModelOrStore {
     }
 
     func run() async throws {
-        let version = try options.loadModel()
+        let loaded = try options.loadValidatedModel()
         if output == "-" {
-            print(JSONModelWriter.string(for: version.model), terminator: "")
+            print(JSONModelWriter.string(for: loaded.version.model), terminator: "")
             return
         }
         let url = URL(fileURLWithPath: output)
-        if FileManager.default.fileExists(atPath: url.path) {
-            guard force else { throw CLIError("\(output) exists; pass --force to replace it") }
-            try FileManager.default.removeItem(at: url)
+        let fileManager = FileManager.default
+        let exists = fileManager.fileExists(atPath: url.path)
+        if exists, !force { throw CLIError("\(output) exists; pass --force to replace it") }
+        let versions = try versionsToWrite(loaded)
+
+        // Written beside OUT first and swapped in whole, so that a failure leaves OUT as it was.
+        let staging = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).strata-\(UUID().uuidString)")
+        let backup = staging.appendingPathExtension("old")
+        do {
+            try write(versions, current: loaded.bundle.currentVersionName, to: staging)
+            if exists { try fileManager.moveItem(at: url, to: backup) }
+            do {
+                try fileManager.moveItem(at: staging, to: url)
+            } catch {
+                if exists { try? fileManager.moveItem(at: backup, to: url) }
+                throw error
+            }
+            if exists { try? fileManager.removeItem(at: backup) }
+        } catch {
+            try? fileManager.removeItem(at: staging)
+            throw CLIError("cannot write \(output): \(error.localizedDescription)")
         }
+    }
+
+    /// The chosen version, or for a bundle written from a bundle every version, each valid.
+    private func versionsToWrite(_ loaded: ValidatedModel) throws -> [ModelBundle.Version] {
+        guard to == .xcdatamodel, output.hasSuffix(".xcdatamodeld"), options.modelVersionName == nil else {
+            return [loaded.version]
+        }
+        for version in loaded.bundle.versions {
+            let issues = version.model.validate()
+            if issues.contains(where: { $0.severity == .error }) {
+                throw ModelError.invalid(path: version.file.path, issues: issues)
+            }
+        }
+        return loaded.bundle.versions
+    }
+
+    private func write(_ versions: [ModelBundle.Version], current: String, to url: URL) throws {
         switch to {
         case .json:
-            try Data(JSONModelWriter.string(for: version.model).utf8).write(to: url, options: .atomic)
-        case .xcdatamodel where url.pathExtension == "xcdatamodeld":
-            try XcodeModelWriter.write(version.model, toModelFolder: url.appendingPathComponent(version.name + ".xcdatamodel"))
-            try ModelBundle.writeCurrentVersionMarker(in: url, versionName: version.name)
+            try Data(JSONModelWriter.string(for: versions[0].model).utf8).write(to: url)
+        case .xcdatamodel where output.hasSuffix(".xcdatamodeld"):
+            for version in versions {
+                try XcodeModelWriter.write(version.model, toModelFolder: url.appendingPathComponent(version.name + ".xcdatamodel"))
+            }
+            let marked = versions.contains { $0.name == current } ? current : versions[0].name
+            try ModelBundle.writeCurrentVersionMarker(in: url, versionName: marked)
         case .xcdatamodel:
-            try XcodeModelWriter.write(version.model, toModelFolder: url)
+            try XcodeModelWriter.write(versions[0].model, toModelFolder: url)
         }
     }
 }

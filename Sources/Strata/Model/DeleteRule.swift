@@ -1,0 +1,21 @@
+/// What happens to the objects at the other end of a relationship when its source is deleted.
+public enum DeleteRule: String, Sendable, CaseIterable {
+    /// The destination's inverse is cleared.
+    case nullify = "Nullify"
+    /// The destination objects are deleted too.
+    case cascade = "Cascade"
+    /// The delete fails while the relationship holds any object.
+    case deny = "Deny"
+    /// Nothing is done; the destination may keep a dangling reference.
+    case noAction = "No Action"
+
+    /// The name in Strata's JSON model format (`nullify`, `cascade`, `deny`, `noAction`).
+    public var jsonName: String {
+        switch self {
+        case .nullify: "nullify"
+        case .cascade: "cascade"
+        case .deny: "deny"
+        case .noAction: "noAction"
+        }
+    }
+}
