@@ -4,19 +4,33 @@
 public enum AttributeType: String, Sendable, CaseIterable {
     /// Only for transient attributes whose values Core Data does not store.
     case undefined = "Undefined"
+    /// A 16-bit signed integer (−32768…32767), stored in an `INTEGER` column.
     case integer16 = "Integer 16"
+    /// A 32-bit signed integer, stored in an `INTEGER` column.
     case integer32 = "Integer 32"
+    /// A 64-bit signed integer, stored in an `INTEGER` column.
     case integer64 = "Integer 64"
+    /// A decimal number (`Decimal`), stored in a `DECIMAL` column.
     case decimal = "Decimal"
+    /// A 64-bit floating-point number, stored in a `FLOAT` column.
     case double = "Double"
+    /// A 32-bit floating-point number, stored in a `FLOAT` column.
     case float = "Float"
+    /// Text, stored in a `VARCHAR` column.
     case string = "String"
+    /// True or false, stored in an `INTEGER` column.
     case boolean = "Boolean"
+    /// A point in time, stored in a `TIMESTAMP` column as seconds since 2001-01-01 00:00 UTC.
     case date = "Date"
+    /// Raw bytes (Xcode's Binary Data), stored in a `BLOB` column.
     case binary = "Binary"
+    /// A UUID, stored as its 16 raw bytes in a `BLOB` column.
     case uuid = "UUID"
+    /// A URL, stored as its text in a `VARCHAR` column.
     case uri = "URI"
+    /// A value of a custom class that a value transformer turns into data, stored in a `BLOB` column.
     case transformable = "Transformable"
+    /// A managed object's ID, as Core Data's `NSObjectIDAttributeType`.
     case objectID = "ObjectID"
 
     /// Core Data's `NSAttributeType` raw value.

@@ -11,15 +11,23 @@ import Foundation
 /// AttributeValue(modelText: "70000", type: .integer16)   // nil: out of range
 /// ```
 public enum AttributeValue: Sendable, Hashable {
+    /// The value of an Integer 16, 32 or 64 attribute.
     case integer(Int64)
+    /// The value of a Double or Float attribute.
     case double(Double)
+    /// The value of a Decimal attribute, without binary rounding.
     case decimal(Decimal)
+    /// The value of a String attribute, exactly as written (not trimmed).
     case string(String)
+    /// The value of a Boolean attribute; model files write it `YES` or `NO`.
     case boolean(Bool)
     /// A point in time; model files write it as seconds since 2001-01-01 00:00 UTC.
     case date(Date)
+    /// The bytes of a Binary attribute.
     case binary(Data)
+    /// The value of a UUID attribute.
     case uuid(UUID)
+    /// The value of a URI attribute.
     case uri(URL)
 
     /// The value that `text` denotes for an attribute of `type`, or `nil` when it does not parse

@@ -9,8 +9,10 @@ public struct FetchIndexDescription: Sendable, Equatable {
         public var expressionType: String?
         /// `Binary` (a B-tree) or `R-Tree`, as Xcode writes it.
         public var kind: String = "Binary"
+        /// Whether the index sorts this element ascending (the default) or descending (`order`).
         public var isAscending: Bool = true
 
+        /// An element that indexes the property named `property`.
         public init(property: String, kind: String = "Binary", isAscending: Bool = true) {
             self.property = property
             self.kind = kind
@@ -24,9 +26,12 @@ public struct FetchIndexDescription: Sendable, Equatable {
         }
     }
 
+    /// The index's name, which with the entity's name names the store index (`Z_<Entity>_<name>`).
     public var name: String
+    /// The indexed properties and expressions, in the order the index sorts by them.
     public var elements: [Element]
 
+    /// An index named `name` over `elements`.
     public init(name: String, elements: [Element]) {
         self.name = name
         self.elements = elements

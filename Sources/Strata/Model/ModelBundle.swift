@@ -13,11 +13,15 @@ public struct ModelBundle: Sendable {
     /// One version of a bundle: its name (the folder name without `.xcdatamodel`), its file and
     /// its model.
     public struct Version: Sendable {
+        /// The version's name: the `.xcdatamodel` folder's name, or a JSON model's file name, without
+        /// the extension.
         public var name: String
         /// The file the model was read from (`…/Name.xcdatamodel/contents` or a `.json` file).
         public var file: URL
+        /// The model the version holds, as read; loading does not validate it.
         public var model: ObjectModel
 
+        /// A version named `name` holding `model`, read from `file`.
         public init(name: String, file: URL, model: ObjectModel) {
             self.name = name
             self.file = file

@@ -19,6 +19,8 @@ public enum ModelError: Error, Sendable, Equatable {
 }
 
 extension ModelError: CustomStringConvertible, LocalizedError {
+    /// The error as text for a user, starting with the path of the file or bundle and, where known,
+    /// `:line:column`; a validation failure gives one line per error.
     public var description: String {
         switch self {
         case .unreadable(let path, let reason):
@@ -35,5 +37,6 @@ extension ModelError: CustomStringConvertible, LocalizedError {
         }
     }
 
+    /// The same text as ``description``.
     public var errorDescription: String? { description }
 }

@@ -34,7 +34,7 @@ public enum ModelLoader {
             return try single(url, name: url.deletingPathExtension().lastPathComponent, file: url)
         }
         let folder = url.deletingLastPathComponent()
-        let name = folder.pathExtension == "xcdatamodel" ? folder.deletingPathExtension().lastPathComponent : url.lastPathComponent
+        let name = folder.pathExtension == "xcdatamodel" ? folder.deletingPathExtension().lastPathComponent : folder.lastPathComponent
         return try single(url, name: name, file: url)
     }
 
@@ -48,7 +48,7 @@ public enum ModelLoader {
         if issues.contains(where: { $0.severity == .error }) {
             throw .invalid(path: chosen.file.path, issues: issues)
         }
-        return ValidatedModel(bundle: bundle, version: chosen, warnings: issues)
+        return ValidatedModel(bundle: bundle, version: chosen, warnings: issues, versionWasNamed: version != nil)
     }
 
     /// Reads one model file, choosing the reader by its extension.

@@ -18,7 +18,9 @@ public struct ObjectModel: Sendable, Equatable {
     public var entities: [EntityDescription] {
         didSet { indexEntities() }
     }
+    /// The named subsets of ``entities`` that a store can be limited to, in model order.
     public var configurations: [ModelConfiguration] = []
+    /// The fetch requests stored in the model by name, in model order. Not part of any version hash.
     public var fetchRequestTemplates: [FetchRequestTemplate] = []
     /// The version identifier a user set on the model (`userDefinedModelVersionIdentifier`).
     public var versionIdentifier: String = ""
@@ -27,6 +29,7 @@ public struct ObjectModel: Sendable, Equatable {
 
     private var entityIndexByName: [String: Int] = [:]
 
+    /// A model of `entities`, with no configurations, fetch request templates or version identifier.
     public init(entities: [EntityDescription]) {
         self.entities = entities
         indexEntities()
@@ -39,6 +42,8 @@ public struct ObjectModel: Sendable, Equatable {
         }
     }
 
+    /// Whether two models have equal entities, configurations, fetch request templates, version
+    /// identifiers and Xcode settings.
     public static func == (lhs: ObjectModel, rhs: ObjectModel) -> Bool {
         lhs.entities == rhs.entities && lhs.configurations == rhs.configurations
             && lhs.fetchRequestTemplates == rhs.fetchRequestTemplates

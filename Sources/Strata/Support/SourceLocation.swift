@@ -8,6 +8,7 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// The 1-based column, counted in Unicode scalars.
     public var column: Int
 
+    /// The position at 1-based `line` and `column`.
     public init(line: Int, column: Int) {
         self.line = line
         self.column = column
