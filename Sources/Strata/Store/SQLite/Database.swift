@@ -20,8 +20,11 @@ public final class Database {
         public var isReadOnly = false
         /// Create the file when it does not exist (ignored when read-only).
         public var createsFile = true
-        /// The journal mode to set on a writable connection; `nil` keeps the file's own.
+        /// The journal mode a new file gets; `nil` leaves SQLite's default.
         public var journalMode: JournalMode? = .wal
+        /// Whether an existing file is switched to ``journalMode`` too. Off by default: a
+        /// switch rewrites the file's header, and opening a store must not change it unasked.
+        public var convertsExistingJournalMode = false
         public var synchronous: Synchronous = .normal
         /// How long to wait for another connection's lock before failing with `SQLITE_BUSY`.
         public var busyTimeout: Duration = .seconds(5)
@@ -62,6 +65,7 @@ public final class Database {
         } else {
             flags |= SQLITE_OPEN_READWRITE | (configuration.createsFile ? SQLITE_OPEN_CREATE : 0)
         }
+        let isNewFile = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0) == 0
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
@@ -78,7 +82,9 @@ public final class Database {
         do {
             try registerCoreDataFunctions()
             if !configuration.isReadOnly {
-                if let mode = configuration.journalMode { try execute("PRAGMA journal_mode = \(mode.rawValue)") }
+                if let mode = configuration.journalMode, isNewFile || configuration.convertsExistingJournalMode {
+                    try execute("PRAGMA journal_mode = \(mode.rawValue)")
+                }
                 try execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             }
         } catch {

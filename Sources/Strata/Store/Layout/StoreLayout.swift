@@ -1,0 +1,113 @@
+/// Where a model's objects live in a Core Data SQLite store: entity numbers, tables, columns,
+/// join tables and indexes.
+///
+/// ``init(model:)`` makes the choices Core Data makes for a new store (see the rules in
+/// `StoreLayout+Model.swift`); ``StoreLayout/reconciled(with:)`` replaces them with the names an
+/// existing store actually uses, so that Strata never rewrites another tool's layout.
+///
+/// ```swift
+/// let layout = StoreLayout(model: model)
+/// layout.entity(named: "Book")?.tableName          // "ZBOOK"
+/// layout.entity(named: "Book")?.column(for: "title") // "ZTITLE"
+/// ```
+public struct StoreLayout: Sendable, Equatable {
+    /// One entity's place in the store.
+    public struct Entity: Sendable, Equatable {
+        public var name: String
+        /// `Z_ENT`: the entity's number in `Z_PRIMARYKEY` and in its rows.
+        public var number: Int
+        /// `Z_SUPER`: the parent entity's number, 0 for a root entity.
+        public var superNumber: Int
+        /// The table holding the rows of the entity's whole hierarchy.
+        public var tableName: String
+        /// The `Z_ENT` values of the entity and all its sub-entities: a fetch that includes
+        /// sub-entities selects rows whose `Z_ENT` lies in this range.
+        public var numberRange: ClosedRange<Int>
+        /// The column of each stored attribute, by attribute name (inherited ones included).
+        public var attributeColumns: [String: String]
+        /// The columns of each to-one relationship, by relationship name (inherited ones included).
+        public var toOneColumns: [String: ToOneColumns]
+
+        /// The column of the attribute or to-one relationship named `property`.
+        public func column(for property: String) -> String? {
+            attributeColumns[property] ?? toOneColumns[property]?.key
+        }
+    }
+
+    /// The columns that store a to-one relationship.
+    public struct ToOneColumns: Sendable, Equatable {
+        /// The destination's `Z_PK`.
+        public var key: String
+        /// The destination's `Z_ENT`, present when the destination has sub-entities.
+        public var entity: String?
+        /// `Z_FOK_…`: the position in the inverse ordered to-many, when the inverse is ordered.
+        public var order: String?
+    }
+
+    /// A table: its name and its columns with their declared SQL types, in order.
+    public struct Table: Sendable, Equatable {
+        public var name: String
+        public var columns: [Column]
+        /// Columns of a composite primary key (join tables); entity tables use `Z_PK`.
+        public var primaryKey: [String] = []
+    }
+
+    /// A column and its declared SQL type (`INTEGER`, `VARCHAR`, `TIMESTAMP`, …).
+    public struct Column: Sendable, Equatable {
+        public var name: String
+        public var type: String
+    }
+
+    /// The table of a many-to-many relationship.
+    public struct JoinTable: Sendable, Equatable {
+        public var name: String
+        /// The relationship the table is named after, as `Entity.relationship`.
+        public var relationship: RelationshipPath
+        /// Its inverse.
+        public var inverse: RelationshipPath
+        /// The column holding the `Z_PK` of the relationship's source objects.
+        public var sourceColumn: String
+        /// The column holding the `Z_PK` of its destination objects.
+        public var destinationColumn: String
+        /// Order columns, by the relationship (`Entity.name`) whose order each keeps.
+        public var orderColumns: [RelationshipPath: String] = [:]
+    }
+
+    /// An entity name and one of its relationships.
+    public struct RelationshipPath: Sendable, Hashable, CustomStringConvertible {
+        public var entity: String
+        public var relationship: String
+        public init(entity: String, relationship: String) {
+            self.entity = entity
+            self.relationship = relationship
+        }
+        public var description: String { "\(entity).\(relationship)" }
+    }
+
+    /// An index, in the form `CREATE [UNIQUE] INDEX name ON table (columns)`.
+    public struct Index: Sendable, Equatable {
+        public var name: String
+        public var table: String
+        /// The column terms as written (`ZNAME`, `ZTITLE COLLATE BINARY ASC`).
+        public var terms: [String]
+        public var isUnique = false
+    }
+
+    /// The entities, in `Z_ENT` order.
+    public var entities: [Entity]
+    /// The entity tables, in `Z_ENT` order of their root entity.
+    public var tables: [Table]
+    public var joinTables: [JoinTable]
+    public var indexes: [Index]
+
+    /// The entity named `name`.
+    public func entity(named name: String) -> Entity? {
+        entities.first { $0.name == name }
+    }
+
+    /// The join table of the many-to-many relationship `relationship` of `entity`, from either side.
+    public func joinTable(for entity: String, relationship: String) -> JoinTable? {
+        let path = RelationshipPath(entity: entity, relationship: relationship)
+        return joinTables.first { $0.relationship == path || $0.inverse == path }
+    }
+}

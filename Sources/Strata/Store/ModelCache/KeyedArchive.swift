@@ -1,0 +1,62 @@
+/// Navigates an `NSKeyedArchiver` archive held in a property list: objects by UID, their
+/// class names, and the archived forms of strings, arrays, sets and dictionaries.
+struct KeyedArchive {
+    struct Failure: Error {
+        var message: String
+    }
+
+    private let objects: [PropertyListValue]
+    /// The archive's root object (`$top.root`).
+    let root: PropertyListValue
+
+    init(_ plist: PropertyListValue) throws(Failure) {
+        guard plist["$archiver"]?.stringValue == "NSKeyedArchiver", let objects = plist["$objects"]?.arrayValue else {
+            throw Failure(message: "not an NSKeyedArchiver archive")
+        }
+        self.objects = objects
+        guard case .uid(let rootIndex)? = plist["$top"]?["root"], Int(rootIndex) < objects.count else {
+            throw Failure(message: "the archive has no root object")
+        }
+        root = objects[Int(rootIndex)]
+    }
+
+    /// The object a UID refers to; `nil` for `$null` and for values that are not references.
+    func object(_ reference: PropertyListValue?) -> PropertyListValue? {
+        guard case .uid(let index)? = reference, Int(index) < objects.count else { return reference }
+        let object = objects[Int(index)]
+        return object.stringValue == "$null" ? nil : object
+    }
+
+    /// The class name of an archived object (`NSEntityDescription`, …).
+    func className(of object: PropertyListValue) -> String? {
+        self.object(object["$class"])?["$classname"]?.stringValue
+    }
+
+    func string(_ reference: PropertyListValue?) -> String? {
+        let value = object(reference)
+        return value?.stringValue ?? value?["NS.string"]?.stringValue
+    }
+
+    /// The elements of an archived array or set.
+    func array(_ reference: PropertyListValue?) -> [PropertyListValue] {
+        (object(reference)?["NS.objects"]?.arrayValue ?? []).compactMap(object)
+    }
+
+    /// The pairs of an archived dictionary: `NSDictionary`'s `NS.keys`/`NS.objects`, or the
+    /// `values` of Core Data's `NSKnownKeysDictionary` with the keys of its search mapping.
+    func dictionary(_ reference: PropertyListValue?) -> [(key: String, value: PropertyListValue)] {
+        guard let dictionary = object(reference) else { return [] }
+        let keys: [PropertyListValue], values: [PropertyListValue]
+        if let archivedKeys = dictionary["NS.keys"]?.arrayValue {
+            keys = archivedKeys
+            values = dictionary["NS.objects"]?.arrayValue ?? []
+        } else {
+            keys = object(object(dictionary["searchMapping"])?["keys"])?["NS.objects"]?.arrayValue ?? []
+            values = object(dictionary["values"])?["NS.objects"]?.arrayValue ?? []
+        }
+        return zip(keys, values).compactMap { key, value in
+            guard let name = string(key), let resolved = object(value) else { return nil }
+            return (name, resolved)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Recovers the model a Core Data store keeps in `Z_MODELCACHE`: raw DEFLATE around a keyed
+/// archive of `NSManagedObjectModel`.
+///
+/// The archive's keys (`NSEntityName`, `NSAttributeType`, `NSMinCount`, …) are Core Data's
+/// own; what Strata reads of them is what the version hashes and the store layout need, plus
+/// the names, user info and indexes a user sees.
+enum ModelCacheDecoder {
+    static func decode(_ blob: Data) throws(KeyedArchive.Failure) -> ObjectModel {
+        let plist: PropertyListValue
+        do {
+            plist = try BinaryPropertyListReader.read(try Inflate.decompress(blob))
+        } catch let failure as Inflate.Failure {
+            throw KeyedArchive.Failure(message: failure.description)
+        } catch {
+            throw KeyedArchive.Failure(message: String(describing: error))
+        }
+        let archive = try KeyedArchive(plist)
+        guard archive.className(of: archive.root) == "NSManagedObjectModel" else {
+            throw KeyedArchive.Failure(message: "the archive does not hold a managed object model")
+        }
+        var entities: [EntityDescription] = []
+        for (_, entityObject) in archive.dictionary(archive.root["NSEntities"]) {
+            entities.append(try entity(from: entityObject, in: archive))
+        }
+        var model = ObjectModel(entities: entities.sorted { $0.name < $1.name })
+        model.versionIdentifier = archive.array(archive.root["NSVersionIdentifiers"]).compactMap(\.stringValue).first ?? ""
+        return model
+    }
+
+    private static func entity(from object: PropertyListValue, in archive: KeyedArchive) throws(KeyedArchive.Failure) -> EntityDescription {
+        guard let name = archive.string(object["NSEntityName"]) else {
+            throw KeyedArchive.Failure(message: "an entity has no name")
+        }
+        var entity = EntityDescription(name: name)
+        entity.superentityName = archive.object(object["NSSuperentity"]).flatMap { archive.string($0["NSEntityName"]) }
+        entity.isAbstract = object["NSIsAbstract"]?.boolValue ?? false
+        entity.className = archive.string(object["NSClassNameForEntity"])
+        entity.versionHashModifier = archive.string(object["NSVersionHashModifier"])
+        entity.renamingIdentifier = archive.string(object["NSRenamingIdentifier"]).flatMap { $0 == name ? nil : $0 }
+        entity.userInfo = stringDictionary(object["NSUserInfo"], in: archive)
+        let properties = archive.dictionary(object["NSProperties"]).sorted { $0.key < $1.key }
+        for (propertyName, property) in properties {
+            // An entity's property dictionary may list inherited properties; each is described
+            // once, on the entity that declares it.
+            if let owner = archive.object(property["NSEntity"]), archive.string(owner["NSEntityName"]) != name { continue }
+            switch archive.className(of: property) {
+            case "NSAttributeDescription": entity.attributes.append(attribute(propertyName, property, in: archive))
+            case "NSRelationshipDescription": entity.relationships.append(relationship(propertyName, property, in: archive))
+            default: continue
+            }
+        }
+        entity.uniquenessConstraints = archive.array(object["NSUniquenessConstraints"]).map { constraint in
+            archive.array(constraint).compactMap { archive.string($0) ?? archive.string($0["NSPropertyName"]) }
+        }
+        for index in archive.array(object["NSFetchIndexDescriptions"]) {
+            guard let indexName = archive.string(index["NSIndexName"]) else { continue }
+            let elements = archive.array(index["NSIndexElements"]).compactMap { element -> FetchIndexDescription.Element? in
+                guard let property = archive.string(element["NSPropertyName"]) else { return nil }
+                return FetchIndexDescription.Element(
+                    property: property, kind: element["NSFetchIndexElementType"]?.integerValue == 1 ? "R-Tree" : "Binary",
+                    isAscending: element["NSAscending"]?.boolValue ?? true)
+            }
+            entity.fetchIndexes.append(FetchIndexDescription(name: indexName, elements: elements))
+        }
+        return entity
+    }
+
+    private static func attribute(_ name: String, _ object: PropertyListValue, in archive: KeyedArchive) -> AttributeDescription {
+        let code = UInt32(object["NSAttributeType"]?.integerValue ?? 0)
+        var attribute = AttributeDescription(name: name, type: AttributeType.allCases.first { $0.code == code } ?? .undefined)
+        readPropertySettings(of: &attribute, from: object, in: archive)
+        attribute.isIndexed = object["NSIsIndexed"]?.boolValue ?? false
+        attribute.valueTransformerName = archive.string(object["NSValueTransformerName"])
+        if attribute.type == .transformable { attribute.customClassName = archive.string(object["NSAttributeValueClassName"]) }
+        attribute.allowsExternalBinaryDataStorage = object["NSAllowsExternalBinaryDataStorage"]?.boolValue ?? false
+        attribute.preservesValueInHistoryOnDeletion = object["NSPreservesValueInHistoryOnDeletion"]?.boolValue ?? false
+        switch archive.object(object["NSDefaultValue"]) {
+        case .integer(let value)?: attribute.defaultValue = attribute.type == .boolean ? (value != 0 ? "YES" : "NO") : String(value)
+        case .real(let value)?: attribute.defaultValue = String(value)
+        case .bool(let value)?: attribute.defaultValue = value ? "YES" : "NO"
+        case .string(let value)?: attribute.defaultValue = value
+        case .date(let value)?: attribute.defaultValue = String(value.timeIntervalSinceReferenceDate)
+        default: break
+        }
+        return attribute
+    }
+
+    private static func relationship(_ name: String, _ object: PropertyListValue, in archive: KeyedArchive) -> RelationshipDescription {
+        let destination = archive.object(object["NSDestinationEntity"]).flatMap { archive.string($0["NSEntityName"]) }
+            ?? archive.string(object["_NSDestinationEntityName"]) ?? ""
+        let minCount = Int(object["NSMinCount"]?.integerValue ?? 0), maxCount = Int(object["NSMaxCount"]?.integerValue ?? 0)
+        var relationship = RelationshipDescription(name: name, destination: destination, isToMany: maxCount != 1)
+        readPropertySettings(of: &relationship, from: object, in: archive)
+        relationship.minCount = minCount
+        relationship.maxCount = maxCount
+        relationship.inverseName = archive.string(object["_NSInverseRelationshipName"])
+            ?? archive.object(object["NSInverseRelationship"]).flatMap { archive.string($0["NSPropertyName"]) }
+        relationship.isOrdered = object["NSIsOrdered"]?.boolValue ?? false
+        // NSDeleteRule numbers: 0 no action, 1 nullify, 2 cascade, 3 deny.
+        relationship.deleteRule = [.noAction, .nullify, .cascade, .deny][Int(object["NSDeleteRule"]?.integerValue ?? 1).clamped(to: 0...3)]
+        return relationship
+    }
+
+    private static func readPropertySettings<Property: PropertyDescription>(
+        of property: inout Property, from object: PropertyListValue, in archive: KeyedArchive
+    ) {
+        property.isOptional = object["NSIsOptional"]?.boolValue ?? true
+        property.isTransient = object["NSIsTransient"]?.boolValue ?? false
+        property.versionHashModifier = archive.string(object["NSVersionHashModifier"])
+        property.renamingIdentifier = archive.string(object["NSRenamingIdentifier"]).flatMap { $0 == property.name ? nil : $0 }
+        property.userInfo = stringDictionary(object["NSUserInfo"], in: archive)
+    }
+
+    private static func stringDictionary(_ reference: PropertyListValue?, in archive: KeyedArchive) -> [String: String] {
+        var result: [String: String] = [:]
+        for (key, value) in archive.dictionary(reference) {
+            if let text = archive.string(value) { result[key] = text }
+        }
+        return result
+    }
+}
+
+extension Comparable {
+    fileprivate func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
+}

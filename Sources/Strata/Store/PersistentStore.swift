@@ -1,0 +1,181 @@
+import CSQLite
+import Foundation
+
+/// A Core Data SQLite store, opened or created: its connection, metadata, model and layout.
+///
+/// ```swift
+/// let store = try PersistentStore.create(at: "Library.sqlite", model: model)
+/// let existing = try PersistentStore.open(at: "App.sqlite")   // model from Z_MODELCACHE or inferred
+/// existing.modelSource             // .modelCache
+/// existing.comparison.isMatch      // metadata hashes equal the model's
+/// ```
+///
+/// Opening changes nothing in the file: its journal mode stays unless the configuration asks to
+/// convert it, a file without write permission opens read-only, and
+/// ``Database/Configuration/readOnly`` never writes.
+public final class PersistentStore {
+    /// Where the store's model came from.
+    public enum ModelSource: Sendable, Equatable, CustomStringConvertible {
+        /// Given by the caller, described by `origin` (usually a file path).
+        case given(origin: String)
+        /// Decoded from the store's `Z_MODELCACHE`.
+        case modelCache
+        /// Inferred from `Z_PRIMARYKEY` and the tables: entity names, hierarchy, attributes from
+        /// column types, and to-one relationships from their key indexes.
+        case inferred
+
+        public var description: String {
+            switch self {
+            case .given(let origin): origin
+            case .modelCache: "model cache (Z_MODELCACHE)"
+            case .inferred: "inferred from the schema"
+            }
+        }
+    }
+
+    public let path: String
+    public let database: Database
+    public let schema: StoreSchema
+    public private(set) var metadata: StoreMetadata
+    public let model: ObjectModel
+    public let modelSource: ModelSource
+    public let layout: StoreLayout
+    /// How the store's recorded hashes compare with ``model``'s.
+    public let comparison: HashComparison
+
+    private init(
+        path: String, database: Database, schema: StoreSchema, metadata: StoreMetadata, model: ObjectModel,
+        modelSource: ModelSource
+    ) {
+        self.path = path
+        self.database = database
+        self.schema = schema
+        self.metadata = metadata
+        self.model = model
+        self.modelSource = modelSource
+        self.layout = StoreLayout(model: model, matching: schema)
+        self.comparison = metadata.comparison(with: model)
+    }
+
+    // MARK: - Creating
+
+    /// Creates an empty store for `model` at `path`, laid out as Core Data lays it out, in one
+    /// transaction: on failure no file is left behind.
+    public static func create(
+        at path: String, model: ObjectModel, configuration: Database.Configuration = Database.Configuration()
+    ) throws(StoreError) -> PersistentStore {
+        if let size = fileSize(path), size > 0 { throw .alreadyExists(path: path) }
+        var openConfiguration = configuration
+        openConfiguration.isReadOnly = false
+        openConfiguration.createsFile = true
+        // auto_vacuum only takes effect before the file's first write, which a journal mode
+        // switch is: set it first.
+        openConfiguration.journalMode = nil
+        do {
+            let database = try Database(path: path, configuration: openConfiguration)
+            let metadata = StoreMetadata(model: model)
+            let layout = StoreLayout(model: model)
+            try database.execute("PRAGMA auto_vacuum = 2")
+            if let mode = configuration.journalMode { try database.execute("PRAGMA journal_mode = \(mode.rawValue)") }
+            try database.inTransaction {
+                for statement in layout.createStatements + StoreLayout.bookkeepingStatements {
+                    try database.execute(statement)
+                }
+                for entity in layout.entities {
+                    try database.execute(
+                        "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                        [.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.superNumber))])
+                }
+                try metadata.write(to: database)
+            }
+            return PersistentStore(
+                path: path, database: database, schema: try StoreSchema(reading: database), metadata: metadata,
+                model: model, modelSource: .given(origin: "the model it was created with"))
+        } catch {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            throw Self.storeError(error, path: path)
+        }
+    }
+
+    // MARK: - Opening
+
+    /// Opens the store at `path`.
+    ///
+    /// - Parameters:
+    ///   - model: the model to use; when `nil`, the store's model cache, else a model inferred
+    ///     from its schema.
+    ///   - modelOrigin: how to name the given model in ``modelSource`` (its file, say).
+    ///   - requiresMatchingModel: fail with ``StoreError/modelMismatch(path:comparison:)`` when
+    ///     the given model's hashes differ from the store's.
+    ///   - configuration: how to open the file; a read-only file is opened read-only.
+    public static func open(
+        at path: String, model: ObjectModel? = nil, modelOrigin: String = "given", requiresMatchingModel: Bool = true,
+        configuration: Database.Configuration = Database.Configuration()
+    ) throws(StoreError) -> PersistentStore {
+        guard let size = fileSize(path) else { throw .notFound(path: path) }
+        guard size >= 100, hasSQLiteHeader(path) else { throw .notSQLite(path: path) }
+        var configuration = configuration
+        configuration.createsFile = false
+        if !isWritable(path) { configuration = .readOnly }
+        do {
+            let database = try Database(path: path, configuration: configuration)
+            let schema = try StoreSchema(reading: database)
+            if !schema.missingBookkeepingTables.isEmpty {
+                throw StoreError.notACoreDataStore(
+                    path: path, reason: "it has no \(schema.missingBookkeepingTables.joined(separator: " or ")) table")
+            }
+            let metadata = try StoreMetadata(reading: database)
+            let (storeModel, source) = try model.map { ($0, ModelSource.given(origin: modelOrigin)) }
+                ?? recoverModel(from: database, schema: schema)
+            let store = PersistentStore(
+                path: path, database: database, schema: schema, metadata: metadata, model: storeModel, modelSource: source)
+            if requiresMatchingModel, model != nil, !store.comparison.isMatch {
+                throw StoreError.modelMismatch(path: path, comparison: store.comparison)
+            }
+            return store
+        } catch {
+            throw storeError(error, path: path)
+        }
+    }
+
+    /// The model in the store's `Z_MODELCACHE`, else one inferred from its schema.
+    private static func recoverModel(from database: Database, schema: StoreSchema) throws -> (ObjectModel, ModelSource) {
+        if schema.table(named: "Z_MODELCACHE") != nil, let blob = try database.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE")?.dataValue {
+            do {
+                return (try ModelCacheDecoder.decode(blob), .modelCache)
+            } catch {
+                throw StoreError.modelCacheUnreadable(path: database.path, reason: error.message)
+            }
+        }
+        return (SchemaInference.model(from: schema), .inferred)
+    }
+
+    // MARK: - Files and errors
+
+    private static func fileSize(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+    }
+
+    /// Whether the file may be written: the process may write it and its permissions allow
+    /// writing at all (for root, `access(2)` says yes to a file marked read-only).
+    private static func isWritable(_ path: String) -> Bool {
+        let permissions = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int ?? 0
+        return FileManager.default.isWritableFile(atPath: path) && permissions & 0o222 != 0
+    }
+
+    private static func hasSQLiteHeader(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\0".utf8)
+    }
+
+    private static func storeError(_ error: Error, path: String) -> StoreError {
+        switch error {
+        case let error as StoreError: return error
+        case let error as DatabaseError where error.isBusy: return .locked(path: path)
+        case let error as DatabaseError where error.code == SQLITE_NOTADB: return .notSQLite(path: path)
+        case let error as DatabaseError: return .database(error)
+        default: return .notACoreDataStore(path: path, reason: String(describing: error))
+        }
+    }
+}

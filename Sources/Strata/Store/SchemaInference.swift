@@ -1,0 +1,80 @@
+/// Builds a model from a store's schema alone, for stores without a model cache when no model
+/// file is given: entities and hierarchy from `Z_PRIMARYKEY`, attributes from column types,
+/// to-one relationships from their key indexes, many-to-many from join tables.
+///
+/// Column names lose their case (`ZFIRSTNAME` becomes `firstname`), sub-entities' columns are
+/// all given to the root, and a to-one's destination is found from its `Z<n>_` column or from
+/// an entity whose name ends with the column's; a key column whose destination cannot be found
+/// stays an Integer 64 attribute.
+enum SchemaInference {
+    static func model(from schema: StoreSchema) -> ObjectModel {
+        let numbers = Dictionary(schema.primaryKeys.map { ($0.entityNumber, $0) }, uniquingKeysWith: { first, _ in first })
+        var entities: [String: EntityDescription] = [:]
+        for row in schema.primaryKeys {
+            var entity = EntityDescription(name: row.entityName)
+            entity.superentityName = row.superNumber == 0 ? nil : numbers[row.superNumber]?.entityName
+            entities[row.entityName] = entity
+        }
+        let indexedColumns = Set(schema.indexes.map { "\($0.name)".uppercased() })
+        for row in schema.primaryKeys where row.superNumber == 0 {
+            guard let table = schema.table(named: "Z" + row.entityName.uppercased()) else { continue }
+            let columnNames = Set(table.columns.map(\.name))
+            for column in table.columns where column.name.hasPrefix("Z") && !column.name.hasPrefix("Z_") && !isEntityColumn(column.name) {
+                let name = String(column.name.dropFirst()).lowercased()
+                let entityColumn = columnNames.first { $0.range(of: #"^Z[0-9]+_"#, options: .regularExpression) != nil && $0.hasSuffix("_" + column.name.dropFirst()) }
+                let isKey = column.type.uppercased() == "INTEGER"
+                    && (entityColumn != nil || indexedColumns.contains("\(table.name)_\(column.name)_INDEX".uppercased()))
+                if isKey, let destination = destination(of: column.name, entityColumn: entityColumn, schema: schema, numbers: numbers) {
+                    entities[row.entityName]?.relationships.append(RelationshipDescription(name: name, destination: destination))
+                } else {
+                    entities[row.entityName]?.attributes.append(AttributeDescription(name: name, type: attributeType(of: column.type)))
+                }
+            }
+        }
+        for table in schema.tables where table.name.hasPrefix("Z_") && table.columns.count >= 2 {
+            guard let owner = joinTableOwner(table.name, numbers: numbers),
+                let destinationNumber = leadingNumber(table.columns[1].name), let destination = numbers[destinationNumber]
+            else { continue }
+            let name = String(table.name.drop { $0 != "_" }.dropFirst().drop(while: \.isNumber)).lowercased()
+            entities[owner]?.relationships.append(RelationshipDescription(name: name, destination: destination.entityName, isToMany: true))
+        }
+        return ObjectModel(entities: schema.primaryKeys.compactMap { entities[$0.entityName] })
+    }
+
+    private static func attributeType(of sqlType: String) -> AttributeType {
+        switch sqlType.uppercased() {
+        case "INTEGER": .integer64
+        case "FLOAT", "REAL", "DOUBLE": .double
+        case "TIMESTAMP": .date
+        case "DECIMAL": .decimal
+        case "BLOB": .binary
+        default: .string
+        }
+    }
+
+    private static func isEntityColumn(_ name: String) -> Bool {
+        name.range(of: #"^Z[0-9]+_"#, options: .regularExpression) != nil
+    }
+
+    private static func destination(
+        of column: String, entityColumn: String?, schema: StoreSchema, numbers: [Int: StoreSchema.PrimaryKeyRow]
+    ) -> String? {
+        if let entityColumn, let number = Int(entityColumn.dropFirst().prefix { $0.isNumber }), let row = numbers[number] {
+            return row.entityName
+        }
+        let stem = column.dropFirst().uppercased()
+        return schema.primaryKeys.first { $0.entityName.uppercased() == stem }?.entityName
+            ?? schema.primaryKeys.first { $0.superNumber == 0 && $0.entityName.uppercased().hasSuffix(stem) }?.entityName
+    }
+
+    /// The entity a join table `Z_<n><NAME>` belongs to.
+    private static func joinTableOwner(_ table: String, numbers: [Int: StoreSchema.PrimaryKeyRow]) -> String? {
+        leadingNumber(table).flatMap { numbers[$0]?.entityName }
+    }
+
+    /// `3` for `Z_3CHILDCOLLECTIONS`.
+    private static func leadingNumber(_ name: String) -> Int? {
+        guard name.hasPrefix("Z_") else { return nil }
+        return Int(name.dropFirst(2).prefix { $0.isNumber })
+    }
+}

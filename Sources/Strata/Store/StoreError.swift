@@ -1,0 +1,41 @@
+import Foundation
+
+/// An error opening, creating or reading a store, naming the store and what is wrong with it.
+public enum StoreError: Error, Sendable {
+    /// No file at the path.
+    case notFound(path: String)
+    /// The file is not an SQLite database.
+    case notSQLite(path: String)
+    /// An SQLite database without Core Data's bookkeeping tables, or with damaged metadata.
+    case notACoreDataStore(path: String, reason: String)
+    /// The store was made with another model.
+    case modelMismatch(path: String, comparison: HashComparison)
+    /// Another connection holds the store locked beyond the busy timeout.
+    case locked(path: String)
+    /// A store already exists where a new one was to be created.
+    case alreadyExists(path: String)
+    /// An update found the row changed since it was read (`Z_OPT` moved on).
+    case conflict(path: String, entity: String, primaryKey: Int64, expectedVersion: Int64, actualVersion: Int64?)
+    /// The store's model could not be recovered from its model cache.
+    case modelCacheUnreadable(path: String, reason: String)
+    case database(DatabaseError)
+}
+
+extension StoreError: CustomStringConvertible, LocalizedError {
+    public var description: String {
+        switch self {
+        case .notFound(let path): "\(path): no such store"
+        case .notSQLite(let path): "\(path): not an SQLite database"
+        case .notACoreDataStore(let path, let reason): "\(path): not a Core Data store: \(reason)"
+        case .modelMismatch(let path, let comparison): "\(path): the store was made with another model; \(comparison.summary)"
+        case .locked(let path): "\(path): the store is locked by another connection"
+        case .alreadyExists(let path): "\(path): a store already exists there"
+        case .conflict(let path, let entity, let key, let expected, let actual):
+            "\(path): \(entity) p\(key) was changed by someone else (version \(actual.map(String.init) ?? "deleted"), expected \(expected))"
+        case .modelCacheUnreadable(let path, let reason): "\(path): the model cache cannot be read: \(reason)"
+        case .database(let error): error.description
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

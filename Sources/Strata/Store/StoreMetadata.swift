@@ -1,0 +1,131 @@
+import Foundation
+
+/// A store's metadata: the `Z_METADATA` row, with the store UUID and the binary property list
+/// that records which model the store was made with.
+///
+/// Keys Strata does not know are kept as they are and written back unchanged.
+///
+/// ```swift
+/// let metadata = try StoreMetadata(reading: database)
+/// metadata.comparison(with: model).isMatch   // the store was made with this model
+/// ```
+public struct StoreMetadata: Sendable, Equatable {
+    /// The store's UUID, the host of its object URIs (`x-coredata://<UUID>/Book/p1`).
+    public var uuid: String
+    /// Every key of the metadata property list.
+    public var properties: [String: PropertyListValue]
+
+    /// The Core Data framework version Strata records in stores it creates: the newest seen in
+    /// the Core Data stores Strata was checked against.
+    public static let frameworkVersion: Int64 = 1522
+
+    public init(uuid: String, properties: [String: PropertyListValue]) {
+        self.uuid = uuid
+        self.properties = properties
+    }
+
+    /// The metadata Core Data writes into a new store for `model`.
+    public init(model: ObjectModel, uuid: String = UUID().uuidString) {
+        let hashes = model.entityVersionHashes()
+        self.init(uuid: uuid, properties: [
+            "NSStoreType": .string("SQLite"),
+            "NSPersistenceFrameworkVersion": .integer(Self.frameworkVersion),
+            "NSStoreModelVersionHashes": .dictionary(hashes.mapValues(PropertyListValue.data)),
+            "NSStoreModelVersionHashesVersion": .integer(3),
+            "NSStoreModelVersionIdentifiers": .array([.string(model.versionIdentifier)]),
+            "NSStoreModelVersionChecksumKey": .string(ObjectModel.versionChecksum(of: hashes)),
+            "NSStoreModelVersionHashesDigest": .string(ObjectModel.versionHashesDigest(of: hashes)),
+            "_NSAutoVacuumLevel": .string("2"),
+        ])
+    }
+
+    // MARK: - Known keys
+
+    /// `NSStoreModelVersionHashes`: entity name → 32-byte version hash.
+    public var entityVersionHashes: [String: Data] {
+        properties["NSStoreModelVersionHashes"]?.dictionaryValue?.compactMapValues(\.dataValue) ?? [:]
+    }
+
+    /// `NSPersistenceFrameworkVersion`: the Core Data version that last wrote the store.
+    public var frameworkVersion: Int64? { properties["NSPersistenceFrameworkVersion"]?.integerValue }
+
+    /// `NSStoreType`, `SQLite` for every store Strata reads.
+    public var storeType: String? { properties["NSStoreType"]?.stringValue }
+
+    /// `NSStoreModelVersionIdentifiers`: the model's version identifiers.
+    public var versionIdentifiers: [String] {
+        properties["NSStoreModelVersionIdentifiers"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+
+    // MARK: - Reading and writing
+
+    /// Reads the `Z_METADATA` row of `database`.
+    public init(reading database: Database) throws(StoreError) {
+        let rows: [[DatabaseValue]]
+        do {
+            rows = try database.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        } catch {
+            throw .database(error)
+        }
+        guard let row = rows.first else {
+            throw .notACoreDataStore(path: database.path, reason: "Z_METADATA has no row")
+        }
+        let properties: [String: PropertyListValue]
+        if let plist = row[1].dataValue, !plist.isEmpty {
+            do {
+                guard let dictionary = try BinaryPropertyListReader.read(plist).dictionaryValue else {
+                    throw StoreError.notACoreDataStore(path: database.path, reason: "the metadata is not a dictionary")
+                }
+                properties = dictionary
+            } catch let error as PropertyListError {
+                throw .notACoreDataStore(path: database.path, reason: "the metadata cannot be read: \(error)")
+            } catch {
+                throw .notACoreDataStore(path: database.path, reason: "the metadata is not a dictionary")
+            }
+        } else {
+            properties = [:]
+        }
+        self.init(uuid: row[0].stringValue ?? "", properties: properties)
+    }
+
+    /// Writes the metadata as the `Z_METADATA` row (`Z_VERSION` 1) of `database`.
+    public func write(to database: Database) throws(DatabaseError) {
+        try database.execute(
+            "INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+            [.text(uuid), .blob(BinaryPropertyListWriter.data(for: .dictionary(properties)))])
+    }
+
+    // MARK: - Matching a model
+
+    /// How the store's entity hashes compare with `model`'s.
+    public func comparison(with model: ObjectModel) -> HashComparison {
+        HashComparison(store: entityVersionHashes, model: model.entityVersionHashes())
+    }
+}
+
+/// The difference between the entity version hashes a store records and those of a model:
+/// what a migration has to bridge.
+public struct HashComparison: Sendable, Equatable {
+    /// Entities the store has and the model does not.
+    public var onlyInStore: [String]
+    /// Entities the model has and the store does not.
+    public var onlyInModel: [String]
+    /// Entities both have, with different hashes.
+    public var changed: [String]
+
+    public init(store: [String: Data], model: [String: Data]) {
+        onlyInStore = store.keys.filter { model[$0] == nil }.sorted()
+        onlyInModel = model.keys.filter { store[$0] == nil }.sorted()
+        changed = store.keys.filter { model[$0] != nil && model[$0] != store[$0] }.sorted()
+    }
+
+    /// Whether the store was made with the model.
+    public var isMatch: Bool { onlyInStore.isEmpty && onlyInModel.isEmpty && changed.isEmpty }
+
+    /// `entities that differ: Book (changed), Tag (only in the model)`.
+    public var summary: String {
+        let parts = changed.map { "\($0) (changed)" } + onlyInModel.map { "\($0) (only in the model)" }
+            + onlyInStore.map { "\($0) (only in the store)" }
+        return parts.isEmpty ? "the model matches the store" : "entities that differ: " + parts.joined(separator: ", ")
+    }
+}

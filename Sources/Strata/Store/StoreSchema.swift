@@ -1,0 +1,68 @@
+import Foundation
+
+/// What an SQLite file holds, read without any model: its tables and columns, indexes, and the
+/// entity rows of `Z_PRIMARYKEY`. Opening and inspecting a store start from it.
+public struct StoreSchema: Sendable {
+    /// A table and its columns with their declared types.
+    public struct Table: Sendable {
+        public var name: String
+        public var columns: [StoreLayout.Column]
+        /// The `CREATE TABLE` statement as SQLite keeps it.
+        public var sql: String
+    }
+
+    /// A row of `Z_PRIMARYKEY`.
+    public struct PrimaryKeyRow: Sendable, Equatable {
+        public var entityNumber: Int
+        public var entityName: String
+        public var superNumber: Int
+        public var maximumKey: Int64
+    }
+
+    public var tables: [Table]
+    /// Index name and `CREATE INDEX` statement, for the indexes SQLite did not make itself.
+    public var indexes: [(name: String, table: String, sql: String)]
+    /// The rows of `Z_PRIMARYKEY`, in `Z_ENT` order (empty when the table is missing).
+    public var primaryKeys: [PrimaryKeyRow]
+
+    /// The bookkeeping tables whose absence means the file is not a Core Data store.
+    public static let requiredTables = ["Z_PRIMARYKEY", "Z_METADATA"]
+
+    /// Reads the schema of `database`.
+    public init(reading database: Database) throws(DatabaseError) {
+        var tables: [Table] = []
+        for row in try database.rows("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid") {
+            let name = row[0].stringValue ?? ""
+            let columns = try database.columns(of: name).map { StoreLayout.Column(name: $0.name, type: $0.type) }
+            tables.append(Table(name: name, columns: columns, sql: row[1].stringValue ?? ""))
+        }
+        self.tables = tables
+        indexes = try database.rows("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY rowid")
+            .map { ($0[0].stringValue ?? "", $0[1].stringValue ?? "", $0[2].stringValue ?? "") }
+        if tables.contains(where: { $0.name == "Z_PRIMARYKEY" }) {
+            primaryKeys = try database.rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT IS NOT NULL ORDER BY Z_ENT")
+                .map {
+                    PrimaryKeyRow(
+                        entityNumber: Int($0[0].int64Value ?? 0), entityName: $0[1].stringValue ?? "",
+                        superNumber: Int($0[2].int64Value ?? 0), maximumKey: $0[3].int64Value ?? 0)
+                }
+        } else {
+            primaryKeys = []
+        }
+    }
+
+    /// The table named `name` (SQLite names are case-insensitive).
+    public func table(named name: String) -> Table? {
+        tables.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// Entity numbers by entity name, from `Z_PRIMARYKEY`.
+    public var entityNumbers: [String: Int] {
+        Dictionary(primaryKeys.map { ($0.entityName, $0.entityNumber) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The bookkeeping tables that are missing; empty for a Core Data store.
+    public var missingBookkeepingTables: [String] {
+        Self.requiredTables.filter { table(named: $0) == nil }
+    }
+}
