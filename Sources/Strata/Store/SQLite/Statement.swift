@@ -51,7 +51,15 @@ public final class Statement {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
             case .real(let real): code = sqlite3_bind_double(handle, index, real)
-            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
+            case .text(let text):
+                // By byte count, so that text holding U+0000 is kept whole.
+                var text = text
+                code = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { characters in
+                        guard let start = characters.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
+                        return sqlite3_bind_text64(handle, index, start, UInt64(characters.count), sqliteTransient, UInt8(SQLITE_UTF8))
+                    }
+                }
             case .blob(let data):
                 code = data.withUnsafeBytes { bytes in
                     sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count), sqliteTransient)
@@ -78,7 +86,10 @@ public final class Statement {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
-        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, index)))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let text = sqlite3_column_text(handle, index) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(handle, index))
             guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob(Data()) }

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite struct DatabaseTests {
+    @Test func everyStorageClassRoundTrips() throws {
+        let folder = try StoreFolder()
+        let database = try Database(path: folder.path("values.sqlite"))
+        try database.execute("CREATE TABLE T (V)")
+        let values: [DatabaseValue] = [
+            .null, .integer(Int64.min), .integer(Int64.max), .real(-0.5), .real(1e300), .text(""), .text("é 😀 \u{0}x"),
+            .blob(Data()), .blob(Data([0, 1, 255])),
+        ]
+        for value in values { try database.execute("INSERT INTO T (V) VALUES (?)", [value]) }
+        let read = try database.rows("SELECT V FROM T ORDER BY rowid").map { $0[0] }
+        #expect(read == values.map { $0 == .blob(Data()) ? .blob(Data()) : $0 })
+    }
+
+    @Test func newFilesUseWALWithNormalSyncAndStatementsAreCached() throws {
+        let folder = try StoreFolder()
+        let database = try Database(path: folder.path("wal.sqlite"))
+        #expect(try database.journalMode() == "wal")
+        #expect(try database.scalar("PRAGMA synchronous")?.int64Value == 1)
+        #expect(try database.cachedStatement("SELECT 1") === database.cachedStatement("SELECT 1"))
+        var configuration = Database.Configuration()
+        configuration.journalMode = .delete
+        configuration.synchronous = .full
+        let other = try Database(path: folder.path("delete.sqlite"), configuration: configuration)
+        #expect(try other.journalMode() == "delete")
+        #expect(try other.scalar("PRAGMA synchronous")?.int64Value == 2)
+    }
+
+    @Test func errorsCarryCodeMessageSQLAndArguments() throws {
+        let folder = try StoreFolder()
+        let database = try Database(path: folder.path("errors.sqlite"))
+        try database.execute("CREATE TABLE T (K TEXT UNIQUE)")
+        try database.execute("INSERT INTO T (K) VALUES (?)", [.text("a")])
+        #expect {
+            try database.execute("INSERT INTO T (K) VALUES (?)", [.text("a")])
+        } throws: { error in
+            guard let error = error as? DatabaseError else { return false }
+            return error.code == 19 && error.extendedCode == 2067 && error.message == "UNIQUE constraint failed: T.K"
+                && error.sql == "INSERT INTO T (K) VALUES (?)" && error.arguments == [.text("a")]
+                && error.description.contains("arguments: ['a']")
+        }
+        #expect(throws: DatabaseError.self) { try database.execute("SELEC 1") }
+        #expect(throws: DatabaseError.self) { try database.rows("SELECT ?", []) }
+    }
+
+    @Test func transactionsRollBackOnErrorAndSavepointsNest() throws {
+        let folder = try StoreFolder()
+        let database = try Database(path: folder.path("tx.sqlite"))
+        try database.execute("CREATE TABLE T (V INTEGER)")
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try database.inTransaction {
+                try database.execute("INSERT INTO T VALUES (1)")
+                throw Abort()
+            }
+        }
+        #expect(try database.scalar("SELECT COUNT(*) FROM T") == .integer(0))
+        try database.inTransaction {
+            try database.execute("INSERT INTO T VALUES (1)")
+            try database.inSavepoint {
+                try database.execute("INSERT INTO T VALUES (2)")
+                try? database.inSavepoint {
+                    try database.execute("INSERT INTO T VALUES (3)")
+                    throw Abort()
+                }
+            }
+        }
+        #expect(try database.rows("SELECT V FROM T ORDER BY V").map { $0[0] } == [.integer(1), .integer(2)])
+        #expect(!database.isInTransaction)
+    }
+
+    @Test func aSecondWriterWaitsForTheBusyTimeoutThenFails() throws {
+        let folder = try StoreFolder()
+        let path = folder.path("busy.sqlite")
+        let first = try Database(path: path)
+        try first.execute("CREATE TABLE T (V)")
+        var configuration = Database.Configuration()
+        configuration.busyTimeout = .milliseconds(50)
+        let second = try Database(path: path, configuration: configuration)
+        try first.execute("BEGIN IMMEDIATE")
+        #expect { try second.inTransaction { try second.execute("INSERT INTO T VALUES (1)") } } throws: { error in
+            (error as? DatabaseError)?.isBusy == true
+        }
+        try first.execute("COMMIT")
+        try second.inTransaction { try second.execute("INSERT INTO T VALUES (1)") }
+    }
+
+    @Test func readOnlyConnectionsCannotWrite() throws {
+        let folder = try StoreFolder()
+        let path = folder.path("ro.sqlite")
+        try Database(path: path).execute("CREATE TABLE T (V)")
+        let reader = try Database(path: path, configuration: .readOnly)
+        #expect { try reader.execute("INSERT INTO T VALUES (1)") } throws: { ($0 as? DatabaseError)?.code == 8 }
+        #expect(throws: DatabaseError.self) { try Database(path: folder.path("missing.sqlite"), configuration: .readOnly) }
+    }
+}
+
+/// Core Data's SQL functions, registered on every connection, as Strata's SQL uses them.
+@Suite struct CoreDataFunctionTests {
+    let database: Database
+    let folder: StoreFolder
+
+    init() throws {
+        folder = try StoreFolder()
+        database = try Database(path: folder.path("functions.sqlite"))
+    }
+
+    private func evaluate(_ sql: String, _ arguments: [DatabaseValue]) throws -> DatabaseValue? {
+        try database.scalar(sql, arguments)
+    }
+
+    @Test(arguments: [
+        ("The Hobbit", "The*", 0, 1), ("The Hobbit", "the*", 0, 0), ("The Hobbit", "the*", 1, 1),
+        ("Café", "cafe", 1, 0), ("Café", "cafe", 3, 1), ("abc", "a?c", 0, 1), ("abc", "a?", 0, 0),
+        ("a*b", "a\\*b", 0, 1), ("axb", "a\\*b", 0, 0), ("", "*", 0, 1), ("abc", "*b*", 0, 1), ("abcabd", "*ab?", 0, 1),
+    ])
+    func like(value: String, pattern: String, options: Int64, expected: Int64) throws {
+        #expect(try evaluate("SELECT NSCoreDataLike(?, ?, ?)", [.text(value), .text(pattern), .integer(options)]) == .integer(expected))
+    }
+
+    @Test(arguments: [
+        ("9780261103252", "[0-9]{13}", 0, 1), ("x9780261103252", "[0-9]{13}", 0, 0), ("ABC", "[a-c]+", 1, 1),
+        ("ABC", "[a-c]+", 0, 0), ("Ünïcödé", "unicode", 3, 1),
+    ])
+    func matches(value: String, pattern: String, options: Int64, expected: Int64) throws {
+        #expect(try evaluate("SELECT NSCoreDataMatches(?, ?, ?)", [.text(value), .text(pattern), .integer(options)]) == .integer(expected))
+    }
+
+    @Test(arguments: [
+        ("The Lord of the Rings", "lord", 1, 1), ("The Lord of the Rings", "lord", 0, 0), ("Crème brûlée", "creme", 129, 1),
+        ("The Hobbit", "The", 8, 1), ("The Hobbit", "Hobbit", 8, 0), ("The Hobbit", "Hobbit", 12, 1),
+    ])
+    func stringSearch(value: String, needle: String, options: Int64, expected: Int64) throws {
+        #expect(try evaluate("SELECT NSCoreDataStringSearch(?, ?, ?, 1)", [.text(value), .text(needle), .integer(options)]) == .integer(expected))
+    }
+
+    @Test func nullInputsGiveNull() throws {
+        #expect(try evaluate("SELECT NSCoreDataLike(NULL, 'a', 0)", []) == .null)
+        #expect(try evaluate("SELECT NSCoreDataMatches(NULL, 'a', 0)", []) == .null)
+    }
+
+    @Test func triggerFunctionsExistSoThatCoreDataTriggersRun() throws {
+        try database.execute("CREATE TABLE T (V); CREATE TABLE L (V)")
+        try database.execute("CREATE TRIGGER T_AI AFTER INSERT ON T BEGIN SELECT NSCoreDataTriggerUpdateAffectedObjectValue('T', 1, NEW.V, 'V', 0); INSERT INTO L VALUES (NEW.V); END")
+        try database.execute("INSERT INTO T VALUES (7)")
+        #expect(try evaluate("SELECT V FROM L", []) == .integer(7))
+    }
+
+    @Test func collationsOrderAsCoreDataNames() throws {
+        try database.execute("CREATE TABLE N (V TEXT)")
+        for name in ["item 10", "Item 2", "item 1"] { try database.execute("INSERT INTO N VALUES (?)", [.text(name)]) }
+        let numeric = try database.rows("SELECT V FROM N ORDER BY V COLLATE NSCollateNumericallyNoCase").map { $0[0] }
+        #expect(numeric == [.text("item 1"), .text("Item 2"), .text("item 10")])
+        let noCase = try database.rows("SELECT V FROM N ORDER BY V COLLATE NSCollateNoCase").map { $0[0] }
+        #expect(noCase == [.text("item 1"), .text("item 10"), .text("Item 2")])
+    }
+}
