@@ -1,0 +1,226 @@
+import Foundation
+
+/// One entity row as the store keeps it: its key, entity, version and column values.
+public struct RowSnapshot: Sendable, Equatable {
+    /// The row's entity (a sub-entity's rows name the sub-entity).
+    public var entityName: String
+    /// `Z_PK`.
+    public var primaryKey: Int64
+    /// `Z_OPT`: raised on every save of the row; an update names the version it read.
+    public var version: Int64
+    /// The values by property name: attributes, and to-one relationships as the destination's `Z_PK`.
+    public var values: [String: DatabaseValue]
+}
+
+/// A to-one relationship's value: the destination row.
+public struct RowReference: Sendable, Hashable {
+    public var entityName: String
+    public var primaryKey: Int64
+
+    public init(entityName: String, primaryKey: Int64) {
+        self.entityName = entityName
+        self.primaryKey = primaryKey
+    }
+}
+
+/// Row reads and writes for the layers above: each write is meant to run inside one
+/// ``Database/inTransaction(_:)``, which the caller opens around a whole save.
+extension PersistentStore {
+    // MARK: - Keys
+
+    /// Hands out `count` new primary keys for rows of `entityName`: `Z_MAX` of the entity's
+    /// table is raised in the caller's transaction, and the keys after the old value returned.
+    public func allocatePrimaryKeys(for entityName: String, count: Int = 1) throws -> ClosedRange<Int64> {
+        let entity = try layoutEntity(entityName)
+        let root = layout.entities.first { $0.tableName == entity.tableName && $0.superNumber == 0 } ?? entity
+        let statement = try database.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX")
+        let rows = try statement.rows([.integer(Int64(count)), .integer(Int64(root.number))])
+        guard let last = rows.first?.first?.int64Value else {
+            throw StoreError.notACoreDataStore(path: path, reason: "Z_PRIMARYKEY has no row for \(root.name)")
+        }
+        return (last - Int64(count) + 1)...last
+    }
+
+    // MARK: - Writing
+
+    /// Inserts a row of `entityName` with `values` (by property name) and to-one references,
+    /// at version 1, and returns its primary key.
+    @discardableResult
+    public func insert(
+        _ entityName: String, values: [String: DatabaseValue], toOne: [String: RowReference?] = [:], primaryKey: Int64? = nil
+    ) throws -> Int64 {
+        let entity = try layoutEntity(entityName)
+        let key = try primaryKey ?? allocatePrimaryKeys(for: entityName).lowerBound
+        let assignments = try columnAssignments(for: entity, values: values, toOne: toOne)
+        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + assignments.map(\.column)
+        let sql = "INSERT INTO \(entity.tableName) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        try database.cachedStatement(sql).execute(
+            [.integer(key), .integer(Int64(entity.number)), .integer(1)] + assignments.map(\.value))
+        return key
+    }
+
+    /// Updates the given columns of a row and raises its version. Fails with
+    /// ``StoreError/conflict(path:entity:primaryKey:expectedVersion:actualVersion:)`` when the row's
+    /// version is no longer `expectedVersion` (someone else saved it) or the row is gone.
+    ///
+    /// - Returns: the row's new version.
+    @discardableResult
+    public func update(
+        _ entityName: String, primaryKey: Int64, expectedVersion: Int64, values: [String: DatabaseValue],
+        toOne: [String: RowReference?] = [:]
+    ) throws -> Int64 {
+        let entity = try layoutEntity(entityName)
+        let assignments = try columnAssignments(for: entity, values: values, toOne: toOne)
+        let setters = (assignments.map { "\($0.column) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
+        let sql = "UPDATE \(entity.tableName) SET \(setters) WHERE Z_PK = ? AND Z_OPT = ?"
+        try database.cachedStatement(sql).execute(assignments.map(\.value) + [.integer(primaryKey), .integer(expectedVersion)])
+        guard database.changedRowCount == 1 else { throw try conflict(entity, primaryKey, expectedVersion) }
+        return expectedVersion + 1
+    }
+
+    /// Deletes a row, checking its version when `expectedVersion` is given, and removes it
+    /// from the join tables of its many-to-many relationships.
+    public func delete(_ entityName: String, primaryKey: Int64, expectedVersion: Int64? = nil) throws {
+        let entity = try layoutEntity(entityName)
+        if let expectedVersion {
+            try database.cachedStatement("DELETE FROM \(entity.tableName) WHERE Z_PK = ? AND Z_OPT = ?")
+                .execute([.integer(primaryKey), .integer(expectedVersion)])
+        } else {
+            try database.cachedStatement("DELETE FROM \(entity.tableName) WHERE Z_PK = ?").execute([.integer(primaryKey)])
+        }
+        guard database.changedRowCount == 1 else { throw try conflict(entity, primaryKey, expectedVersion ?? 0) }
+        let lineage = Set(([entityName] + (model.entity(named: entityName).map { model.ancestors(of: $0).map(\.name) } ?? [])))
+        for join in layout.joinTables {
+            if lineage.contains(join.relationship.entity) {
+                try database.cachedStatement("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute([.integer(primaryKey)])
+            }
+            if lineage.contains(join.inverse.entity) {
+                try database.cachedStatement("DELETE FROM \(join.name) WHERE \(join.destinationColumn) = ?").execute([.integer(primaryKey)])
+            }
+        }
+    }
+
+    // MARK: - Many-to-many
+
+    /// Adds `destination` to the many-to-many `relationship` of the row `source` of `entityName`.
+    public func link(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
+        let (join, fromNamedSide) = try joinTable(entityName, relationship)
+        let (sourceColumn, destinationColumn) = fromNamedSide ? (join.sourceColumn, join.destinationColumn) : (join.destinationColumn, join.sourceColumn)
+        try database.cachedStatement("INSERT OR IGNORE INTO \(join.name) (\(sourceColumn), \(destinationColumn)) VALUES (?, ?)")
+            .execute([.integer(source), .integer(destination)])
+    }
+
+    /// Removes `destination` from the many-to-many `relationship` of the row `source`.
+    public func unlink(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
+        let (join, fromNamedSide) = try joinTable(entityName, relationship)
+        let (sourceColumn, destinationColumn) = fromNamedSide ? (join.sourceColumn, join.destinationColumn) : (join.destinationColumn, join.sourceColumn)
+        try database.cachedStatement("DELETE FROM \(join.name) WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?")
+            .execute([.integer(source), .integer(destination)])
+    }
+
+    /// The primary keys the many-to-many `relationship` of row `source` holds.
+    public func linkedKeys(_ entityName: String, _ relationship: String, source: Int64) throws -> [Int64] {
+        let (join, fromNamedSide) = try joinTable(entityName, relationship)
+        let (sourceColumn, destinationColumn) = fromNamedSide ? (join.sourceColumn, join.destinationColumn) : (join.destinationColumn, join.sourceColumn)
+        return try database.cachedStatement("SELECT \(destinationColumn) FROM \(join.name) WHERE \(sourceColumn) = ? ORDER BY \(destinationColumn)")
+            .rows([.integer(source)]).compactMap { $0[0].int64Value }
+    }
+
+    // MARK: - Reading
+
+    /// The row of `entityName` (or a sub-entity) with `primaryKey`, or `nil`.
+    public func row(_ entityName: String, primaryKey: Int64) throws -> RowSnapshot? {
+        try rows(entityName, where: "Z_PK = ?", [.integer(primaryKey)]).first
+    }
+
+    /// Rows of `entityName` and its sub-entities in key order, optionally filtered by an SQL
+    /// condition over the entity's table with bound arguments.
+    public func rows(
+        _ entityName: String, where condition: String? = nil, _ arguments: [DatabaseValue] = [], limit: Int? = nil, offset: Int = 0
+    ) throws -> [RowSnapshot] {
+        let entity = try layoutEntity(entityName)
+        let properties = columnsByProperty(entity)
+        var sql = "SELECT Z_PK, Z_ENT, Z_OPT\(properties.map { ", \($0.column)" }.joined()) FROM \(entity.tableName)"
+            + " WHERE Z_ENT BETWEEN \(entity.numberRange.lowerBound) AND \(entity.numberRange.upperBound)"
+        if let condition { sql += " AND (\(condition))" }
+        sql += " ORDER BY Z_PK"
+        if let limit { sql += " LIMIT \(limit) OFFSET \(offset)" }
+        let names = Dictionary(layout.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
+        return try database.cachedStatement(sql).rows(arguments).map { row in
+            var values: [String: DatabaseValue] = [:]
+            for (offset, property) in properties.enumerated() { values[property.name] = row[3 + offset] }
+            return RowSnapshot(
+                entityName: names[Int(row[1].int64Value ?? 0)] ?? entityName, primaryKey: row[0].int64Value ?? 0,
+                version: row[2].int64Value ?? 0, values: values)
+        }
+    }
+
+    /// The number of rows of each entity, counted by `Z_ENT` (sub-entities' rows not included).
+    public func rowCounts() throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for table in Set(layout.entities.map(\.tableName)).sorted() where schema.table(named: table) != nil {
+            for row in try database.rows("SELECT Z_ENT, COUNT(*) FROM \(table) GROUP BY Z_ENT") {
+                if let number = row[0].int64Value, let entity = layout.entities.first(where: { $0.number == Int(number) }) {
+                    counts[entity.name] = Int(row[1].int64Value ?? 0)
+                }
+            }
+        }
+        for entity in layout.entities where counts[entity.name] == nil { counts[entity.name] = 0 }
+        return counts
+    }
+
+    // MARK: - Helpers
+
+    private func layoutEntity(_ name: String) throws -> StoreLayout.Entity {
+        guard let entity = layout.entity(named: name) else {
+            throw StoreError.notACoreDataStore(path: path, reason: "the model has no entity '\(name)'")
+        }
+        return entity
+    }
+
+    /// The columns a snapshot reads, by property name, in a fixed order.
+    private func columnsByProperty(_ entity: StoreLayout.Entity) -> [(name: String, column: String)] {
+        let columns = schema.table(named: entity.tableName).map { Set($0.columns.map(\.name)) }
+        return (entity.attributeColumns.map { ($0.key, $0.value) } + entity.toOneColumns.map { ($0.key, $0.value.key) })
+            .filter { columns?.contains($0.1) ?? true }
+            .sorted { $0.0 < $1.0 }
+    }
+
+    private func columnAssignments(
+        for entity: StoreLayout.Entity, values: [String: DatabaseValue], toOne: [String: RowReference?]
+    ) throws -> [(column: String, value: DatabaseValue)] {
+        var assignments: [(column: String, value: DatabaseValue)] = []
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard let column = entity.attributeColumns[name] else {
+                throw StoreError.notACoreDataStore(path: path, reason: "entity '\(entity.name)' has no stored attribute '\(name)'")
+            }
+            assignments.append((column, value))
+        }
+        for (name, reference) in toOne.sorted(by: { $0.key < $1.key }) {
+            guard let columns = entity.toOneColumns[name] else {
+                throw StoreError.notACoreDataStore(path: path, reason: "entity '\(entity.name)' has no to-one relationship '\(name)'")
+            }
+            assignments.append((columns.key, reference.map { .integer($0.primaryKey) } ?? .null))
+            if let entityColumn = columns.entity {
+                let number = reference.flatMap { layout.entity(named: $0.entityName)?.number }
+                assignments.append((entityColumn, number.map { .integer(Int64($0)) } ?? .null))
+            }
+        }
+        return assignments
+    }
+
+    private func joinTable(_ entityName: String, _ relationship: String) throws -> (StoreLayout.JoinTable, Bool) {
+        let owner = model.entity(named: entityName).flatMap { entity in
+            (model.ancestors(of: entity).reversed() + [entity]).last { $0.relationship(named: relationship) != nil }
+        }?.name ?? entityName
+        guard let join = layout.joinTable(for: owner, relationship: relationship) else {
+            throw StoreError.notACoreDataStore(path: path, reason: "'\(entityName).\(relationship)' is not a many-to-many relationship")
+        }
+        return (join, join.relationship == StoreLayout.RelationshipPath(entity: owner, relationship: relationship))
+    }
+
+    private func conflict(_ entity: StoreLayout.Entity, _ primaryKey: Int64, _ expectedVersion: Int64) throws -> StoreError {
+        let actual = try database.scalar("SELECT Z_OPT FROM \(entity.tableName) WHERE Z_PK = ?", [.integer(primaryKey)])?.int64Value
+        return .conflict(path: path, entity: entity.name, primaryKey: primaryKey, expectedVersion: expectedVersion, actualVersion: actual)
+    }
+}

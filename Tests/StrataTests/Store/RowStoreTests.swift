@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite struct RowStoreTests {
+    let folder: StoreFolder
+    let store: PersistentStore
+
+    init() throws {
+        folder = try StoreFolder()
+        let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
+        store = try PersistentStore.create(at: folder.path("Library.sqlite"), model: model)
+    }
+
+    @Test func insertReadUpdateWithVersionsAndConflicts() throws {
+        let published = Date(timeIntervalSince1970: -487_468_800)
+        let (author, book) = try store.database.inTransaction {
+            let author = try store.insert("Author", values: ["name": .text("Tolkien"), "remoteID": .integer(1)])
+            let book = try store.insert(
+                "Book", values: ["title": .text("The Hobbit"), "isbn": .text("9780261102217"),
+                                 "published": AttributeValue.date(published).databaseValue],
+                toOne: ["author": RowReference(entityName: "Author", primaryKey: author)])
+            return (author, book)
+        }
+        let row = try #require(try store.row("Book", primaryKey: book))
+        #expect(row.version == 1 && row.entityName == "Book")
+        #expect(row.values["author"] == .integer(author))
+        // Seconds since 2001-01-01; SQLite's NUMERIC affinity keeps whole seconds as an integer.
+        #expect(row.values["published"]?.doubleValue == published.timeIntervalSince1970 - 978_307_200)
+        #expect(AttributeValue(try #require(row.values["published"]), type: .date) == .date(published))
+
+        let version = try store.database.inTransaction {
+            try store.update("Book", primaryKey: book, expectedVersion: 1, values: ["rating": .real(4.7)])
+        }
+        #expect(version == 2)
+        #expect(try store.row("Book", primaryKey: book)?.values["rating"] == .real(4.7))
+        #expect {
+            try store.update("Book", primaryKey: book, expectedVersion: 1, values: ["rating": .real(1)])
+        } throws: { error in
+            String(describing: error).hasSuffix("Book p\(book) was changed by someone else (version 2, expected 1)")
+        }
+        #expect(try store.row("Book", primaryKey: book)?.values["rating"] == .real(4.7))
+    }
+
+    @Test func subEntitiesShareTheirRootsTableAndKeys() throws {
+        let (book, ebook) = try store.database.inTransaction {
+            (try store.insert("Book", values: ["title": .text("Paper"), "isbn": .text("1")]),
+             try store.insert("EBook", values: ["title": .text("Digital"), "isbn": .text("2"), "format": .text("epub")]))
+        }
+        #expect(ebook == book + 1)
+        #expect(try store.rows("Book").map(\.entityName) == ["Book", "EBook"])
+        #expect(try store.rows("EBook").map(\.primaryKey) == [ebook])
+        #expect(try store.rowCounts()["EBook"] == 1)
+        #expect(try store.database.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'") == .integer(2))
+        #expect(try store.allocatePrimaryKeys(for: "Page", count: 3) == 1...3)
+    }
+
+    @Test func manyToManyLinksAndDeletesCleanTheJoinTable() throws {
+        try store.database.inTransaction {
+            let book = try store.insert("Book", values: ["title": .text("A"), "isbn": .text("1")])
+            let tags = try ["fantasy", "classic"].map { try store.insert("Tag", values: ["name": .text($0)]) }
+            for tag in tags { try store.link("Book", "tags", source: book, destination: tag) }
+            #expect(try store.linkedKeys("Book", "tags", source: book) == tags)
+            #expect(try store.linkedKeys("Tag", "books", source: tags[0]) == [book])
+            try store.unlink("Tag", "books", source: tags[1], destination: book)
+            #expect(try store.linkedKeys("Book", "tags", source: book) == [tags[0]])
+            try store.delete("Book", primaryKey: book, expectedVersion: 1)
+            #expect(try store.linkedKeys("Tag", "books", source: tags[0]).isEmpty)
+        }
+    }
+
+    @Test func aFailedTransactionLeavesTheStoreAsItWas() throws {
+        try store.database.inTransaction { _ = try store.insert("Tag", values: ["name": .text("kept")]) }
+        #expect(throws: DatabaseError.self) {
+            try store.database.inTransaction {
+                _ = try store.insert("Tag", values: ["name": .text("new")])
+                _ = try store.insert("Tag", values: ["name": .text("kept")])  // violates the uniqueness constraint
+            }
+        }
+        #expect(try store.rows("Tag").map { $0.values["name"] } == [.text("kept")])
+        #expect(try store.database.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag'") == .integer(1))
+    }
+
+    @Test func unknownPropertiesAreErrorsNamingThem() {
+        #expect { try store.insert("Tag", values: ["title": .text("x")]) } throws: {
+            String(describing: $0).hasSuffix("entity 'Tag' has no stored attribute 'title'")
+        }
+    }
+
+    @Test(arguments: [
+        (AttributeValue.integer(-5), AttributeType.integer16), (.boolean(true), .boolean), (.double(0.25), .double),
+        (.decimal(Decimal(string: "1234567890.12345")!), .decimal), (.decimal(Decimal(string: "0.1")!), .decimal),
+        (.decimal(Decimal(string: "-99999999999999")!), .decimal),
+        (.string("x"), .string), (.date(Date(timeIntervalSinceReferenceDate: 0)), .date),
+        (.uuid(UUID(uuidString: "5F3C1A2B-0000-4000-8000-0000000000FF")!), .uuid), (.binary(Data([0, 255])), .binary),
+        (.uri(URL(string: "https://example.org/a?b=c")!), .uri),
+    ])
+    func valuesRoundTripThroughTheirColumns(value: AttributeValue, type: AttributeType) throws {
+        // A DECIMAL column has the affinity that converts most, so every type is tried in one.
+        try store.database.execute("CREATE TABLE IF NOT EXISTS V (X DECIMAL)")
+        try store.database.execute("DELETE FROM V")
+        try store.database.execute("INSERT INTO V (X) VALUES (?)", [value.databaseValue])
+        let stored = try #require(try store.database.scalar("SELECT X FROM V"))
+        #expect(AttributeValue(stored, type: type) == value)
+    }
+}
+
+@Suite(.enabled(if: Fixtures.available, Fixtures.skipReason))
+struct RealStoreRowTests {
+    /// Rows Core Data wrote and Strata did not touch keep every byte.
+    @Test func updatingOneRowLeavesCoreDataRowsUntouched() throws {
+        let folder = try StoreFolder()
+        let path = folder.path("TavantTrade.sqlite")
+        try FileManager.default.copyItem(atPath: Fixtures.store("TavantTrade.sqlite").path, toPath: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let model = try ModelLoader.load(Fixtures.model("TavantTrade.xcdatamodeld")).currentVersion.model
+        let store = try PersistentStore.open(at: path, model: model)
+        let snapshot = "SELECT Z_PK, quote(Z_ENT), quote(Z_OPT), quote(ZCATEGORY), quote(ZNAME) FROM ZFEEDBACKSUBCATEGORY WHERE Z_PK <> 1 ORDER BY Z_PK"
+        let before = try store.database.rows(snapshot)
+        let original = try #require(try store.row("FeedbackSubCategory", primaryKey: 1))
+        try store.database.inTransaction {
+            try store.update("FeedbackSubCategory", primaryKey: 1, expectedVersion: original.version, values: ["name": .text("Renamed")])
+            let key = try store.insert("FeedbackCategory", values: ["name": .text("New")])
+            #expect(key == 20)
+        }
+        #expect(try store.database.rows(snapshot) == before)
+        #expect(try store.row("FeedbackSubCategory", primaryKey: 1)?.version == original.version + 1)
+        #expect(try store.rowCounts() == ["FeedbackCategory": 20, "FeedbackSubCategory": 79])
+    }
+}
