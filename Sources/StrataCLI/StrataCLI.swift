@@ -55,6 +55,9 @@ public enum StrataCLI {
         case let modelError as ModelError:
             printError("strata: \(modelError)")
             return ExitStatus(for: modelError).rawValue
+        case let storeError as StoreError:
+            printError("strata: \(storeError)")
+            return ExitStatus(for: storeError).rawValue
         default:
             // Errors of argument parsing raised while running (the `help` command's, a
             // ValidationError) keep the parser's own message and status.
@@ -86,32 +89,5 @@ public enum StrataCLI {
         LoggingSystem.bootstrap { label in
             LineLogHandler(label: label, level: StrataCLI.logLevel.withLock { $0 } ?? .warn)
         }
-    }
-}
-
-/// The exit statuses `strata` returns.
-enum ExitStatus: Int32 {
-    case success = 0
-    case failure = 1
-    case usage = 2
-    case dataError = 3
-
-    init(for error: ModelError) {
-        switch error {
-        case .unreadable: self = .failure
-        case .unknownVersion: self = .usage
-        case .malformed, .invalidContent, .invalid: self = .dataError
-        }
-    }
-}
-
-/// An error a command reports to the user, with the exit status it ends in.
-struct CLIError: Error {
-    var message: String
-    var status: ExitStatus
-
-    init(_ message: String, status: ExitStatus = .failure) {
-        self.message = message
-        self.status = status
     }
 }

@@ -33,11 +33,11 @@ extension ObjectModel {
         }
         for configuration in configurations {
             for name in configuration.entityNames where self.entity(named: name) == nil {
-                issues.append(ModelIssue(.error, "configuration '\(configuration.name)' names an unknown entity '\(name)'\(suggestion(for: name, among: entities.map(\.name)))"))
+                issues.append(ModelIssue(.error, "configuration '\(configuration.name)' names an unknown entity '\(name)'\(didYouMean(name, among: entities.map(\.name)))"))
             }
         }
         for template in fetchRequestTemplates where entity(named: template.entityName) == nil {
-            issues.append(ModelIssue(.error, "fetch request '\(template.name)' names an unknown entity '\(template.entityName)'\(suggestion(for: template.entityName, among: entities.map(\.name)))"))
+            issues.append(ModelIssue(.error, "fetch request '\(template.name)' names an unknown entity '\(template.entityName)'\(didYouMean(template.entityName, among: entities.map(\.name)))"))
         }
         return issues
     }
@@ -47,7 +47,7 @@ extension ObjectModel {
     private func hierarchyIssues(of entity: EntityDescription) -> [ModelIssue] {
         guard let parentName = entity.superentityName else { return [] }
         guard self.entity(named: parentName) != nil else {
-            return [ModelIssue(.error, entity: entity.name, "the parent entity '\(parentName)' does not exist\(suggestion(for: parentName, among: entities.map(\.name)))")]
+            return [ModelIssue(.error, entity: entity.name, "the parent entity '\(parentName)' does not exist\(didYouMean(parentName, among: entities.map(\.name)))")]
         }
         var chain = [entity.name]
         var next: String? = parentName
@@ -80,7 +80,7 @@ extension ObjectModel {
         var issues: [ModelIssue] = []
         func check(_ names: [String], _ what: String) {
             for name in names where !known.contains(name) {
-                issues.append(ModelIssue(.error, entity: entity.name, "\(what) names an unknown property '\(name)'\(suggestion(for: name, among: known.sorted()))"))
+                issues.append(ModelIssue(.error, entity: entity.name, "\(what) names an unknown property '\(name)'\(didYouMean(name, among: known.sorted()))"))
             }
         }
         for constraint in entity.uniquenessConstraints {
@@ -140,7 +140,7 @@ extension ObjectModel {
         }
         let destinationName = relationship.destinationEntityName
         guard let destination = self.entity(named: destinationName) else {
-            issues.append(issue(.error, "the destination entity '\(destinationName)' does not exist\(suggestion(for: destinationName, among: entities.map(\.name)))"))
+            issues.append(issue(.error, "the destination entity '\(destinationName)' does not exist\(didYouMean(destinationName, among: entities.map(\.name)))"))
             return issues
         }
         if destination.isAbstract, allSubentities(of: destination).isEmpty {
@@ -152,7 +152,7 @@ extension ObjectModel {
         }
         guard let inverse = self.relationship(named: inverseName, in: destination) else {
             let names = allRelationships(of: destination).map(\.name)
-            issues.append(issue(.error, "the inverse '\(inverseName)' is not a relationship of '\(destinationName)'\(suggestion(for: inverseName, among: names))"))
+            issues.append(issue(.error, "the inverse '\(inverseName)' is not a relationship of '\(destinationName)'\(didYouMean(inverseName, among: names))"))
             return issues
         }
         // An inverse whose own destination is unknown is reported on the inverse itself.
@@ -163,32 +163,6 @@ extension ObjectModel {
         }
         return issues
     }
-
-    // MARK: - Suggestions
-
-    /// `; did you mean 'X'?` when one of `names` is close to `name`.
-    func suggestion(for name: String, among names: [String]) -> String {
-        let nearest = names.map { ($0, editDistance(name.lowercased(), $0.lowercased())) }
-            .filter { $0.1 <= max(2, name.count / 3) && $0.1 < name.count }
-            .min { $0.1 < $1.1 }
-        return nearest.map { "; did you mean '\($0.0)'?" } ?? ""
-    }
-}
-
-/// The Levenshtein distance between two strings, in characters.
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    guard !a.isEmpty else { return b.count }
-    guard !b.isEmpty else { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
 }
 
 // MARK: - Attribute values

@@ -173,7 +173,7 @@ extension PersistentStore {
 
     private func layoutEntity(_ name: String) throws -> StoreLayout.Entity {
         guard let entity = layout.entity(named: name) else {
-            throw StoreError.notACoreDataStore(path: path, reason: "the model has no entity '\(name)'")
+            throw StoreError.unknownEntity(path: path, name: name, known: layout.entities.map(\.name))
         }
         return entity
     }
@@ -192,13 +192,13 @@ extension PersistentStore {
         var assignments: [(column: String, value: DatabaseValue)] = []
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
             guard let column = entity.attributeColumns[name] else {
-                throw StoreError.notACoreDataStore(path: path, reason: "entity '\(entity.name)' has no stored attribute '\(name)'")
+                throw StoreError.unknownProperty(path: path, entity: entity.name, property: name, known: entity.attributeColumns.keys.sorted())
             }
             assignments.append((column, value))
         }
         for (name, reference) in toOne.sorted(by: { $0.key < $1.key }) {
             guard let columns = entity.toOneColumns[name] else {
-                throw StoreError.notACoreDataStore(path: path, reason: "entity '\(entity.name)' has no to-one relationship '\(name)'")
+                throw StoreError.unknownProperty(path: path, entity: entity.name, property: name, known: entity.toOneColumns.keys.sorted())
             }
             assignments.append((columns.key, reference.map { .integer($0.primaryKey) } ?? .null))
             if let entityColumn = columns.entity {
@@ -214,7 +214,9 @@ extension PersistentStore {
             (model.ancestors(of: entity).reversed() + [entity]).last { $0.relationship(named: relationship) != nil }
         }?.name ?? entityName
         guard let join = layout.joinTable(for: owner, relationship: relationship) else {
-            throw StoreError.notACoreDataStore(path: path, reason: "'\(entityName).\(relationship)' is not a many-to-many relationship")
+            throw StoreError.unknownProperty(
+                path: path, entity: entityName, property: relationship, known: layout.joinTables.flatMap { [$0.relationship, $0.inverse] }
+                    .filter { $0.entity == owner }.map(\.relationship).sorted())
         }
         return (join, join.relationship == StoreLayout.RelationshipPath(entity: owner, relationship: relationship))
     }

@@ -16,6 +16,10 @@ public enum StoreError: Error, Sendable {
     case alreadyExists(path: String)
     /// An update found the row changed since it was read (`Z_OPT` moved on).
     case conflict(path: String, entity: String, primaryKey: Int64, expectedVersion: Int64, actualVersion: Int64?)
+    /// The model has no entity of that name.
+    case unknownEntity(path: String, name: String, known: [String])
+    /// The entity has no stored property of that name.
+    case unknownProperty(path: String, entity: String, property: String, known: [String])
     /// The store's model could not be recovered from its model cache.
     case modelCacheUnreadable(path: String, reason: String)
     case database(DatabaseError)
@@ -32,6 +36,10 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .alreadyExists(let path): "\(path): a store already exists there"
         case .conflict(let path, let entity, let key, let expected, let actual):
             "\(path): \(entity) p\(key) was changed by someone else (version \(actual.map(String.init) ?? "deleted"), expected \(expected))"
+        case .unknownEntity(let path, let name, let known):
+            "\(path): no entity '\(name)'\(didYouMean(name, among: known)); entities: \(known.joined(separator: ", "))"
+        case .unknownProperty(let path, let entity, let property, let known):
+            "\(path): entity '\(entity)' has no stored property '\(property)'\(didYouMean(property, among: known)); properties: \(known.joined(separator: ", "))"
         case .modelCacheUnreadable(let path, let reason): "\(path): the model cache cannot be read: \(reason)"
         case .database(let error): error.description
         }

@@ -31,9 +31,20 @@ struct StoreOptions: ParsableArguments {
             valueName: "level"))
     var logLevel: LogLevel?
 
+    @Flag(name: .long, help: "Open the store read-only. Commands that only read a store always do.")
+    var readOnly = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("How long to wait for a store another process has locked, in seconds.", valueName: "seconds"))
+    var busyTimeout: Double = 5
+
     var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     func validate() throws {
+        if busyTimeout < 0 || !busyTimeout.isFinite {
+            throw ValidationError("--busy-timeout must be a number of seconds, 0 or more")
+        }
         if logLevel == nil, let text = environment["STRATA_LOG_LEVEL"], LogLevel(rawValue: text.lowercased()) == nil {
             throw ValidationError(
                 "STRATA_LOG_LEVEL is '\(text)'; expected one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -48,6 +59,34 @@ struct StoreOptions: ParsableArguments {
 
     var resolvedLogLevel: LogLevel {
         logLevel ?? environment["STRATA_LOG_LEVEL"].flatMap { LogLevel(rawValue: $0.lowercased()) } ?? .warn
+    }
+
+    /// The store path, or a usage error saying how to give one.
+    func requireStorePath() throws -> String {
+        guard let path = storePath else {
+            throw CLIError("no store given: pass --store PATH or set STRATA_STORE", status: .usage)
+        }
+        return path
+    }
+
+    /// Opens the store for reading only: with the model given by --model, which must be the
+    /// store's, else with the store's own model (its model cache, or one inferred from its schema).
+    func openStoreForReading() throws -> (PersistentStore, origin: String?) {
+        var configuration = Database.Configuration.readOnly
+        configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
+        let path = try requireStorePath()
+        guard modelPath != nil else {
+            return (try PersistentStore.open(at: path, configuration: configuration), nil)
+        }
+        let version = try loadModel()
+        do {
+            let store = try PersistentStore.open(at: path, model: version.model, modelOrigin: version.file.path, configuration: configuration)
+            return (store, version.file.path)
+        } catch StoreError.modelMismatch(let path, let comparison) {
+            throw CLIError(
+                "\(StoreError.modelMismatch(path: path, comparison: comparison)) (model \(version.file.path)); leave out --model to use the store's own model",
+                status: .dataError)
+        }
     }
 
     /// The model path, or a usage error saying how to give one.

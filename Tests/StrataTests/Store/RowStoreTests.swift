@@ -83,7 +83,7 @@ import Testing
 
     @Test func unknownPropertiesAreErrorsNamingThem() {
         #expect { try store.insert("Tag", values: ["title": .text("x")]) } throws: {
-            String(describing: $0).hasSuffix("entity 'Tag' has no stored attribute 'title'")
+            String(describing: $0).hasSuffix("entity 'Tag' has no stored property 'title'; properties: name")
         }
     }
 

@@ -1,0 +1,53 @@
+import Foundation
+
+/// What `strata inspect` shows of a store: the file, its metadata, where its model came from and
+/// whether it matches, and every entity with its table and row count. Gathering it reads only.
+public struct StoreReport: Sendable {
+    /// One entity's place and size.
+    public struct EntitySummary: Sendable {
+        public var name: String
+        public var number: Int
+        public var parent: String?
+        public var subentities: [String]
+        public var table: String
+        /// Rows whose `Z_ENT` is the entity's own.
+        public var rowCount: Int
+    }
+
+    public var path: String
+    /// The main file's size in bytes.
+    public var fileSize: Int
+    /// The `-wal` file's size, when there is one: the store is not whole without it.
+    public var walSize: Int?
+    public var journalMode: String
+    public var pageSize: Int
+    public var uuid: String
+    public var frameworkVersion: Int64?
+    public var storeType: String?
+    public var modelSource: PersistentStore.ModelSource
+    public var comparison: HashComparison
+    public var entities: [EntitySummary]
+
+    /// Gathers the report of an open store.
+    public init(store: PersistentStore) throws {
+        let attributes = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int }
+        path = store.path
+        fileSize = attributes(store.path) ?? 0
+        walSize = attributes(store.path + "-wal")
+        journalMode = try store.database.journalMode()
+        pageSize = try store.database.pageSize()
+        uuid = store.metadata.uuid
+        frameworkVersion = store.metadata.frameworkVersion
+        storeType = store.metadata.storeType
+        modelSource = store.modelSource
+        comparison = store.comparison
+        let counts = try store.rowCounts()
+        entities = store.layout.entities.map { entity in
+            let description = store.model.entity(named: entity.name)
+            return EntitySummary(
+                name: entity.name, number: entity.number, parent: description?.superentityName,
+                subentities: description.map { store.model.directSubentities(of: $0).map(\.name) } ?? [],
+                table: entity.tableName, rowCount: counts[entity.name] ?? 0)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Strata
+
+/// The exit statuses `strata` returns.
+enum ExitStatus: Int32 {
+    case success = 0
+    case failure = 1
+    case usage = 2
+    case dataError = 3
+
+    init(for error: ModelError) {
+        switch error {
+        case .unreadable: self = .failure
+        case .unknownVersion: self = .usage
+        case .malformed, .invalidContent, .invalid: self = .dataError
+        }
+    }
+
+    init(for error: StoreError) {
+        switch error {
+        case .notFound, .locked, .alreadyExists, .database: self = .failure
+        case .unknownEntity, .unknownProperty: self = .usage
+        case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .modelCacheUnreadable: self = .dataError
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Strata
+
+/// How stored values are shown: as their attribute type reads them (dates in ISO 8601, UUIDs
+/// as text), falling back to the raw SQLite value when the type is unknown or does not fit.
+enum ValueFormatting {
+    /// The value for a table cell: short, one line.
+    static func text(_ value: DatabaseValue, type: AttributeType?) -> String {
+        switch typed(value, type) {
+        case .date(let date)?: return date.formatted(.iso8601)
+        case .uuid(let uuid)?: return uuid.uuidString
+        case .boolean(let bool)?: return bool ? "YES" : "NO"
+        case .decimal(let decimal)?: return NSDecimalNumber(decimal: decimal).stringValue
+        case .binary(let data)?: return "<\(data.count) bytes>"
+        case .uri(let url)?: return url.absoluteString
+        default: break
+        }
+        switch value {
+        case .null: return "NULL"
+        case .integer(let integer): return String(integer)
+        case .real(let real): return String(real)
+        case .text(let text):
+            let line = text.replacingOccurrences(of: "\n", with: "\\n")
+            return line.count > 60 ? String(line.prefix(57)) + "..." : line
+        case .blob(let data): return "<\(data.count) bytes>"
+        }
+    }
+
+    /// The value for JSON output: numbers and strings as themselves, dates in ISO 8601, UUIDs
+    /// as text, binary data in base64.
+    static func json(_ value: DatabaseValue, type: AttributeType?) -> JSONValue {
+        switch typed(value, type) {
+        case .date(let date)?: return .string(date.formatted(.iso8601))
+        case .uuid(let uuid)?: return .string(uuid.uuidString)
+        case .boolean(let bool)?: return .bool(bool)
+        case .decimal(let decimal)?: return JSONValue(.number(NSDecimalNumber(decimal: decimal).stringValue))
+        case .uri(let url)?: return .string(url.absoluteString)
+        default: break
+        }
+        switch value {
+        case .null: return .null
+        case .integer(let integer): return .number(integer)
+        case .real(let real): return .number(real)
+        case .text(let text): return .string(text)
+        case .blob(let data): return .string(data.base64EncodedString())
+        }
+    }
+
+    private static func typed(_ value: DatabaseValue, _ type: AttributeType?) -> AttributeValue? {
+        type.flatMap { AttributeValue(value, type: $0) }
+    }
+}
