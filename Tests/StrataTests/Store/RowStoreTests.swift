@@ -128,3 +128,43 @@ struct RealStoreRowTests {
         #expect(try store.rowCounts() == ["FeedbackCategory": 20, "FeedbackSubCategory": 79])
     }
 }
+
+/// What a store chose is read from the store, never rewritten.
+@Suite struct ExistingLayoutTests {
+    @Test func columnNamesTheStoreChoseDifferentlyAreUsed() throws {
+        let folder = try StoreFolder()
+        let path = folder.path("Renamed.sqlite")
+        let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
+        do {
+            let store = try PersistentStore.create(at: path, model: model)
+            try store.database.execute("ALTER TABLE ZTAG RENAME COLUMN ZNAME TO ZNAME1")
+        }
+        let store = try PersistentStore.open(at: path, model: model)
+        #expect(store.layout.entity(named: "Tag")?.column(for: "name") == "ZNAME1")
+        let key = try store.database.inTransaction { try store.insert("Tag", values: ["name": .text("fantasy")]) }
+        #expect(try store.row("Tag", primaryKey: key)?.values["name"] == .text("fantasy"))
+    }
+
+    @Test func metadataKeysStrataDoesNotKnowAreKept() throws {
+        let folder = try StoreFolder()
+        let database = try Database(path: folder.path("meta.sqlite"))
+        try database.execute(StoreLayout.bookkeepingStatements[1])
+        var metadata = StoreMetadata(model: ObjectModel(entities: [EntityDescription(name: "A")]), uuid: "5F3C1A2B-0000-4000-8000-000000000001")
+        metadata.properties["DSm"] = .integer(1)
+        metadata.properties["NSPersistenceMaximumFrameworkVersion"] = .integer(1522)
+        metadata.properties["com.example.custom"] = .dictionary(["nested": .array([.date(Date(timeIntervalSinceReferenceDate: 5)), .data(Data([1]))])])
+        try metadata.write(to: database)
+        #expect(try StoreMetadata(reading: database) == metadata)
+    }
+
+    @Test(.enabled(if: Fixtures.available, Fixtures.skipReason))
+    func realMetadataSurvivesARewrite() throws {
+        let real = try StoreMetadata(reading: Database(path: Fixtures.store("FinalCutEvent.sqlite").path, configuration: .readOnly))
+        #expect(real.properties["DSm"] == .integer(1))
+        let folder = try StoreFolder()
+        let database = try Database(path: folder.path("copy.sqlite"))
+        try database.execute(StoreLayout.bookkeepingStatements[1])
+        try real.write(to: database)
+        #expect(try StoreMetadata(reading: database) == real)
+    }
+}

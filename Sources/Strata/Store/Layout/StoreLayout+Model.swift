@@ -36,6 +36,31 @@ extension StoreLayout {
         builder.addJoinTables()
         builder.addIndexes()
         self.init(entities: builder.entities, tables: builder.tables, joinTables: builder.joinTables, indexes: builder.indexes)
+        if let schema { adoptColumnNames(of: schema) }
+    }
+
+    /// Where the store names a column differently from Strata's choice (another collision
+    /// number, say `ZNAME1` for `ZNAME`), uses the store's name: the unclaimed column of the
+    /// table with the same stem.
+    private mutating func adoptColumnNames(of schema: StoreSchema) {
+        for tableName in Set(entities.map(\.tableName)) {
+            guard let table = schema.table(named: tableName) else { continue }
+            let existing = Set(table.columns.map(\.name))
+            let indices = entities.indices.filter { entities[$0].tableName == tableName }
+            let claimed = Set(indices.flatMap { entities[$0].attributeColumns.values }).intersection(existing)
+            var renames: [String: String] = [:]
+            for column in Set(indices.flatMap { entities[$0].attributeColumns.values }) where !existing.contains(column) {
+                let stem = column.prefix { !$0.isNumber }
+                let candidate = table.columns.map(\.name).first { name in
+                    !claimed.contains(name) && !renames.values.contains(name) && name.hasPrefix(stem)
+                        && name.dropFirst(stem.count).allSatisfy(\.isNumber)
+                }
+                if let candidate { renames[column] = candidate }
+            }
+            for index in indices {
+                entities[index].attributeColumns = entities[index].attributeColumns.mapValues { renames[$0] ?? $0 }
+            }
+        }
     }
 
     /// Entities in `Z_ENT` order, with their numbers.
