@@ -1,0 +1,23 @@
+import ArgumentParser
+import Strata
+
+/// `strata create`: a new, empty store for a model, laid out as Core Data lays it out.
+struct CreateCommand: AsyncParsableCommand, ReadsModelOrStore {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Create an empty store for a model.",
+        discussion: """
+            The store gets Core Data's SQLite layout for the model (tables, columns, join \
+            tables, indexes, Z_PRIMARYKEY and Z_METADATA with the model's version hashes), in \
+            WAL mode. An existing store is never replaced.
+            """)
+
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        let path = try options.requireStorePath()
+        let version = try options.loadModel()
+        let store = try PersistentStore.create(at: path, model: version.model)
+        print("created \(path): \(store.layout.entities.count) entities, \(store.layout.tables.count) tables, store UUID \(store.metadata.uuid)")
+    }
+}

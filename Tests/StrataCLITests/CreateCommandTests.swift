@@ -1,0 +1,39 @@
+import Foundation
+import Strata
+import Testing
+
+@Suite struct CreateCommandTests {
+    @Test func createsAStoreForTheModelAndNeverReplacesOne() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-create-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("Library.sqlite").path
+        let created = try StrataRunner.run(["create", "--store", path, "--model", ModelCommandTests.example])
+        #expect(created.status == 0, "\(created.standardError)")
+        #expect(created.standardOutput.hasPrefix("created \(path): 5 entities, 5 tables, store UUID "))
+
+        let inspected = try StrataRunner.run(["inspect", "--format", "json", "--store", path, "--model", ModelCommandTests.example])
+        let report = try JSONReader.parse(Data(inspected.standardOutput.utf8))
+        #expect(report["model"]?["matches"]?.boolValue == true)
+        #expect(report["store"]?["journalMode"]?.stringValue == "wal")
+        #expect(report["entities"]?.arrayValue?.map { $0["name"]?.stringValue } == ["Author", "Book", "EBook", "Page", "Tag"])
+
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let again = try StrataRunner.run(["create", "--store", path, "--model", ModelCommandTests.example])
+        #expect(again.status == 1)
+        #expect(again.standardError == "strata: \(path): a store already exists there\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func anInvalidModelCreatesNothing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-create-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = folder.appendingPathComponent("broken.json")
+        try Data(#"{"entities": [{"name": "A", "relationships": [{"name": "b", "destination": "B"}]}]}"#.utf8).write(to: model)
+        let path = folder.appendingPathComponent("x.sqlite").path
+        let result = try StrataRunner.run(["create", "--store", path, "--model", model.path])
+        #expect(result.status == 3)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+}
