@@ -104,25 +104,22 @@ extension PersistentStore {
 
     /// Adds `destination` to the many-to-many `relationship` of the row `source` of `entityName`.
     public func link(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
-        let (join, fromNamedSide) = try joinTable(entityName, relationship)
-        let (sourceColumn, destinationColumn) = fromNamedSide ? (join.sourceColumn, join.destinationColumn) : (join.destinationColumn, join.sourceColumn)
-        try database.cachedStatement("INSERT OR IGNORE INTO \(join.name) (\(sourceColumn), \(destinationColumn)) VALUES (?, ?)")
+        let (join, sourceColumn, destinationColumn) = try joinColumns(entityName, relationship)
+        try database.cachedStatement("INSERT OR IGNORE INTO \(join) (\(sourceColumn), \(destinationColumn)) VALUES (?, ?)")
             .execute([.integer(source), .integer(destination)])
     }
 
     /// Removes `destination` from the many-to-many `relationship` of the row `source`.
     public func unlink(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
-        let (join, fromNamedSide) = try joinTable(entityName, relationship)
-        let (sourceColumn, destinationColumn) = fromNamedSide ? (join.sourceColumn, join.destinationColumn) : (join.destinationColumn, join.sourceColumn)
-        try database.cachedStatement("DELETE FROM \(join.name) WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?")
+        let (join, sourceColumn, destinationColumn) = try joinColumns(entityName, relationship)
+        try database.cachedStatement("DELETE FROM \(join) WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?")
             .execute([.integer(source), .integer(destination)])
     }
 
     /// The primary keys the many-to-many `relationship` of row `source` holds.
     public func linkedKeys(_ entityName: String, _ relationship: String, source: Int64) throws -> [Int64] {
-        let (join, fromNamedSide) = try joinTable(entityName, relationship)
-        let (sourceColumn, destinationColumn) = fromNamedSide ? (join.sourceColumn, join.destinationColumn) : (join.destinationColumn, join.sourceColumn)
-        return try database.cachedStatement("SELECT \(destinationColumn) FROM \(join.name) WHERE \(sourceColumn) = ? ORDER BY \(destinationColumn)")
+        let (join, sourceColumn, destinationColumn) = try joinColumns(entityName, relationship)
+        return try database.cachedStatement("SELECT \(destinationColumn) FROM \(join) WHERE \(sourceColumn) = ? ORDER BY \(destinationColumn)")
             .rows([.integer(source)]).compactMap { $0[0].int64Value }
     }
 
@@ -209,7 +206,9 @@ extension PersistentStore {
         return assignments
     }
 
-    private func joinTable(_ entityName: String, _ relationship: String) throws -> (StoreLayout.JoinTable, Bool) {
+    /// The join table of a many-to-many and its columns seen from `entityName`'s side: the one
+    /// holding the row's own key, and the one holding its related keys.
+    private func joinColumns(_ entityName: String, _ relationship: String) throws -> (table: String, source: String, destination: String) {
         let owner = model.entity(named: entityName).flatMap { entity in
             (model.ancestors(of: entity).reversed() + [entity]).last { $0.relationship(named: relationship) != nil }
         }?.name ?? entityName
@@ -218,7 +217,8 @@ extension PersistentStore {
                 path: path, entity: entityName, property: relationship, known: layout.joinTables.flatMap { [$0.relationship, $0.inverse] }
                     .filter { $0.entity == owner }.map(\.relationship).sorted())
         }
-        return (join, join.relationship == StoreLayout.RelationshipPath(entity: owner, relationship: relationship))
+        return join.relationship == StoreLayout.RelationshipPath(entity: owner, relationship: relationship)
+            ? (join.name, join.sourceColumn, join.destinationColumn) : (join.name, join.destinationColumn, join.sourceColumn)
     }
 
     private func conflict(_ entity: StoreLayout.Entity, _ primaryKey: Int64, _ expectedVersion: Int64) throws -> StoreError {
