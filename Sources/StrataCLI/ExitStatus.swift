@@ -17,9 +17,9 @@ enum ExitStatus: Int32 {
 
     init(for error: StoreError) {
         switch error {
-        case .notFound, .locked, .alreadyExists, .database: self = .failure
+        case .notFound, .locked, .alreadyExists, .strayJournal, .database: self = .failure
         case .unknownEntity, .unknownProperty: self = .usage
-        case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .modelCacheUnreadable: self = .dataError
+        case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .modelCacheUnreadable, .invalidModel: self = .dataError
         }
     }
 }

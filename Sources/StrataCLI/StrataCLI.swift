@@ -58,6 +58,9 @@ public enum StrataCLI {
         case let storeError as StoreError:
             printError("strata: \(storeError)")
             return ExitStatus(for: storeError).rawValue
+        case let databaseError as DatabaseError:
+            printError("strata: \(databaseError)")
+            return (databaseError.isDamagedFile ? ExitStatus.dataError : .failure).rawValue
         default:
             // Errors of argument parsing raised while running (the `help` command's, a
             // ValidationError) keep the parser's own message and status.

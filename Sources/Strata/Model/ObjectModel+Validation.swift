@@ -20,6 +20,7 @@ extension ObjectModel {
             issues.append(ModelIssue(.error, entity: entity.name, "the model defines this entity more than once"))
         }
         for entity in entities {
+            issues += nameIssues(of: entity)
             issues += hierarchyIssues(of: entity)
             issues += propertyNameIssues(of: entity)
             for attribute in entity.attributes {
@@ -43,6 +44,24 @@ extension ObjectModel {
     }
 
     // MARK: - Entities
+
+    /// Names must be identifiers (a letter or underscore, then letters, digits, underscores),
+    /// as Core Data requires: they become table and column names in the store.
+    private func nameIssues(of entity: EntityDescription) -> [ModelIssue] {
+        func isIdentifier(_ name: String) -> Bool {
+            guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
+            return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+        }
+        var issues: [ModelIssue] = []
+        let rule = "must start with a letter or _ and hold only letters, digits and _"
+        if !isIdentifier(entity.name) {
+            issues.append(ModelIssue(.error, entity: entity.name, "the entity name \(rule)"))
+        }
+        for name in entity.declaredPropertyNames where !isIdentifier(name) {
+            issues.append(ModelIssue(.error, entity: entity.name, property: name, "the property name \(rule)"))
+        }
+        return issues
+    }
 
     private func hierarchyIssues(of entity: EntityDescription) -> [ModelIssue] {
         guard let parentName = entity.superentityName else { return [] }

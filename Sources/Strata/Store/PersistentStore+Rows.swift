@@ -31,8 +31,9 @@ extension PersistentStore {
     /// Hands out `count` new primary keys for rows of `entityName`: `Z_MAX` of the entity's
     /// table is raised in the caller's transaction, and the keys after the old value returned.
     public func allocatePrimaryKeys(for entityName: String, count: Int = 1) throws -> ClosedRange<Int64> {
-        let entity = try layoutEntity(entityName)
-        let root = layout.entities.first { $0.tableName == entity.tableName && $0.superNumber == 0 } ?? entity
+        precondition(count > 0, "allocate at least one key")
+        try requireTransaction()
+        let root = try rootEntity(of: entityName)
         let statement = try database.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX")
         let rows = try statement.rows([.integer(Int64(count)), .integer(Int64(root.number))])
         guard let last = rows.first?.first?.int64Value else {
@@ -50,8 +51,17 @@ extension PersistentStore {
         _ entityName: String, values: [String: DatabaseValue], toOne: [String: RowReference?] = [:], primaryKey: Int64? = nil
     ) throws -> Int64 {
         let entity = try layoutEntity(entityName)
-        let key = try primaryKey ?? allocatePrimaryKeys(for: entityName).lowerBound
         let assignments = try columnAssignments(for: entity, values: values, toOne: toOne)
+        let key: Int64
+        if let primaryKey {
+            // A key chosen by the caller still moves Z_MAX past it, so later keys never collide.
+            try requireTransaction()
+            try database.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_ENT = ?")
+                .execute([.integer(primaryKey), .integer(Int64(try rootEntity(of: entityName).number))])
+            key = primaryKey
+        } else {
+            key = try allocatePrimaryKeys(for: entityName).lowerBound
+        }
         let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + assignments.map(\.column)
         let sql = "INSERT INTO \(entity.tableName) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         try database.cachedStatement(sql).execute(
@@ -72,7 +82,7 @@ extension PersistentStore {
         let entity = try layoutEntity(entityName)
         let assignments = try columnAssignments(for: entity, values: values, toOne: toOne)
         let setters = (assignments.map { "\($0.column) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
-        let sql = "UPDATE \(entity.tableName) SET \(setters) WHERE Z_PK = ? AND Z_OPT = ?"
+        let sql = "UPDATE \(entity.tableName) SET \(setters) WHERE Z_PK = ? AND Z_OPT = ? AND \(entity.kindCondition)"
         try database.cachedStatement(sql).execute(assignments.map(\.value) + [.integer(primaryKey), .integer(expectedVersion)])
         guard database.changedRowCount == 1 else { throw try conflict(entity, primaryKey, expectedVersion) }
         return expectedVersion + 1
@@ -82,14 +92,18 @@ extension PersistentStore {
     /// from the join tables of its many-to-many relationships.
     public func delete(_ entityName: String, primaryKey: Int64, expectedVersion: Int64? = nil) throws {
         let entity = try layoutEntity(entityName)
+        // The row may be of a sub-entity, whose own many-to-many rows go too.
+        let rowEntityNumber = try database.cachedStatement("SELECT Z_ENT FROM \(entity.tableName) WHERE Z_PK = ? AND \(entity.kindCondition)")
+            .rows([.integer(primaryKey)]).first?.first?.int64Value
         if let expectedVersion {
-            try database.cachedStatement("DELETE FROM \(entity.tableName) WHERE Z_PK = ? AND Z_OPT = ?")
+            try database.cachedStatement("DELETE FROM \(entity.tableName) WHERE Z_PK = ? AND Z_OPT = ? AND \(entity.kindCondition)")
                 .execute([.integer(primaryKey), .integer(expectedVersion)])
         } else {
-            try database.cachedStatement("DELETE FROM \(entity.tableName) WHERE Z_PK = ?").execute([.integer(primaryKey)])
+            try database.cachedStatement("DELETE FROM \(entity.tableName) WHERE Z_PK = ? AND \(entity.kindCondition)").execute([.integer(primaryKey)])
         }
         guard database.changedRowCount == 1 else { throw try conflict(entity, primaryKey, expectedVersion ?? 0) }
-        let lineage = Set(([entityName] + (model.entity(named: entityName).map { model.ancestors(of: $0).map(\.name) } ?? [])))
+        let rowEntity = layout.entities.first { Int64($0.number) == rowEntityNumber }.flatMap { model.entity(named: $0.name) }
+        let lineage = Set(rowEntity.map { [$0.name] + model.ancestors(of: $0).map(\.name) } ?? [entityName])
         for join in layout.joinTables {
             if lineage.contains(join.relationship.entity) {
                 try database.cachedStatement("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute([.integer(primaryKey)])
@@ -137,11 +151,10 @@ extension PersistentStore {
     ) throws -> [RowSnapshot] {
         let entity = try layoutEntity(entityName)
         let properties = columnsByProperty(entity)
-        var sql = "SELECT Z_PK, Z_ENT, Z_OPT\(properties.map { ", \($0.column)" }.joined()) FROM \(entity.tableName)"
-            + " WHERE Z_ENT BETWEEN \(entity.numberRange.lowerBound) AND \(entity.numberRange.upperBound)"
+        var sql = "SELECT Z_PK, Z_ENT, Z_OPT\(properties.map { ", \($0.column)" }.joined()) FROM \(entity.tableName) WHERE \(entity.kindCondition)"
         if let condition { sql += " AND (\(condition))" }
-        sql += " ORDER BY Z_PK"
-        if let limit { sql += " LIMIT \(limit) OFFSET \(offset)" }
+        sql += " ORDER BY Z_PK LIMIT ? OFFSET ?"
+        let arguments = arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
         let names = Dictionary(layout.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
         return try database.cachedStatement(sql).rows(arguments).map { row in
             var values: [String: DatabaseValue] = [:]
@@ -167,6 +180,17 @@ extension PersistentStore {
     }
 
     // MARK: - Helpers
+
+    private func requireTransaction() throws {
+        guard database.isInTransaction else {
+            throw DatabaseError(code: 21, message: "primary keys are allocated inside the write transaction of a save", path: path)
+        }
+    }
+
+    private func rootEntity(of entityName: String) throws -> StoreLayout.Entity {
+        let entity = try layoutEntity(entityName)
+        return layout.entities.first { $0.tableName == entity.tableName && $0.superNumber == 0 } ?? entity
+    }
 
     private func layoutEntity(_ name: String) throws -> StoreLayout.Entity {
         guard let entity = layout.entity(named: name) else {

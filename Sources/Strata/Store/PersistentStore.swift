@@ -60,11 +60,22 @@ public final class PersistentStore {
     // MARK: - Creating
 
     /// Creates an empty store for `model` at `path`, laid out as Core Data lays it out, in one
-    /// transaction: on failure no file is left behind.
+    /// transaction. Anything already at `path` is refused, and on failure the files this call
+    /// made are removed, and only those.
     public static func create(
         at path: String, model: ObjectModel, configuration: Database.Configuration = Database.Configuration()
     ) throws(StoreError) -> PersistentStore {
-        if let size = fileSize(path), size > 0 { throw .alreadyExists(path: path) }
+        let issues = model.validate()
+        if issues.contains(where: { $0.severity == .error }) { throw .invalidModel(path: path, issues: issues) }
+        let fileManager = FileManager.default
+        if fileManager.fileExists(atPath: path) { throw .alreadyExists(path: path) }
+        let folder = (path as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        if !folder.isEmpty, !fileManager.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
+            throw .notFound(path: folder)
+        }
+        let sidecars = ["-wal", "-shm", "-journal"].map { path + $0 }
+        if let stray = sidecars.first(where: fileManager.fileExists(atPath:)) { throw .strayJournal(path: stray) }
         var openConfiguration = configuration
         openConfiguration.isReadOnly = false
         openConfiguration.createsFile = true
@@ -92,7 +103,7 @@ public final class PersistentStore {
                 path: path, database: database, schema: try StoreSchema(reading: database), metadata: metadata,
                 model: model, modelSource: .given(origin: "the model it was created with"))
         } catch {
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            for created in [path] + sidecars { try? fileManager.removeItem(atPath: created) }
             throw Self.storeError(error, path: path)
         }
     }
@@ -113,10 +124,19 @@ public final class PersistentStore {
         configuration: Database.Configuration = Database.Configuration()
     ) throws(StoreError) -> PersistentStore {
         guard let size = fileSize(path) else { throw .notFound(path: path) }
-        guard size >= 100, hasSQLiteHeader(path) else { throw .notSQLite(path: path) }
+        guard size >= 100, let header = sqliteHeader(path) else { throw .notSQLite(path: path) }
         var configuration = configuration
         configuration.createsFile = false
-        if !isWritable(path) { configuration = .readOnly }
+        if !isWritable(path) {
+            configuration.isReadOnly = true
+            configuration.journalMode = nil
+        }
+        // A WAL store without a -wal file has all its data in the main file; reading it as
+        // immutable makes no -wal or -shm files beside it (which a read-only folder forbids).
+        let isWAL = header[18] == 2 && header[19] == 2
+        if configuration.isReadOnly, isWAL, !FileManager.default.fileExists(atPath: path + "-wal") {
+            configuration.isImmutable = true
+        }
         do {
             let database = try Database(path: path, configuration: configuration)
             let schema = try StoreSchema(reading: database)
@@ -138,16 +158,23 @@ public final class PersistentStore {
         }
     }
 
-    /// The model in the store's `Z_MODELCACHE`, else one inferred from its schema.
+    /// The model in the store's `Z_MODELCACHE`, else one inferred from its schema; either must
+    /// be a valid model, since its names become SQL and its hierarchy decides what is counted.
     private static func recoverModel(from database: Database, schema: StoreSchema) throws -> (ObjectModel, ModelSource) {
+        let recovered: (ObjectModel, ModelSource)
         if schema.table(named: "Z_MODELCACHE") != nil, let blob = try database.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE")?.dataValue {
             do {
-                return (try ModelCacheDecoder.decode(blob), .modelCache)
+                recovered = (try ModelCacheDecoder.decode(blob), .modelCache)
             } catch {
                 throw StoreError.modelCacheUnreadable(path: database.path, reason: error.message)
             }
+        } else {
+            recovered = (SchemaInference.model(from: schema), .inferred)
         }
-        return (SchemaInference.model(from: schema), .inferred)
+        if let error = recovered.0.validate().first(where: { $0.severity == .error }) {
+            throw StoreError.notACoreDataStore(path: database.path, reason: "the \(recovered.1 == .modelCache ? "model cache" : "schema") describes an invalid model: \(error)")
+        }
+        return recovered
     }
 
     // MARK: - Files and errors
@@ -163,17 +190,28 @@ public final class PersistentStore {
         return FileManager.default.isWritableFile(atPath: path) && permissions & 0o222 != 0
     }
 
-    private static func hasSQLiteHeader(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    /// The file's 100-byte SQLite header, or `nil` when it does not start like an SQLite database.
+    private static func sqliteHeader(_ path: String) -> [UInt8]? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\0".utf8)
+        guard let header = try? handle.read(upToCount: 100), header.count == 100,
+            header.starts(with: Data("SQLite format 3\0".utf8))
+        else { return nil }
+        return [UInt8](header)
     }
 
     private static func storeError(_ error: Error, path: String) -> StoreError {
         switch error {
         case let error as StoreError: return error
         case let error as DatabaseError where error.isBusy: return .locked(path: path)
+        case let error as DatabaseError where error.code == SQLITE_READONLY:
+            return .database(DatabaseError(
+                code: error.code, extendedCode: error.extendedCode,
+                message: "\(error.message); a store in WAL mode with a -wal file can only be read where its -shm file can be made beside it",
+                path: path, sql: error.sql, arguments: error.arguments))
         case let error as DatabaseError where error.code == SQLITE_NOTADB: return .notSQLite(path: path)
+        case let error as DatabaseError where error.code == SQLITE_CORRUPT:
+            return .notACoreDataStore(path: path, reason: "the database is damaged (\(error.message))")
         case let error as DatabaseError: return .database(error)
         default: return .notACoreDataStore(path: path, reason: String(describing: error))
         }

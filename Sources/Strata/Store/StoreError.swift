@@ -14,8 +14,13 @@ public enum StoreError: Error, Sendable {
     case locked(path: String)
     /// A store already exists where a new one was to be created.
     case alreadyExists(path: String)
+    /// A `-wal`, `-shm` or `-journal` file lies where a new store was to be created, without its
+    /// store: SQLite would take it for the new store's and delete or replay it.
+    case strayJournal(path: String)
     /// An update found the row changed since it was read (`Z_OPT` moved on).
     case conflict(path: String, entity: String, primaryKey: Int64, expectedVersion: Int64, actualVersion: Int64?)
+    /// The model a store was to be created for breaks the rules of ``ObjectModel/validate()``.
+    case invalidModel(path: String, issues: [ModelIssue])
     /// The model has no entity of that name.
     case unknownEntity(path: String, name: String, known: [String])
     /// The entity has no stored property of that name.
@@ -34,6 +39,9 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .modelMismatch(let path, let comparison): "\(path): the store was made with another model; \(comparison.summary)"
         case .locked(let path): "\(path): the store is locked by another connection"
         case .alreadyExists(let path): "\(path): a store already exists there"
+        case .invalidModel(let path, let issues):
+            "\(path): the model is invalid: " + issues.filter { $0.severity == .error }.map(\.description).joined(separator: "; ")
+        case .strayJournal(let path): "\(path): a journal file lies there without its store; move it away first"
         case .conflict(let path, let entity, let key, let expected, let actual):
             "\(path): \(entity) p\(key) was changed by someone else (version \(actual.map(String.init) ?? "deleted"), expected \(expected))"
         case .unknownEntity(let path, let name, let known):

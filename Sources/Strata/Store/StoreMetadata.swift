@@ -30,6 +30,7 @@ public struct StoreMetadata: Sendable, Equatable {
         self.init(uuid: uuid, properties: [
             "NSStoreType": .string("SQLite"),
             "NSPersistenceFrameworkVersion": .integer(Self.frameworkVersion),
+            "NSPersistenceMaximumFrameworkVersion": .integer(Self.frameworkVersion),
             "NSStoreModelVersionHashes": .dictionary(hashes.mapValues(PropertyListValue.data)),
             "NSStoreModelVersionHashesVersion": .integer(3),
             "NSStoreModelVersionIdentifiers": .array([.string(model.versionIdentifier)]),
@@ -71,6 +72,9 @@ public struct StoreMetadata: Sendable, Equatable {
             throw .notACoreDataStore(path: database.path, reason: "Z_METADATA has no row")
         }
         let properties: [String: PropertyListValue]
+        if !row[1].isNull, row[1].dataValue == nil {
+            throw .notACoreDataStore(path: database.path, reason: "the metadata (Z_PLIST) is not a binary property list")
+        }
         if let plist = row[1].dataValue, !plist.isEmpty {
             do {
                 guard let dictionary = try BinaryPropertyListReader.read(plist).dictionaryValue else {

@@ -25,7 +25,9 @@ public struct StoreReport: Sendable {
     public var frameworkVersion: Int64?
     public var storeType: String?
     public var modelSource: PersistentStore.ModelSource
-    public var comparison: HashComparison
+    /// How the store's hashes compare with the model's; `nil` for an inferred model, which has
+    /// no Core Data hashes to compare.
+    public var comparison: HashComparison?
     public var entities: [EntitySummary]
 
     /// Gathers the report of an open store.
@@ -34,13 +36,14 @@ public struct StoreReport: Sendable {
         path = store.path
         fileSize = attributes(store.path) ?? 0
         walSize = attributes(store.path + "-wal")
-        journalMode = try store.database.journalMode()
+        // A WAL store read as immutable reports SQLite's default mode; its header says WAL.
+        journalMode = store.database.configuration.isImmutable ? "wal" : try store.database.journalMode()
         pageSize = try store.database.pageSize()
         uuid = store.metadata.uuid
         frameworkVersion = store.metadata.frameworkVersion
         storeType = store.metadata.storeType
         modelSource = store.modelSource
-        comparison = store.comparison
+        comparison = store.modelSource == .inferred ? nil : store.comparison
         let counts = try store.rowCounts()
         entities = store.layout.entities.map { entity in
             let description = store.model.entity(named: entity.name)

@@ -42,8 +42,8 @@ struct StoreOptions: ParsableArguments {
     var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     func validate() throws {
-        if busyTimeout < 0 || !busyTimeout.isFinite {
-            throw ValidationError("--busy-timeout must be a number of seconds, 0 or more")
+        if busyTimeout < 0 || busyTimeout > 86_400 || !busyTimeout.isFinite {
+            throw ValidationError("--busy-timeout must be a number of seconds from 0 to 86400")
         }
         if logLevel == nil, let text = environment["STRATA_LOG_LEVEL"], LogLevel(rawValue: text.lowercased()) == nil {
             throw ValidationError(

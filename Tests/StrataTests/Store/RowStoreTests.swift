@@ -52,7 +52,8 @@ import Testing
         #expect(try store.rows("EBook").map(\.primaryKey) == [ebook])
         #expect(try store.rowCounts()["EBook"] == 1)
         #expect(try store.database.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'") == .integer(2))
-        #expect(try store.allocatePrimaryKeys(for: "Page", count: 3) == 1...3)
+        #expect(try store.database.inTransaction { try store.allocatePrimaryKeys(for: "Page", count: 3) } == 1...3)
+        #expect(throws: DatabaseError.self) { try store.allocatePrimaryKeys(for: "Page") }
     }
 
     @Test func manyToManyLinksAndDeletesCleanTheJoinTable() throws {

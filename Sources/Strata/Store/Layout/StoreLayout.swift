@@ -28,6 +28,11 @@ public struct StoreLayout: Sendable, Equatable {
         /// The columns of each to-one relationship, by relationship name (inherited ones included).
         public var toOneColumns: [String: ToOneColumns]
 
+        /// The SQL condition that selects the rows of the entity and its sub-entities in its table.
+        public var kindCondition: String {
+            numberRange.count == 1 ? "Z_ENT = \(number)" : "Z_ENT BETWEEN \(numberRange.lowerBound) AND \(numberRange.upperBound)"
+        }
+
         /// The column of the attribute or to-one relationship named `property`.
         public func column(for property: String) -> String? {
             attributeColumns[property] ?? toOneColumns[property]?.key

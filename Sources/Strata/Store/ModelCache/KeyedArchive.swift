@@ -14,7 +14,7 @@ struct KeyedArchive {
             throw Failure(message: "not an NSKeyedArchiver archive")
         }
         self.objects = objects
-        guard case .uid(let rootIndex)? = plist["$top"]?["root"], Int(rootIndex) < objects.count else {
+        guard case .uid(let rootIndex)? = plist["$top"]?["root"], rootIndex < UInt64(objects.count) else {
             throw Failure(message: "the archive has no root object")
         }
         root = objects[Int(rootIndex)]
@@ -22,7 +22,8 @@ struct KeyedArchive {
 
     /// The object a UID refers to; `nil` for `$null` and for values that are not references.
     func object(_ reference: PropertyListValue?) -> PropertyListValue? {
-        guard case .uid(let index)? = reference, Int(index) < objects.count else { return reference }
+        guard case .uid(let index)? = reference else { return reference }
+        guard index < UInt64(objects.count) else { return nil }
         let object = objects[Int(index)]
         return object.stringValue == "$null" ? nil : object
     }

@@ -68,7 +68,7 @@ enum ModelCacheDecoder {
     }
 
     private static func attribute(_ name: String, _ object: PropertyListValue, in archive: KeyedArchive) -> AttributeDescription {
-        let code = UInt32(object["NSAttributeType"]?.integerValue ?? 0)
+        let code = object["NSAttributeType"]?.integerValue.flatMap { UInt32(exactly: $0) }
         var attribute = AttributeDescription(name: name, type: AttributeType.allCases.first { $0.code == code } ?? .undefined)
         readPropertySettings(of: &attribute, from: object, in: archive)
         attribute.isIndexed = object["NSIsIndexed"]?.boolValue ?? false
@@ -90,7 +90,7 @@ enum ModelCacheDecoder {
     private static func relationship(_ name: String, _ object: PropertyListValue, in archive: KeyedArchive) -> RelationshipDescription {
         let destination = archive.object(object["NSDestinationEntity"]).flatMap { archive.string($0["NSEntityName"]) }
             ?? archive.string(object["_NSDestinationEntityName"]) ?? ""
-        let minCount = Int(object["NSMinCount"]?.integerValue ?? 0), maxCount = Int(object["NSMaxCount"]?.integerValue ?? 0)
+        let minCount = Int(clamping: object["NSMinCount"]?.integerValue ?? 0), maxCount = Int(clamping: object["NSMaxCount"]?.integerValue ?? 0)
         var relationship = RelationshipDescription(name: name, destination: destination, isToMany: maxCount != 1)
         readPropertySettings(of: &relationship, from: object, in: archive)
         relationship.minCount = minCount
@@ -99,7 +99,7 @@ enum ModelCacheDecoder {
             ?? archive.object(object["NSInverseRelationship"]).flatMap { archive.string($0["NSPropertyName"]) }
         relationship.isOrdered = object["NSIsOrdered"]?.boolValue ?? false
         // NSDeleteRule numbers: 0 no action, 1 nullify, 2 cascade, 3 deny.
-        relationship.deleteRule = [.noAction, .nullify, .cascade, .deny][Int(object["NSDeleteRule"]?.integerValue ?? 1).clamped(to: 0...3)]
+        relationship.deleteRule = [.noAction, .nullify, .cascade, .deny][Int(clamping: object["NSDeleteRule"]?.integerValue ?? 1).clamped(to: 0...3)]
         return relationship
     }
 

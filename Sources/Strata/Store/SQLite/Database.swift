@@ -25,6 +25,10 @@ public final class Database {
         /// Whether an existing file is switched to ``journalMode`` too. Off by default: a
         /// switch rewrites the file's header, and opening a store must not change it unasked.
         public var convertsExistingJournalMode = false
+        /// Read the file as one that nothing writes to (SQLite's `immutable`): no locks, no
+        /// `-wal` or `-shm` files made beside it. Only for a read-only look at a file whose
+        /// writers are gone.
+        public var isImmutable = false
         public var synchronous: Synchronous = .normal
         /// How long to wait for another connection's lock before failing with `SQLITE_BUSY`.
         public var busyTimeout: Duration = .seconds(5)
@@ -67,7 +71,8 @@ public final class Database {
         }
         let isNewFile = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0) == 0
         var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        let location = configuration.isImmutable ? Self.immutableURI(for: path) : path
+        let code = sqlite3_open_v2(location, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(handle)
@@ -97,6 +102,14 @@ public final class Database {
     deinit {
         statementCache = [:]
         sqlite3_close_v2(handle)
+    }
+
+    /// `file:` URI of `path` with `immutable=1`, its special characters percent-encoded.
+    private static func immutableURI(for path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return "file:\(absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute)?immutable=1"
     }
 
     // MARK: - Statements

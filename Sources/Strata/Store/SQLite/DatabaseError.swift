@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// An error SQLite reported, with the statement and arguments it happened on.
 ///
@@ -7,7 +8,7 @@ import CSQLite
 ///   in: INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, ?, ?)
 ///   arguments: [3, 5, 1, 'fantasy']
 /// ```
-public struct DatabaseError: Error, Sendable, CustomStringConvertible {
+public struct DatabaseError: Error, Sendable, CustomStringConvertible, LocalizedError {
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, …).
     public var code: Int32
     /// The extended result code, which tells apart, say, a unique from a foreign key violation.
@@ -30,6 +31,11 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
 
     /// Whether another connection holds the lock the operation needed.
     public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+
+    /// Whether the file is damaged or not a database: a problem with the data, not the program.
+    public var isDamagedFile: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
+
+    public var errorDescription: String? { description }
 
     public var description: String {
         var text = "\(path): SQLite error \(code) (\(String(cString: sqlite3_errstr(extendedCode)))): \(message)"

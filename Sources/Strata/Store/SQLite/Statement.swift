@@ -13,8 +13,21 @@ public final class Statement {
 
     init(database: Database, sql: String) throws(DatabaseError) {
         var handle: OpaquePointer?
-        let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        var tail: UnsafePointer<CChar>?
+        let code = sql.withCString { text in
+            let code = sqlite3_prepare_v3(database.handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, &tail)
+            // A statement runs alone: trailing SQL (a second statement smuggled in) is refused.
+            if code == SQLITE_OK, let tail, !String(cString: tail).allSatisfy(\.isWhitespace) {
+                sqlite3_finalize(handle)
+                handle = nil
+                return SQLITE_MISUSE
+            }
+            return code
+        }
         guard code == SQLITE_OK, let handle else {
+            if code == SQLITE_MISUSE {
+                throw DatabaseError(code: code, message: "the SQL holds more than one statement", path: database.path, sql: sql)
+            }
             throw database.error(code: code, sql: sql)
         }
         self.database = database

@@ -8,11 +8,16 @@ import Foundation
 /// ```
 ///
 /// Every offset and count is checked against the data, so a damaged file is an error, never a
-/// crash; references that loop back are refused.
+/// crash: references that loop back and nesting deeper than ``maximumDepth`` are refused, and an
+/// object referenced many times is decoded once.
 public struct BinaryPropertyListReader {
+    /// How deeply containers may nest.
+    public static let maximumDepth = 512
+
     private let bytes: [UInt8]
     private let offsets: [Int]
     private let referenceSize: Int
+    private var decoded: [Int: PropertyListValue] = [:]
 
     /// Reads the property list in `data`.
     public static func read(_ data: Data) throws(PropertyListError) -> PropertyListValue {
@@ -40,17 +45,27 @@ public struct BinaryPropertyListReader {
             }
             offsets.append(offset)
         }
-        let reader = BinaryPropertyListReader(bytes: bytes, offsets: offsets, referenceSize: referenceSize)
+        var reader = BinaryPropertyListReader(bytes: bytes, offsets: offsets, referenceSize: referenceSize)
         var visiting: Set<Int> = []
         return try reader.object(topObject, visiting: &visiting)
     }
 
-    private func object(_ index: Int, visiting: inout Set<Int>) throws(PropertyListError) -> PropertyListValue {
+    private mutating func object(_ index: Int, visiting: inout Set<Int>) throws(PropertyListError) -> PropertyListValue {
         guard index < offsets.count else { throw PropertyListError(message: "reference to missing object \(index)", offset: nil) }
+        if let value = decoded[index] { return value }
         guard visiting.insert(index).inserted else {
             throw PropertyListError(message: "object \(index) contains itself", offset: offsets[index])
         }
+        guard visiting.count <= Self.maximumDepth else {
+            throw PropertyListError(message: "containers nest deeper than \(Self.maximumDepth) levels", offset: offsets[index])
+        }
         defer { visiting.remove(index) }
+        let value = try decodeObject(index, visiting: &visiting)
+        decoded[index] = value
+        return value
+    }
+
+    private mutating func decodeObject(_ index: Int, visiting: inout Set<Int>) throws(PropertyListError) -> PropertyListValue {
         let start = offsets[index]
         let marker = bytes[start]
         let kind = marker >> 4, info = Int(marker & 0x0F)

@@ -14,6 +14,10 @@ struct CreateCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
+    func validate() throws {
+        if options.readOnly { throw ValidationError("create writes a new store; --read-only cannot be used with it") }
+    }
+
     func run() async throws {
         let path = try options.requireStorePath()
         let version = try options.loadModel()

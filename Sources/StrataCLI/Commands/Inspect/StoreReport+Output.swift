@@ -15,7 +15,7 @@ extension StoreReport {
             "uuid        \(uuid)",
             "framework   \(frameworkVersion.map(String.init) ?? "unknown") (\(storeType ?? "unknown") store)",
             "model       \(modelSource)",
-            "match       \(comparison.summary)",
+            "match       \(comparison?.summary ?? "not compared: an inferred model has no Core Data version hashes")",
             "",
         ] + table.lines
     }
@@ -29,10 +29,11 @@ extension StoreReport {
                 "frameworkVersion": frameworkVersion.map(JSONValue.number), "storeType": storeType.map(JSONValue.string),
             ]),
             "model": .object([
-                "source": .string(modelSource.kind), "origin": .string(modelSource.description), "matches": .bool(comparison.isMatch),
-                "changed": .array(comparison.changed.map(JSONValue.string)),
-                "onlyInModel": .array(comparison.onlyInModel.map(JSONValue.string)),
-                "onlyInStore": .array(comparison.onlyInStore.map(JSONValue.string)),
+                "source": .string(modelSource.kind), "origin": .string(modelSource.description),
+                "matches": comparison.map { .bool($0.isMatch) } ?? .null,
+                "changed": .array((comparison?.changed ?? []).map(JSONValue.string)),
+                "onlyInModel": .array((comparison?.onlyInModel ?? []).map(JSONValue.string)),
+                "onlyInStore": .array((comparison?.onlyInStore ?? []).map(JSONValue.string)),
             ]),
             "entities": .array(
                 entities.map { entity in
