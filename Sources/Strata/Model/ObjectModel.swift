@@ -110,6 +110,11 @@ extension ObjectModel {
         allAttributes(of: entity).last { $0.name == name }
     }
 
+    /// The entity, `entity` or one of its ancestors, that declares the relationship `name`.
+    public func entityDeclaring(relationship name: String, from entity: EntityDescription) -> EntityDescription? {
+        (ancestors(of: entity).reversed() + [entity]).last { $0.relationship(named: name) != nil }
+    }
+
     /// The relationship named `name` on the entity or an ancestor.
     public func relationship(named name: String, in entity: EntityDescription) -> RelationshipDescription? {
         allRelationships(of: entity).last { $0.name == name }

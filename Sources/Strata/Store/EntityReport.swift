@@ -57,7 +57,9 @@ public struct EntityReport: Sendable {
             var storage = "-"
             if let columns = layout.toOneColumns[relationship.name] {
                 storage = ([columns.key] + [columns.entity, columns.order].compactMap { $0 }).joined(separator: ", ")
-            } else if let join = store.layout.joinTable(for: Self.owner(of: relationship.name, in: entity, model: model), relationship: relationship.name) {
+            } else if let join = store.layout.joinTable(
+                for: model.entityDeclaring(relationship: relationship.name, from: entity)?.name ?? entity.name, relationship: relationship.name)
+            {
                 storage = "join table \(join.name)"
             } else if let inverse = relationship.inverseName, let destination = store.layout.entity(named: relationship.destinationEntityName),
                 let columns = destination.toOneColumns[inverse]
@@ -73,8 +75,4 @@ public struct EntityReport: Sendable {
         firstRows = try store.rows(entity.name, limit: rowLimit)
     }
 
-    /// The entity, among `entity` and its ancestors, that declares `relationship`.
-    private static func owner(of relationship: String, in entity: EntityDescription, model: ObjectModel) -> String {
-        (model.ancestors(of: entity).reversed() + [entity]).last { $0.relationship(named: relationship) != nil }?.name ?? entity.name
-    }
 }

@@ -1,28 +1,5 @@
 import Foundation
 
-/// One entity row as the store keeps it: its key, entity, version and column values.
-public struct RowSnapshot: Sendable, Equatable {
-    /// The row's entity (a sub-entity's rows name the sub-entity).
-    public var entityName: String
-    /// `Z_PK`.
-    public var primaryKey: Int64
-    /// `Z_OPT`: raised on every save of the row; an update names the version it read.
-    public var version: Int64
-    /// The values by property name: attributes, and to-one relationships as the destination's `Z_PK`.
-    public var values: [String: DatabaseValue]
-}
-
-/// A to-one relationship's value: the destination row.
-public struct RowReference: Sendable, Hashable {
-    public var entityName: String
-    public var primaryKey: Int64
-
-    public init(entityName: String, primaryKey: Int64) {
-        self.entityName = entityName
-        self.primaryKey = primaryKey
-    }
-}
-
 /// Row reads and writes for the layers above: each write is meant to run inside one
 /// ``Database/inTransaction(_:)``, which the caller opens around a whole save.
 extension PersistentStore {
@@ -233,9 +210,7 @@ extension PersistentStore {
     /// The join table of a many-to-many and its columns seen from `entityName`'s side: the one
     /// holding the row's own key, and the one holding its related keys.
     private func joinColumns(_ entityName: String, _ relationship: String) throws -> (table: String, source: String, destination: String) {
-        let owner = model.entity(named: entityName).flatMap { entity in
-            (model.ancestors(of: entity).reversed() + [entity]).last { $0.relationship(named: relationship) != nil }
-        }?.name ?? entityName
+        let owner = model.entity(named: entityName).flatMap { model.entityDeclaring(relationship: relationship, from: $0) }?.name ?? entityName
         guard let join = layout.joinTable(for: owner, relationship: relationship) else {
             throw StoreError.unknownProperty(
                 path: path, entity: entityName, property: relationship, known: layout.joinTables.flatMap { [$0.relationship, $0.inverse] }

@@ -123,7 +123,7 @@ public final class PersistentStore {
         at path: String, model: ObjectModel? = nil, modelOrigin: String = "given", requiresMatchingModel: Bool = true,
         configuration: Database.Configuration = Database.Configuration()
     ) throws(StoreError) -> PersistentStore {
-        guard let size = fileSize(path) else { throw .notFound(path: path) }
+        guard let size = fileSize(atPath: path) else { throw .notFound(path: path) }
         guard size >= 100, let header = sqliteHeader(path) else { throw .notSQLite(path: path) }
         var configuration = configuration
         configuration.createsFile = false
@@ -178,10 +178,6 @@ public final class PersistentStore {
     }
 
     // MARK: - Files and errors
-
-    private static func fileSize(_ path: String) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
-    }
 
     /// Whether the file may be written: the process may write it and its permissions allow
     /// writing at all (for root, `access(2)` says yes to a file marked read-only).

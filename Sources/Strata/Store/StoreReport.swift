@@ -32,10 +32,9 @@ public struct StoreReport: Sendable {
 
     /// Gathers the report of an open store.
     public init(store: PersistentStore) throws {
-        let attributes = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int }
         path = store.path
-        fileSize = attributes(store.path) ?? 0
-        walSize = attributes(store.path + "-wal")
+        fileSize = Strata.fileSize(atPath: store.path) ?? 0
+        walSize = Strata.fileSize(atPath: store.path + "-wal")
         // A WAL store read as immutable reports SQLite's default mode; its header says WAL.
         journalMode = store.database.configuration.isImmutable ? "wal" : try store.database.journalMode()
         pageSize = try store.database.pageSize()

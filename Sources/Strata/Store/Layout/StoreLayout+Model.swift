@@ -193,7 +193,7 @@ private struct LayoutBuilder {
                 guard !done.contains(path), let inverseName = relationship.inverseName,
                     let destination = model.entity(named: relationship.destinationEntityName),
                     let inverse = model.relationship(named: inverseName, in: destination), inverse.isToMany,
-                    let inverseOwner = (model.ancestors(of: destination).reversed() + [destination]).last(where: { $0.relationship(named: inverseName) != nil })
+                    let inverseOwner = model.entityDeclaring(relationship: inverseName, from: destination)
                 else { continue }
                 let inversePath = StoreLayout.RelationshipPath(entity: inverseOwner.name, relationship: inverseName)
                 done.formUnion([path, inversePath])

@@ -67,7 +67,7 @@ extension Database {
         // NSCoreDataNow(): the current time as seconds since 2001-01-01, as dates are stored.
         try defineFunction("NSCoreDataNow", arity: 0, isDeterministic: false) { _ in .real(Date().timeIntervalSinceReferenceDate) }
         // Functions whose effect lies in Core Data's object graph, not in the database (external
-        // storage markers, Codable conversion): Strata returns their first value unchanged.
+        // storage markers, Codable conversion): Strata returns the value they convert unchanged.
         try defineFunction("NSCoreDataPrependExternalReferenceMarker", arity: 2) { $0[1] }
         try defineFunction("NSCoreDataConvertTransformableToCodable", arity: 3) { $0[0] }
         // Trigger callbacks that tell Core Data's contexts which objects a trigger changed.

@@ -69,7 +69,7 @@ public final class Database {
         } else {
             flags |= SQLITE_OPEN_READWRITE | (configuration.createsFile ? SQLITE_OPEN_CREATE : 0)
         }
-        let isNewFile = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0) == 0
+        let isNewFile = (fileSize(atPath: path) ?? 0) == 0
         var handle: OpaquePointer?
         let location = configuration.isImmutable ? Self.immutableURI(for: path) : path
         let code = sqlite3_open_v2(location, &handle, flags, nil)
