@@ -169,3 +169,31 @@ struct RealStoreRowTests {
         #expect(try StoreMetadata(reading: database) == real)
     }
 }
+
+extension ExistingLayoutTests {
+    @Test func toOneAndJoinTableColumnsTheStoreChoseAreUsed() throws {
+        let folder = try StoreFolder()
+        let path = folder.path("Renamed.sqlite")
+        let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
+        do {
+            let store = try PersistentStore.create(at: path, model: model)
+            try store.database.execute("""
+                ALTER TABLE ZPAGE RENAME COLUMN ZBOOK TO ZBOOK1;
+                ALTER TABLE ZPAGE RENAME COLUMN Z2_BOOK TO Z2_BOOK1;
+                ALTER TABLE ZPAGE RENAME COLUMN Z_FOK_BOOK TO Z_FOK_BOOK1;
+                ALTER TABLE Z_2TAGS RENAME COLUMN Z_5TAGS TO Z_5TAGS1
+                """)
+        }
+        let store = try PersistentStore.open(at: path, model: model)
+        #expect(store.layout.entity(named: "Page")?.toOneColumns["book"]
+            == StoreLayout.ToOneColumns(key: "ZBOOK1", entity: "Z2_BOOK1", order: "Z_FOK_BOOK1"))
+        try store.database.inTransaction {
+            let book = try store.insert("Book", values: ["title": .text("A"), "isbn": .text("1")])
+            let page = try store.insert("Page", values: ["number": .integer(1)], toOne: ["book": RowReference(entityName: "Book", primaryKey: book)])
+            #expect(try store.row("Page", primaryKey: page)?.values["book"] == .integer(book))
+            let tag = try store.insert("Tag", values: ["name": .text("t")])
+            try store.link("Book", "tags", source: book, destination: tag)
+            #expect(try store.linkedKeys("Tag", "books", source: tag) == [book])
+        }
+    }
+}

@@ -41,25 +41,45 @@ extension StoreLayout {
 
     /// Where the store names a column differently from Strata's choice (another collision
     /// number, say `ZNAME1` for `ZNAME`), uses the store's name: the unclaimed column of the
-    /// table with the same stem.
+    /// table that is the property's `Z<NAME>` followed by digits. A to-one's `Z<n>_` and
+    /// `Z_FOK_` columns follow its key. Join tables take their columns from the store in order:
+    /// the source side first, as Core Data writes them.
     private mutating func adoptColumnNames(of schema: StoreSchema) {
         for tableName in Set(entities.map(\.tableName)) {
             guard let table = schema.table(named: tableName) else { continue }
             let existing = Set(table.columns.map(\.name))
             let indices = entities.indices.filter { entities[$0].tableName == tableName }
-            let claimed = Set(indices.flatMap { entities[$0].attributeColumns.values }).intersection(existing)
-            var renames: [String: String] = [:]
-            for column in Set(indices.flatMap { entities[$0].attributeColumns.values }) where !existing.contains(column) {
-                let stem = column.prefix { !$0.isNumber }
-                let candidate = table.columns.map(\.name).first { name in
-                    !claimed.contains(name) && !renames.values.contains(name) && name.hasPrefix(stem)
-                        && name.dropFirst(stem.count).allSatisfy(\.isNumber)
-                }
-                if let candidate { renames[column] = candidate }
+            // (planned column, the property's base name) for every column the entities plan.
+            var planned: [String: String] = [:]
+            for index in indices {
+                for (name, column) in entities[index].attributeColumns { planned[column] = "Z" + name.uppercased() }
+                for (name, columns) in entities[index].toOneColumns { planned[columns.key] = "Z" + name.uppercased() }
             }
+            var claimed = Set(planned.keys).intersection(existing)
+            var renames: [String: String] = [:]
+            for (column, base) in planned.sorted(by: { $0.key < $1.key }) where !existing.contains(column) {
+                let candidate = table.columns.map(\.name).first { name in
+                    !claimed.contains(name) && name.hasPrefix(base) && name.dropFirst(base.count).allSatisfy(\.isNumber)
+                }
+                guard let candidate else { continue }
+                renames[column] = candidate
+                claimed.insert(candidate)
+            }
+            guard !renames.isEmpty else { continue }
             for index in indices {
                 entities[index].attributeColumns = entities[index].attributeColumns.mapValues { renames[$0] ?? $0 }
+                entities[index].toOneColumns = entities[index].toOneColumns.mapValues { columns in
+                    guard let renamed = renames[columns.key], let base = planned[columns.key] else { return columns }
+                    let oldSuffix = columns.key.dropFirst(base.count), newSuffix = renamed.dropFirst(base.count)
+                    let resuffixed = { (name: String) in String(name.dropLast(oldSuffix.count)) + newSuffix }
+                    return ToOneColumns(key: renamed, entity: columns.entity.map(resuffixed), order: columns.order.map(resuffixed))
+                }
             }
+        }
+        for index in joinTables.indices {
+            guard let table = schema.table(named: joinTables[index].name), table.columns.count >= 2 else { continue }
+            joinTables[index].sourceColumn = table.columns[0].name
+            joinTables[index].destinationColumn = table.columns[1].name
         }
     }
 
