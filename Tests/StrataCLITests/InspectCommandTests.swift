@@ -38,6 +38,9 @@ struct InspectCommandTests {
             #expect(counts == sqliteCounts, "\(arguments)")
         }
         #expect(try Data(contentsOf: store) == before, "\(name) changed")
+        for suffix in ["-wal", "-shm", "-journal"] {
+            #expect(!FileManager.default.fileExists(atPath: store.path + suffix), "inspect left \(name)\(suffix)")
+        }
     }
 
     /// Counts rows per `Z_ENT` with SQL of its own, beside Strata's store code.

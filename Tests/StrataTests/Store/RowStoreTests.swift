@@ -91,17 +91,18 @@ import Testing
     @Test(arguments: [
         (AttributeValue.integer(-5), AttributeType.integer16), (.boolean(true), .boolean), (.double(0.25), .double),
         (.decimal(Decimal(string: "1234567890.12345")!), .decimal), (.decimal(Decimal(string: "0.1")!), .decimal),
-        (.decimal(Decimal(string: "-99999999999999")!), .decimal),
+        (.decimal(Decimal(string: "-99999999999999")!), .decimal), (.double(-1e-300), .float), (.integer(Int64.max), .integer64),
         (.string("x"), .string), (.date(Date(timeIntervalSinceReferenceDate: 0)), .date),
         (.uuid(UUID(uuidString: "5F3C1A2B-0000-4000-8000-0000000000FF")!), .uuid), (.binary(Data([0, 255])), .binary),
         (.uri(URL(string: "https://example.org/a?b=c")!), .uri),
     ])
     func valuesRoundTripThroughTheirColumns(value: AttributeValue, type: AttributeType) throws {
-        // A DECIMAL column has the affinity that converts most, so every type is tried in one.
-        try store.database.execute("CREATE TABLE IF NOT EXISTS V (X DECIMAL)")
-        try store.database.execute("DELETE FROM V")
-        try store.database.execute("INSERT INTO V (X) VALUES (?)", [value.databaseValue])
-        let stored = try #require(try store.database.scalar("SELECT X FROM V"))
+        // In the column type Core Data gives the attribute type, whose affinity may convert it.
+        let table = "V_\(type.jsonName)"
+        try store.database.execute("CREATE TABLE IF NOT EXISTS \(table) (X \(try #require(columnType(of: type)).sql))")
+        try store.database.execute("DELETE FROM \(table)")
+        try store.database.execute("INSERT INTO \(table) (X) VALUES (?)", [value.databaseValue])
+        let stored = try #require(try store.database.scalar("SELECT X FROM \(table)"))
         #expect(AttributeValue(stored, type: type) == value)
     }
 }

@@ -98,7 +98,7 @@ extension StoreLayout {
 }
 
 /// The SQL type of an attribute's column and the group it is placed in.
-private func columnType(of type: AttributeType) -> (sql: String, group: Int)? {
+func columnType(of type: AttributeType) -> (sql: String, group: Int)? {
     switch type {
     case .integer16, .integer32, .integer64, .boolean, .objectID: ("INTEGER", 0)
     case .date: ("TIMESTAMP", 1)
