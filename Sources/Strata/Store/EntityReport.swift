@@ -3,17 +3,24 @@
 public struct EntityReport: Sendable {
     /// An attribute and its column (`nil` for a transient attribute, which has none).
     public struct AttributeColumn: Sendable {
+        /// The attribute's name as the model spells it.
         public var name: String
+        /// The attribute's Core Data type (Integer 64, String, Date, …), which decides its column type.
         public var type: AttributeType
+        /// The column holding the attribute in the entity's table, such as `ZTITLE`; `nil` for a
+        /// transient attribute.
         public var column: String?
-        /// Whether the entity declares the attribute itself rather than inheriting it.
+        /// Whether the attribute is inherited from an ancestor rather than declared by the entity.
         public var isInherited: Bool
     }
 
     /// A relationship and where the store keeps it.
     public struct RelationshipStorage: Sendable {
+        /// The relationship's name as the model spells it.
         public var name: String
+        /// The name of the destination entity.
         public var destination: String
+        /// The name of the inverse relationship on the destination; `nil` when there is none.
         public var inverse: String?
         /// `to-one`, `to-many` or `ordered to-many`.
         public var cardinality: String
@@ -23,12 +30,20 @@ public struct EntityReport: Sendable {
         public var storage: String
     }
 
+    /// The entity's name as the model spells it.
     public var name: String
+    /// `Z_ENT`: the entity's number in `Z_PRIMARYKEY` and in its rows.
     public var number: Int
+    /// The table holding the entity's rows: its root entity's `Z<NAME>` table, such as `ZBOOK`.
     public var table: String
+    /// The name of the entity's direct superentity; `nil` for a root entity.
     public var parent: String?
+    /// The names of the entity's direct sub-entities, in model order.
     public var subentities: [String]
+    /// Every attribute of the entity, inherited ones first (from the root down), with its column.
     public var attributes: [AttributeColumn]
+    /// Every relationship of the entity, inherited ones first (from the root down), with where
+    /// the store keeps it.
     public var relationships: [RelationshipStorage]
     /// Indexes on the entity's table, as `(name, CREATE INDEX statement)`.
     public var indexes: [(name: String, sql: String)]

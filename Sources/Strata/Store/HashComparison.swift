@@ -10,6 +10,8 @@ public struct HashComparison: Sendable, Equatable {
     /// Entities both have, with different hashes.
     public var changed: [String]
 
+    /// Compares hashes by entity name: `store` as the store records them in
+    /// `NSStoreModelVersionHashes`, `model` as computed from the model. Each list is sorted by name.
     public init(store: [String: Data], model: [String: Data]) {
         onlyInStore = store.keys.filter { model[$0] == nil }.sorted()
         onlyInModel = model.keys.filter { store[$0] == nil }.sorted()

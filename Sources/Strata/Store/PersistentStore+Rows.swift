@@ -199,6 +199,9 @@ extension PersistentStore {
                 throw StoreError.unknownProperty(path: path, entity: entity.name, property: name, known: entity.toOneColumns.keys.sorted())
             }
             assignments.append((columns.key, reference.map { .integer($0.primaryKey) } ?? .null))
+            if let reference, layout.entity(named: reference.entityName) == nil {
+                throw StoreError.unknownEntity(path: path, name: reference.entityName, known: layout.entities.map(\.name))
+            }
             if let entityColumn = columns.entity {
                 let number = reference.flatMap { layout.entity(named: $0.entityName)?.number }
                 assignments.append((entityColumn, number.map { .integer(Int64($0)) } ?? .null))

@@ -24,6 +24,8 @@ public final class PersistentStore {
         /// column types, and to-one relationships from their key indexes.
         case inferred
 
+        /// The source as `strata inspect` shows it: the given origin as is, or a short phrase
+        /// naming the model cache or the inference.
         public var description: String {
             switch self {
             case .given(let origin): origin
@@ -33,12 +35,27 @@ public final class PersistentStore {
         }
     }
 
+    /// The store file's path as given to ``create(at:model:configuration:)`` or
+    /// ``open(at:model:modelOrigin:requiresMatchingModel:configuration:)``; its `-wal` and `-shm`
+    /// files, when it has them, lie beside it.
     public let path: String
+    /// The connection to the store file. Every read and write of the store goes through it, and
+    /// writes belong inside its ``Database/inTransaction(_:)``.
     public let database: Database
+    /// The tables, indexes and `Z_PRIMARYKEY` rows of the file as read when the store was opened
+    /// or created; not refreshed afterwards.
     public let schema: StoreSchema
-    public private(set) var metadata: StoreMetadata
+    /// The store's `Z_METADATA` row: its UUID and the property list with
+    /// `NSStoreModelVersionHashes`, as read on opening or as written on creating.
+    public let metadata: StoreMetadata
+    /// The model the store is used with: the one given, else the one in `Z_MODELCACHE`, else
+    /// one inferred from the schema (see ``modelSource``).
     public let model: ObjectModel
+    /// Where ``model`` came from: the caller, the store's `Z_MODELCACHE`, or inference from the
+    /// schema.
     public let modelSource: ModelSource
+    /// Where ``model``'s entities live in this file: `Z_ENT` numbers, tables, columns, join tables
+    /// and indexes, with the names the file already uses where they differ from Strata's choice.
     public let layout: StoreLayout
     /// How the store's recorded hashes compare with ``model``'s.
     public let comparison: HashComparison

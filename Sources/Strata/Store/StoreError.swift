@@ -27,10 +27,14 @@ public enum StoreError: Error, Sendable {
     case unknownProperty(path: String, entity: String, property: String, known: [String])
     /// The store's model could not be recovered from its model cache.
     case modelCacheUnreadable(path: String, reason: String)
+    /// SQLite failed while the store was read or written; the ``DatabaseError`` carries the file,
+    /// the SQL and its arguments.
     case database(DatabaseError)
 }
 
 extension StoreError: CustomStringConvertible, LocalizedError {
+    /// The store's path followed by what is wrong, such as `Library.sqlite: no such store`; for
+    /// ``database(_:)``, the ``DatabaseError``'s own description.
     public var description: String {
         switch self {
         case .notFound(let path): "\(path): no such store"
@@ -53,5 +57,7 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         }
     }
 
+    /// The same text as ``description``, so that `localizedDescription` names the store and what
+    /// is wrong with it.
     public var errorDescription: String? { description }
 }

@@ -19,6 +19,8 @@ public struct StoreMetadata: Sendable, Equatable {
     /// the Core Data stores Strata was checked against.
     public static let frameworkVersion: Int64 = 1522
 
+    /// Metadata with the given store UUID (`Z_UUID`) and property list keys (`Z_PLIST`), taken
+    /// as they are.
     public init(uuid: String, properties: [String: PropertyListValue]) {
         self.uuid = uuid
         self.properties = properties

@@ -5,29 +5,44 @@ import Foundation
 public struct StoreReport: Sendable {
     /// One entity's place and size.
     public struct EntitySummary: Sendable {
+        /// The entity's name as the model spells it.
         public var name: String
+        /// `Z_ENT`: the entity's number in `Z_PRIMARYKEY` and in its rows.
         public var number: Int
+        /// The name of the entity's direct superentity; `nil` for a root entity.
         public var parent: String?
+        /// The names of the entity's direct sub-entities, in model order.
         public var subentities: [String]
+        /// The table holding the entity's rows: its root entity's `Z<NAME>` table, such as `ZBOOK`.
         public var table: String
         /// Rows whose `Z_ENT` is the entity's own.
         public var rowCount: Int
     }
 
+    /// The store file's path as the store was opened with it.
     public var path: String
     /// The main file's size in bytes.
     public var fileSize: Int
     /// The `-wal` file's size, when there is one: the store is not whole without it.
     public var walSize: Int?
+    /// The journal mode as `PRAGMA journal_mode` names it (`wal`, `delete`, …); `wal` for a WAL
+    /// store read as immutable, whose connection cannot tell.
     public var journalMode: String
+    /// The database page size in bytes (`PRAGMA page_size`).
     public var pageSize: Int
+    /// The store's UUID (`Z_METADATA.Z_UUID`), the host of its object URIs.
     public var uuid: String
+    /// `NSPersistenceFrameworkVersion` from the metadata: the Core Data version that last wrote
+    /// the store; `nil` when the key is missing.
     public var frameworkVersion: Int64?
+    /// `NSStoreType` from the metadata (`SQLite`); `nil` when the key is missing.
     public var storeType: String?
+    /// Where the store's model came from: the caller, `Z_MODELCACHE`, or inference from the schema.
     public var modelSource: PersistentStore.ModelSource
     /// How the store's hashes compare with the model's; `nil` for an inferred model, which has
     /// no Core Data hashes to compare.
     public var comparison: HashComparison?
+    /// Every entity of the store's layout, in `Z_ENT` order.
     public var entities: [EntitySummary]
 
     /// Gathers the report of an open store.

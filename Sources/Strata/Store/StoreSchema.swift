@@ -5,7 +5,10 @@ import Foundation
 public struct StoreSchema: Sendable {
     /// A table and its columns with their declared types.
     public struct Table: Sendable {
+        /// The table's name as `sqlite_master` records it, such as `ZBOOK` or `Z_PRIMARYKEY`.
         public var name: String
+        /// The table's columns in table order, each with its type as declared in `CREATE TABLE`
+        /// (`INTEGER`, `VARCHAR`, `TIMESTAMP`, …; empty when none was declared).
         public var columns: [StoreLayout.Column]
         /// The `CREATE TABLE` statement as SQLite keeps it.
         public var sql: String
@@ -13,14 +16,21 @@ public struct StoreSchema: Sendable {
 
     /// A row of `Z_PRIMARYKEY`.
     public struct PrimaryKeyRow: Sendable, Equatable {
+        /// `Z_ENT`: the entity's number, which its rows carry in their `Z_ENT` column.
         public var entityNumber: Int
+        /// `Z_NAME`: the entity's name as the model spells it.
         public var entityName: String
+        /// `Z_SUPER`: the parent entity's `Z_ENT`, or 0 for a root entity.
         public var superNumber: Int
+        /// `Z_MAX`: the last `Z_PK` handed out through this row when the schema was read (Strata
+        /// hands out a hierarchy's keys through its root entity's row).
         public var maximumKey: Int64
     }
 
+    /// Every table of the file except SQLite's own `sqlite_*` tables, in `sqlite_master` order.
     public var tables: [Table]
-    /// Index name and `CREATE INDEX` statement, for the indexes SQLite did not make itself.
+    /// Each index's name, table and `CREATE INDEX` statement, for the indexes SQLite did not
+    /// make itself.
     public var indexes: [(name: String, table: String, sql: String)]
     /// The rows of `Z_PRIMARYKEY`, in `Z_ENT` order (empty when the table is missing).
     public var primaryKeys: [PrimaryKeyRow]

@@ -13,6 +13,7 @@
 public struct StoreLayout: Sendable, Equatable {
     /// One entity's place in the store.
     public struct Entity: Sendable, Equatable {
+        /// The entity's name as the model spells it, and as `Z_PRIMARYKEY.Z_NAME` records it.
         public var name: String
         /// `Z_ENT`: the entity's number in `Z_PRIMARYKEY` and in its rows.
         public var number: Int
@@ -51,7 +52,9 @@ public struct StoreLayout: Sendable, Equatable {
 
     /// A table: its name and its columns with their declared SQL types, in order.
     public struct Table: Sendable, Equatable {
+        /// The table's name: `Z<ENTITY>` for an entity table, `Z_<n><RELATIONSHIP>` for a join table.
         public var name: String
+        /// The columns in `CREATE TABLE` order; an entity table starts with `Z_PK`, `Z_ENT`, `Z_OPT`.
         public var columns: [Column]
         /// Columns of a composite primary key (join tables); entity tables use `Z_PK`.
         public var primaryKey: [String] = []
@@ -59,12 +62,16 @@ public struct StoreLayout: Sendable, Equatable {
 
     /// A column and its declared SQL type (`INTEGER`, `VARCHAR`, `TIMESTAMP`, …).
     public struct Column: Sendable, Equatable {
+        /// The column's name, such as `Z_PK`, `ZTITLE` or `Z_FOK_BOOK`.
         public var name: String
+        /// The declared SQL type as `CREATE TABLE` writes it; empty when the column has none.
         public var type: String
     }
 
     /// The table of a many-to-many relationship.
     public struct JoinTable: Sendable, Equatable {
+        /// The table's name, `Z_<n><RELATIONSHIP>`: the `Z_ENT` of the side it is named after and
+        /// that side's relationship name, uppercased (`Z_2TAGS`).
         public var name: String
         /// The relationship the table is named after, as `Entity.relationship`.
         public var relationship: RelationshipPath
@@ -80,29 +87,41 @@ public struct StoreLayout: Sendable, Equatable {
 
     /// An entity name and one of its relationships.
     public struct RelationshipPath: Sendable, Hashable, CustomStringConvertible {
+        /// The name of the entity that declares the relationship (a superentity, for an inherited one).
         public var entity: String
+        /// The relationship's name as the model spells it.
         public var relationship: String
+        /// The relationship named `relationship` of the entity named `entity`.
         public init(entity: String, relationship: String) {
             self.entity = entity
             self.relationship = relationship
         }
+        /// `Entity.relationship`, such as `Book.tags`.
         public var description: String { "\(entity).\(relationship)" }
     }
 
     /// An index, in the form `CREATE [UNIQUE] INDEX name ON table (columns)`.
     public struct Index: Sendable, Equatable {
+        /// The index's name, such as `ZBOOK_ZAUTHOR_INDEX` for a to-one key or `Z_Book_title` for
+        /// a fetch index.
         public var name: String
+        /// The name of the table the index is on.
         public var table: String
         /// The column terms as written (`ZNAME`, `ZTITLE COLLATE BINARY ASC`).
         public var terms: [String]
+        /// Whether it is a `UNIQUE` index, as made for a uniqueness constraint.
         public var isUnique = false
     }
 
     /// The entities, in `Z_ENT` order.
     public var entities: [Entity]
-    /// The entity tables, in `Z_ENT` order of their root entity.
+    /// The entity tables, in `Z_ENT` order of their root entity, then the join tables (those
+    /// with a composite ``Table/primaryKey``).
     public var tables: [Table]
+    /// The join tables, one per many-to-many relationship and its inverse.
     public var joinTables: [JoinTable]
+    /// The indexes of the entity and join tables, each name once: to-one keys, join tables,
+    /// fetch indexes, uniqueness constraints and compound indexes.
     public var indexes: [Index]
 
     /// The entity named `name`.

@@ -29,10 +29,15 @@ public final class Database {
         /// `-wal` or `-shm` files made beside it. Only for a read-only look at a file whose
         /// writers are gone.
         public var isImmutable = false
+        /// The `PRAGMA synchronous` level set on every writable connection (read-only ones leave
+        /// it alone). With WAL, `.normal` never damages the file but may lose the last commits
+        /// on power loss.
         public var synchronous: Synchronous = .normal
         /// How long to wait for another connection's lock before failing with `SQLITE_BUSY`.
         public var busyTimeout: Duration = .seconds(5)
 
+        /// The default configuration: read-write, creating the file when missing, WAL for a new
+        /// file, `synchronous=NORMAL` and a 5-second busy timeout.
         public init() {}
 
         /// A read-only configuration that changes nothing in the file.
@@ -47,15 +52,22 @@ public final class Database {
 
     /// SQLite's journal modes (`PRAGMA journal_mode`).
     public enum JournalMode: String, Sendable, CaseIterable {
+        /// The modes by their `PRAGMA journal_mode` names; Core Data's default, and Strata's, is `wal`.
         case delete, truncate, persist, memory, wal, off
     }
 
     /// SQLite's `PRAGMA synchronous` levels.
     public enum Synchronous: String, Sendable, CaseIterable {
+        /// The levels by their `PRAGMA synchronous` names, from `off` (no syncing, fastest) to
+        /// `extra` (syncs the most, safest).
         case off, normal, full, extra
     }
 
+    /// The database file's path exactly as given to ``init(path:configuration:)`` (relative
+    /// paths stay relative); errors from this connection name the file by it.
     public let path: String
+    /// The configuration the connection was opened with, including any adjustment its opener
+    /// made (``PersistentStore`` opens a file it may not write read-only, say).
     public let configuration: Configuration
     let handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
@@ -71,6 +83,7 @@ public final class Database {
         }
         let isNewFile = (fileSize(atPath: path) ?? 0) == 0
         var handle: OpaquePointer?
+        precondition(!configuration.isImmutable || configuration.isReadOnly, "an immutable connection must be read-only")
         let location = configuration.isImmutable ? Self.immutableURI(for: path) : path
         let code = sqlite3_open_v2(location, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
@@ -127,7 +140,8 @@ public final class Database {
         return statement
     }
 
-    /// Runs `sql` (several statements separated by `;` when there are no arguments).
+    /// Runs `sql`. Without arguments it may hold several statements separated by `;` (schema
+    /// scripts), run as written; with arguments it must be one statement.
     public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) {
         if arguments.isEmpty {
             var message: UnsafeMutablePointer<CChar>?

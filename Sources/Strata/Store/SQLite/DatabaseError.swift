@@ -4,7 +4,7 @@ import Foundation
 /// An error SQLite reported, with the statement and arguments it happened on.
 ///
 /// ```text
-/// SQLite error 19 (SQLITE_CONSTRAINT_UNIQUE): UNIQUE constraint failed: ZTAG.ZNAME
+/// Library.sqlite: SQLite error 19 (constraint failed): UNIQUE constraint failed: ZTAG.ZNAME
 ///   in: INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, ?, ?)
 ///   arguments: [3, 5, 1, 'fantasy']
 /// ```
@@ -13,13 +13,19 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Localized
     public var code: Int32
     /// The extended result code, which tells apart, say, a unique from a foreign key violation.
     public var extendedCode: Int32
+    /// What went wrong, in SQLite's words (`sqlite3_errmsg`, such as `UNIQUE constraint failed:
+    /// ZTAG.ZNAME`) or, for a misuse Strata catches itself, in Strata's.
     public var message: String
-    /// The database file.
+    /// The path of the database file the connection opened.
     public var path: String
     /// The SQL being run, when the error came from a statement.
     public var sql: String?
+    /// The values bound to the statement's `?` parameters, in order; empty when it took none or
+    /// the error did not come from a statement.
     public var arguments: [DatabaseValue]
 
+    /// An error with SQLite's result codes; `extendedCode` defaults to `code` when there is no
+    /// more specific one, and `path` names the database file the error concerns.
     public init(code: Int32, extendedCode: Int32? = nil, message: String, path: String, sql: String? = nil, arguments: [DatabaseValue] = []) {
         self.code = code
         self.extendedCode = extendedCode ?? code
@@ -35,8 +41,12 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Localized
     /// Whether the file is damaged or not a database: a problem with the data, not the program.
     public var isDamagedFile: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
 
+    /// The same text as ``description``, so that `localizedDescription` shows the SQL and its
+    /// arguments too.
     public var errorDescription: String? { description }
 
+    /// The file's path, the result code with SQLite's wording for it (`sqlite3_errstr`) and the
+    /// message, then the SQL and its arguments on lines of their own when known.
     public var description: String {
         var text = "\(path): SQLite error \(code) (\(String(cString: sqlite3_errstr(extendedCode)))): \(message)"
         if let sql { text += "\n  in: \(sql)" }

@@ -6,12 +6,22 @@ import Foundation
 /// try database.execute("INSERT INTO ZTAG (Z_PK, ZNAME) VALUES (?, ?)", [.integer(1), .text("fantasy")])
 /// ```
 public enum DatabaseValue: Sendable, Hashable {
+    /// SQL `NULL`: an optional attribute without a value, or a to-one relationship set to nil.
     case null
+    /// A 64-bit signed integer: Integer 16/32/64 and Boolean (0 or 1) attributes, and the
+    /// `Z_PK`, `Z_ENT`, `Z_OPT` and to-one key columns.
     case integer(Int64)
+    /// A 64-bit floating-point number: Double and Float attributes, and Date attributes as
+    /// seconds since 2001-01-01 00:00 UTC.
     case real(Double)
+    /// UTF-8 text: String and URI attributes, and Decimal attributes as Strata binds them (their
+    /// exact digits).
     case text(String)
+    /// Raw bytes: Binary and Transformable attributes, UUID attributes as their 16 bytes, and
+    /// binary property lists such as `Z_METADATA.Z_PLIST`.
     case blob(Data)
 
+    /// Whether the value is SQL `NULL`.
     public var isNull: Bool { self == .null }
 
     /// The value as an integer, when it is one (reals with no fraction count too).
@@ -32,11 +42,15 @@ public enum DatabaseValue: Sendable, Hashable {
         }
     }
 
+    /// The text, when the value is text; `nil` for every other storage class (numbers and blobs
+    /// are not converted).
     public var stringValue: String? {
         if case .text(let value) = self { return value }
         return nil
     }
 
+    /// The bytes, when the value is a blob; `nil` for every other storage class (text is not
+    /// converted).
     public var dataValue: Data? {
         if case .blob(let value) = self { return value }
         return nil

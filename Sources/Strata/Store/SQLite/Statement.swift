@@ -6,6 +6,8 @@ import Foundation
 /// Statements from ``Database/cachedStatement(_:)`` are kept and reused by SQL text; they are
 /// reset before each use, so a caller never sees another caller's bindings.
 public final class Statement {
+    /// The SQL text the statement was prepared from: exactly one statement, with `?` parameters.
+    /// ``Database/cachedStatement(_:)`` keeps statements by this text.
     public let sql: String
     let handle: OpaquePointer
     private unowned let database: Database

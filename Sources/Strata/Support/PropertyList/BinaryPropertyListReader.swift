@@ -79,8 +79,10 @@ public struct BinaryPropertyListReader {
         case 0x1:
             guard info <= 4 else { throw PropertyListError(message: "integer wider than 16 bytes", offset: start) }
             let size = 1 << info
-            // 16-byte integers carry values above Int64.max in their low 8 bytes.
+            // 16-byte integers carry unsigned values above Int64.max in their low 8 bytes; those
+            // become reals rather than wrapping to negative numbers.
             let value = try Self.bigEndian(bytes, at: start + 1 + max(0, size - 8), size: min(size, 8))
+            if size == 16, value > UInt64(Int64.max) { return .real(Double(value)) }
             return .integer(size >= 8 ? Int64(bitPattern: value) : Int64(value))
         case 0x2:
             switch info {
