@@ -20,6 +20,8 @@ public final class PersistentStore {
         case given(origin: String)
         /// Decoded from the store's `Z_MODELCACHE`.
         case modelCache
+        /// Read from the model Strata recorded in the store's metadata when it created the store.
+        case storeMetadata
         /// Inferred from `Z_PRIMARYKEY` and the tables: entity names, hierarchy, attributes from
         /// column types, and to-one relationships from their key indexes.
         case inferred
@@ -30,6 +32,7 @@ public final class PersistentStore {
             switch self {
             case .given(let origin): origin
             case .modelCache: "model cache (Z_MODELCACHE)"
+            case .storeMetadata: "the model Strata recorded in the store's metadata"
             case .inferred: "inferred from the schema"
             }
         }
@@ -163,7 +166,7 @@ public final class PersistentStore {
             }
             let metadata = try StoreMetadata(reading: database)
             let (storeModel, source) = try model.map { ($0, ModelSource.given(origin: modelOrigin)) }
-                ?? recoverModel(from: database, schema: schema)
+                ?? recoverModel(from: database, schema: schema, metadata: metadata)
             let store = PersistentStore(
                 path: path, database: database, schema: schema, metadata: metadata, model: storeModel, modelSource: source)
             if requiresMatchingModel, model != nil, !store.comparison.isMatch {
@@ -175,9 +178,12 @@ public final class PersistentStore {
         }
     }
 
-    /// The model in the store's `Z_MODELCACHE`, else one inferred from its schema; either must
-    /// be a valid model, since its names become SQL and its hierarchy decides what is counted.
-    private static func recoverModel(from database: Database, schema: StoreSchema) throws -> (ObjectModel, ModelSource) {
+    /// The model in the store's `Z_MODELCACHE`, else the one Strata recorded in its metadata,
+    /// else one inferred from its schema; it must be a valid model, since its names become SQL
+    /// and its hierarchy decides what is counted.
+    private static func recoverModel(
+        from database: Database, schema: StoreSchema, metadata: StoreMetadata
+    ) throws -> (ObjectModel, ModelSource) {
         let recovered: (ObjectModel, ModelSource)
         if schema.table(named: "Z_MODELCACHE") != nil, let blob = try database.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE")?.dataValue {
             do {
@@ -185,11 +191,18 @@ public final class PersistentStore {
             } catch {
                 throw StoreError.modelCacheUnreadable(path: database.path, reason: error.message)
             }
+        } else if let model = metadata.recordedModel() {
+            recovered = (model, .storeMetadata)
         } else {
             recovered = (SchemaInference.model(from: schema), .inferred)
         }
         if let error = recovered.0.validate().first(where: { $0.severity == .error }) {
-            throw StoreError.notACoreDataStore(path: database.path, reason: "the \(recovered.1 == .modelCache ? "model cache" : "schema") describes an invalid model: \(error)")
+            let origin = switch recovered.1 {
+            case .modelCache: "model cache"
+            case .storeMetadata: "model recorded in the metadata"
+            default: "schema"
+            }
+            throw StoreError.notACoreDataStore(path: database.path, reason: "the \(origin) describes an invalid model: \(error)")
         }
         return recovered
     }

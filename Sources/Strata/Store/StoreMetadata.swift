@@ -39,7 +39,23 @@ public struct StoreMetadata: Sendable, Equatable {
             "NSStoreModelVersionChecksumKey": .string(ObjectModel.versionChecksum(of: hashes)),
             "NSStoreModelVersionHashesDigest": .string(ObjectModel.versionHashesDigest(of: hashes)),
             "_NSAutoVacuumLevel": .string("2"),
+            Self.modelKey: .data(Data(JSONModelWriter.string(for: model).utf8)),
         ])
+    }
+
+    /// The metadata key under which Strata records the store's model in its JSON model format,
+    /// so that a store Strata made can be opened without its model file. Core Data keeps
+    /// metadata keys it does not know, and ignores them.
+    public static let modelKey = "StrataModel"
+
+    /// The model Strata recorded in the metadata, when there is one and its version hashes are
+    /// still the store's (a tool that migrated the store would have left it stale).
+    public func recordedModel() -> ObjectModel? {
+        guard let data = properties[Self.modelKey]?.dataValue,
+            let model = try? JSONModelReader.read(data, path: "\(Self.modelKey) metadata"),
+            model.entityVersionHashes() == entityVersionHashes
+        else { return nil }
+        return model
     }
 
     // MARK: - Known keys

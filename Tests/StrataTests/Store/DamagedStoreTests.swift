@@ -23,6 +23,13 @@ import Testing
         return path
     }
 
+    /// Removes the model Strata recorded in the metadata, so that opening infers one.
+    private func forgetRecordedModel(_ database: Database) throws {
+        var metadata = try StoreMetadata(reading: database)
+        metadata.properties[StoreMetadata.modelKey] = nil
+        try metadata.write(to: database)
+    }
+
     private func openError(_ path: String) -> String? {
         do {
             _ = try PersistentStore.open(at: path, configuration: .readOnly)
@@ -101,6 +108,7 @@ import Testing
 
     @Test func aHierarchyCycleInPrimaryKeysIsRefused() throws {
         let path = try store("cycle.sqlite") { database in
+            try forgetRecordedModel(database)
             try database.execute("INSERT INTO Z_PRIMARYKEY VALUES (2, 'Other', 3, 0), (3, 'Third', 2, 0)")
         }
         #expect(openError(path)?.contains("the schema describes an invalid model: error: entity 'Other': the parent entities form a cycle") == true)
@@ -108,6 +116,7 @@ import Testing
 
     @Test func anEntityWithoutATableIsCountedAsEmptyAndItsRowsReportedClearly() throws {
         let path = try store("ghost.sqlite") { database in
+            try forgetRecordedModel(database)
             try database.execute("INSERT INTO Z_PRIMARYKEY VALUES (2, 'Ghost', 0, 0)")
         }
         let store = try PersistentStore.open(at: path, configuration: .readOnly)
@@ -161,6 +170,27 @@ import Testing
         #expect { try PersistentStore.create(at: folder.path("no/such/folder/x.sqlite"), model: model) } throws: {
             String(describing: $0).hasSuffix("no/such/folder: no such store")
         }
+    }
+
+    @Test func aStoreStrataMadeOpensWithItsRecordedModel() throws {
+        var book = EntityDescription(name: "Book")
+        book.attributes = [AttributeDescription(name: "firstPublished", type: .date)]
+        let model = ObjectModel(entities: [book])
+        let path = folder.path("recorded.sqlite")
+        _ = try PersistentStore.create(at: path, model: model)
+        let store = try PersistentStore.open(at: path, configuration: .readOnly)
+        #expect(store.modelSource == .storeMetadata)
+        #expect(store.model.entities == model.entities)
+        #expect(store.comparison.isMatch)
+    }
+
+    @Test func aStaleRecordedModelIsNotUsed() throws {
+        let path = try store("stale.sqlite") { database in
+            var metadata = try StoreMetadata(reading: database)
+            metadata.properties["NSStoreModelVersionHashes"] = .dictionary(["Item": .data(Data(repeating: 1, count: 32))])
+            try metadata.write(to: database)
+        }
+        #expect(try PersistentStore.open(at: path, configuration: .readOnly).modelSource == .inferred)
     }
 
     @Test func namesThatAreNotIdentifiersAreInvalidModels() {

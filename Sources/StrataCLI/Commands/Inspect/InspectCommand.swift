@@ -10,7 +10,8 @@ struct InspectCommand: AsyncParsableCommand, ReadsModelOrStore {
         discussion: """
             Without ENTITY: the store file and its -wal, journal mode, page size, store UUID, \
             Core Data framework version, where the model came from (--model, the store's model \
-            cache, or inferred from the schema), whether that model matches the store (and which \
+            cache, the model Strata recorded in the store's metadata, or inferred from the \
+            schema), whether that model matches the store (and which \
             entities differ), and every entity with its hierarchy, table and row count.
 
             With ENTITY: its attributes and their columns, relationships and where they are \

@@ -53,6 +53,7 @@ extension PersistentStore.ModelSource {
         switch self {
         case .given: "file"
         case .modelCache: "modelCache"
+        case .storeMetadata: "storeMetadata"
         case .inferred: "inferred"
         }
     }
