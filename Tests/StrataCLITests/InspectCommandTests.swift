@@ -85,7 +85,10 @@ struct InspectCommandTests {
              "--model", Self.models.appendingPathComponent("TavantTrade.xcdatamodeld").path])
         let entity = try JSONReader.parse(Data(json.standardOutput.utf8))
         #expect(entity["rows"]?.intValue == 79)
-        #expect(entity["relationships"]?.arrayValue?.first?["storedIn"]?.stringValue == "ZCATEGORY")
+        let category = entity["relationships"]?.arrayValue?.first
+        #expect(category?["table"]?.stringValue == "ZFEEDBACKSUBCATEGORY")
+        #expect(category?["columns"]?.arrayValue?.map(\.stringValue) == ["ZCATEGORY"])
+        #expect(category?["joinTable"]?.boolValue == false)
         #expect(entity["firstRows"]?.arrayValue?.count == 1)
     }
 

@@ -24,10 +24,25 @@ public struct EntityReport: Sendable {
         public var inverse: String?
         /// `to-one`, `to-many` or `ordered to-many`.
         public var cardinality: String
-        /// The columns on this entity's table (to-one), on the destination's (one-to-many), or
-        /// the join table (many-to-many), in words: `ZAUTHOR`, `ZPAGE.ZBOOK, ZPAGE.Z_FOK_BOOK`,
-        /// `join table Z_2TAGS`.
-        public var storage: String
+        /// The table that stores the relationship: the entity's own (to-one), the destination's
+        /// (one-to-many, keyed by the inverse), or the join table (many-to-many); `nil` when
+        /// the store keeps nothing for it (a to-many without inverse, a transient).
+        public var table: String?
+        /// The columns of ``table`` that hold it: the key, then the entity and order columns.
+        public var columns: [String]
+        /// Whether ``table`` is a many-to-many join table.
+        public var isJoinTable: Bool
+
+        /// Where the relationship is stored, in words: `ZAUTHOR`, `ZPAGE.ZBOOK, ZPAGE.Z_FOK_BOOK`,
+        /// `join table Z_2TAGS`, or `-`.
+        public var storageDescription: String {
+            guard let table else { return "-" }
+            if isJoinTable { return "join table \(table)" }
+            return columns.map { table == ownTable ? $0 : "\(table).\($0)" }.joined(separator: ", ")
+        }
+
+        /// The reported entity's table, to tell its own columns from the destination's.
+        var ownTable: String
     }
 
     /// The entity's name as the model spells it.
@@ -69,21 +84,25 @@ public struct EntityReport: Sendable {
         }
         relationships = model.allRelationships(of: entity).map { relationship in
             let cardinality = relationship.isToMany ? (relationship.isOrdered ? "ordered to-many" : "to-many") : "to-one"
-            var storage = "-"
+            var storage = RelationshipStorage(
+                name: relationship.name, destination: relationship.destinationEntityName, inverse: relationship.inverseName,
+                cardinality: cardinality, table: nil, columns: [], isJoinTable: false, ownTable: layout.tableName)
             if let columns = layout.toOneColumns[relationship.name] {
-                storage = ([columns.key] + [columns.entity, columns.order].compactMap { $0 }).joined(separator: ", ")
+                storage.table = layout.tableName
+                storage.columns = [columns.key] + [columns.entity, columns.order].compactMap { $0 }
             } else if let join = store.layout.joinTable(
                 for: model.entityDeclaring(relationship: relationship.name, from: entity)?.name ?? entity.name, relationship: relationship.name)
             {
-                storage = "join table \(join.name)"
+                storage.table = join.name
+                storage.columns = [join.sourceColumn, join.destinationColumn]
+                storage.isJoinTable = true
             } else if let inverse = relationship.inverseName, let destination = store.layout.entity(named: relationship.destinationEntityName),
                 let columns = destination.toOneColumns[inverse]
             {
-                storage = ([columns.key, columns.order].compactMap { $0 }).map { "\(destination.tableName).\($0)" }.joined(separator: ", ")
+                storage.table = destination.tableName
+                storage.columns = [columns.key, columns.order].compactMap { $0 }
             }
-            return RelationshipStorage(
-                name: relationship.name, destination: relationship.destinationEntityName, inverse: relationship.inverseName,
-                cardinality: cardinality, storage: storage)
+            return storage
         }
         indexes = store.schema.indexes.filter { $0.table.caseInsensitiveCompare(layout.tableName) == .orderedSame }.map { ($0.name, $0.sql) }
         rowCount = try store.rowCounts()[entity.name] ?? 0

@@ -73,7 +73,7 @@ extension EntityReport {
         if !attributes.isEmpty { lines += attributeTable.lines }
         var relationshipTable = TextTable(header: ["relationship", "destination", "inverse", "cardinality", "stored in"], indent: 2)
         for relationship in relationships {
-            relationshipTable.append([relationship.name, relationship.destination, relationship.inverse ?? "-", relationship.cardinality, relationship.storage])
+            relationshipTable.append([relationship.name, relationship.destination, relationship.inverse ?? "-", relationship.cardinality, relationship.storageDescription])
         }
         if !relationships.isEmpty { lines += relationshipTable.lines }
         for index in indexes { lines.append("  \(index.sql)") }
@@ -102,7 +102,8 @@ extension EntityReport {
                 relationships.map {
                     .object([
                         "name": .string($0.name), "destination": .string($0.destination), "inverse": $0.inverse.map(JSONValue.string),
-                        "cardinality": .string($0.cardinality), "storedIn": .string($0.storage),
+                        "cardinality": .string($0.cardinality), "table": $0.table.map(JSONValue.string),
+                        "columns": .array($0.columns.map(JSONValue.string)), "joinTable": .bool($0.isJoinTable),
                     ])
                 }),
             "indexes": .array(indexes.map { .object(["name": .string($0.name), "sql": .string($0.sql)]) }),
