@@ -133,8 +133,8 @@ public final class PersistentStore {
     /// Opens the store at `path`.
     ///
     /// - Parameters:
-    ///   - model: the model to use; when `nil`, the store's model cache, else a model inferred
-    ///     from its schema.
+    ///   - model: the model to use; when `nil`, the store's model cache, else the model Strata
+    ///     recorded in its metadata, else a model inferred from its schema.
     ///   - modelOrigin: how to name the given model in ``modelSource`` (its file, say).
     ///   - requiresMatchingModel: fail with ``StoreError/modelMismatch(path:comparison:)`` when
     ///     the given model's hashes differ from the store's.

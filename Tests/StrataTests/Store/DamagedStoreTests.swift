@@ -148,13 +148,13 @@ import Testing
 
     @Test func createRefusesAnythingAlreadyThereAndKeepsOthersFiles() throws {
         let path = folder.path("empty.sqlite")
-        FileManager.default.createFile(atPath: path, contents: Data())
+        _ = FileManager.default.createFile(atPath: path, contents: Data())
         let model = ObjectModel(entities: [EntityDescription(name: "Item")])
         #expect { try PersistentStore.create(at: path, model: model) } throws: { String(describing: $0).hasSuffix("a store already exists there") }
         #expect(FileManager.default.fileExists(atPath: path))
 
         let journal = folder.path("bad.sqlite-journal")
-        FileManager.default.createFile(atPath: journal, contents: Data("someone else's".utf8))
+        _ = FileManager.default.createFile(atPath: journal, contents: Data("someone else's".utf8))
         var invalid = EntityDescription(name: "Item")
         invalid.uniquenessConstraints = [["missing"], ["missing"]]
         var duplicate = ObjectModel(entities: [invalid])
