@@ -128,7 +128,13 @@ extension PersistentStore {
     ) throws -> [RowSnapshot] {
         let entity = try layoutEntity(entityName)
         let properties = columnsByProperty(entity)
-        var sql = "SELECT Z_PK, Z_ENT, Z_OPT\(properties.map { ", \($0.column)" }.joined()) FROM \(entity.tableName) WHERE \(entity.kindCondition)"
+        let tableColumns = schema.table(named: entity.tableName).map { Set($0.columns.map(\.name)) }
+        let entityColumns: [(relationship: String, column: String)] = entity.toOneColumns
+            .compactMap { name, columns in columns.entity.map { (name, $0) } }
+            .filter { pair in tableColumns?.contains(pair.1) ?? true }
+            .sorted { $0.0 < $1.0 }
+        let selected = properties.map(\.column) + entityColumns.map(\.column)
+        var sql = "SELECT Z_PK, Z_ENT, Z_OPT\(selected.map { ", \($0)" }.joined()) FROM \(entity.tableName) WHERE \(entity.kindCondition)"
         if let condition { sql += " AND (\(condition))" }
         sql += " ORDER BY Z_PK LIMIT ? OFFSET ?"
         let arguments = arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
@@ -136,10 +142,52 @@ extension PersistentStore {
         return try database.cachedStatement(sql).rows(arguments).map { row in
             var values: [String: DatabaseValue] = [:]
             for (offset, property) in properties.enumerated() { values[property.name] = row[3 + offset] }
+            var references: [String: RowReference] = [:]
+            for name in entity.toOneColumns.keys {
+                guard let key = values[name]?.int64Value, let relationship = relationshipDescription(name, of: entity.name) else { continue }
+                let exact = entityColumns.firstIndex { $0.relationship == name }.flatMap { row[3 + properties.count + $0].int64Value }
+                    .flatMap { names[Int($0)] }
+                references[name] = RowReference(entityName: exact ?? relationship.destinationEntityName, primaryKey: key)
+            }
+
             return RowSnapshot(
                 entityName: names[Int(row[1].int64Value ?? 0)] ?? entityName, primaryKey: row[0].int64Value ?? 0,
-                version: row[2].int64Value ?? 0, values: values)
+                version: row[2].int64Value ?? 0, values: values, references: references)
         }
+    }
+
+    /// The rows a to-many `relationship` of the row `primaryKey` of `entityName` holds: through
+    /// the destination's key column (one-to-many, in `Z_FOK_` order when ordered) or the join
+    /// table (many-to-many).
+    public func toManyReferences(_ entityName: String, _ relationship: String, primaryKey: Int64) throws -> [RowReference] {
+        guard let entity = model.entity(named: entityName), let description = model.relationship(named: relationship, in: entity),
+            description.isToMany
+        else {
+            throw StoreError.unknownProperty(path: path, entity: entityName, property: relationship, known: [])
+        }
+        let destination = try layoutEntity(description.destinationEntityName)
+        let names = Dictionary(layout.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
+        if let inverse = description.inverseName, let columns = destination.toOneColumns[inverse] {
+            let order = columns.order.map { "\($0), " } ?? ""
+            let sql = "SELECT Z_PK, Z_ENT FROM \(destination.tableName) WHERE \(columns.key) = ? AND \(destination.kindCondition) ORDER BY \(order)Z_PK"
+            return try database.cachedStatement(sql).rows([.integer(primaryKey)]).map {
+                RowReference(entityName: names[Int($0[1].int64Value ?? 0)] ?? destination.name, primaryKey: $0[0].int64Value ?? 0)
+            }
+        }
+        let keys = try linkedKeys(entityName, relationship, source: primaryKey)
+        guard !keys.isEmpty else { return [] }
+        let sql = "SELECT Z_PK, Z_ENT FROM \(destination.tableName) WHERE Z_PK IN (\(keys.map(String.init).joined(separator: ", ")))"
+        let entities = Dictionary(try database.rows(sql).map { ($0[0].int64Value ?? 0, names[Int($0[1].int64Value ?? 0)] ?? destination.name) }, uniquingKeysWith: { first, _ in first })
+        return keys.map { RowReference(entityName: entities[$0] ?? destination.name, primaryKey: $0) }
+    }
+
+    /// Writes the position of the row `primaryKey` in its owner's ordered to-many: the
+    /// `Z_FOK_` column of its to-one `relationship` (the inverse of the ordered to-many).
+    public func setOrderPosition(_ entityName: String, _ relationship: String, primaryKey: Int64, position: Int) throws {
+        let entity = try layoutEntity(entityName)
+        guard let order = entity.toOneColumns[relationship]?.order else { return }
+        try database.cachedStatement("UPDATE \(entity.tableName) SET \(order) = ? WHERE Z_PK = ?")
+            .execute([.integer(Int64(position)), .integer(primaryKey)])
     }
 
     /// The number of rows of each entity, counted by `Z_ENT` (sub-entities' rows not included).
@@ -157,6 +205,10 @@ extension PersistentStore {
     }
 
     // MARK: - Helpers
+
+    private func relationshipDescription(_ name: String, of entityName: String) -> RelationshipDescription? {
+        model.entity(named: entityName).flatMap { model.relationship(named: name, in: $0) }
+    }
 
     private func requireTransaction() throws {
         guard database.isInTransaction else {

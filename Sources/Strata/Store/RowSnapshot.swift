@@ -8,4 +8,7 @@ public struct RowSnapshot: Sendable, Equatable {
     public var version: Int64
     /// The values by property name: attributes, and to-one relationships as the destination's `Z_PK`.
     public var values: [String: DatabaseValue]
+    /// The to-one relationships that hold a row, by relationship name, with the destination's
+    /// exact entity (read from the `Z<n>_` column where the destination has sub-entities).
+    public var references: [String: RowReference] = [:]
 }

@@ -124,7 +124,8 @@ import Testing
 
     @Test(arguments: [
         ("9780261103252", "[0-9]{13}", 0, 1), ("x9780261103252", "[0-9]{13}", 0, 0), ("ABC", "[a-c]+", 1, 1),
-        ("ABC", "[a-c]+", 0, 0), ("Ünïcödé", "unicode", 3, 1),
+        ("ABC", "[a-c]+", 0, 0), ("Ünïcödé", "unicode", 3, 1), ("9780261102217", "[0-9]{9}[0-9X]|[0-9]{13}", 0, 1),
+        ("978026110221", "[0-9]{9}[0-9X]|[0-9]{13}", 0, 0), ("abc\n", "abc", 0, 0),
     ])
     func matches(value: String, pattern: String, options: Int64, expected: Int64) throws {
         #expect(try evaluate("SELECT NSCoreDataMatches(?, ?, ?)", [.text(value), .text(pattern), .integer(options)]) == .integer(expected))

@@ -53,17 +53,18 @@ enum CoreDataStringMatching {
         return p == tokens.count
     }
 
-    /// Core Data's MATCHES: the ICU regular expression must match the whole value.
+    /// Core Data's MATCHES: the ICU regular expression, compiled by ``regularExpression(_:options:)``,
+    /// must match the whole value.
     static func matches(_ value: String, regularExpression: NSRegularExpression) -> Bool {
-        let range = NSRange(value.startIndex..., in: value)
-        guard let match = regularExpression.firstMatch(in: value, options: [.anchored], range: range) else { return false }
-        return match.range == range
+        regularExpression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
     }
 
-    /// Compiles a MATCHES pattern for `options` (`[d]` is applied by folding the value instead).
+    /// Compiles a MATCHES pattern for `options` (`[d]` is applied by folding the value instead),
+    /// anchored at both ends so that only a match of the whole value counts (with alternation,
+    /// the first alternative to match need not cover the whole value).
     static func regularExpression(_ pattern: String, options: Options) -> NSRegularExpression? {
         try? NSRegularExpression(
-            pattern: fold(pattern, options.subtracting(.caseInsensitive)),
+            pattern: "^(?:" + fold(pattern, options.subtracting(.caseInsensitive)) + ")\\z",
             options: options.contains(.caseInsensitive) ? [.caseInsensitive] : [])
     }
 }

@@ -1,0 +1,63 @@
+import Foundation
+
+/// An error of a context operation, naming the objects and properties it concerns.
+public enum ContextError: Error, Sendable, Equatable {
+    /// The model has no entity of that name.
+    case unknownEntity(String)
+    /// The entity has no property of that name.
+    case unknownProperty(entity: String, property: String)
+    /// A value of the wrong type for a property.
+    case wrongType(entity: String, property: String, value: String, expected: String)
+    /// No object with that ID exists in the store (or it was deleted).
+    case objectNotFound(ObjectID)
+    /// An object of another context was given.
+    case foreignObject(ObjectID)
+    /// The save found objects that break the model's rules; every one is listed.
+    case validation([ValidationFailure])
+    /// A delete rule of Deny stopped the save: the object still holds objects in the relationship.
+    case deleteDenied(object: ObjectID, relationship: String, count: Int)
+    /// Another context or process saved an object since this context read it.
+    case conflict(object: ObjectID, expectedVersion: Int64, storeVersion: Int64?)
+    /// The store failed.
+    case store(String)
+}
+
+/// One object that failed validation, and why.
+public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
+    public var object: ObjectID
+    public var property: String?
+    public var reason: String
+
+    public init(object: ObjectID, property: String?, reason: String) {
+        self.object = object
+        self.property = property
+        self.reason = reason
+    }
+
+    /// `<Book t1a2b3c4d> title: is required`.
+    public var description: String {
+        "\(object)\(property.map { " \($0)" } ?? ""): \(reason)"
+    }
+}
+
+extension ContextError: CustomStringConvertible, LocalizedError {
+    public var description: String {
+        switch self {
+        case .unknownEntity(let name): "no entity '\(name)'"
+        case .unknownProperty(let entity, let property): "entity '\(entity)' has no property '\(property)'"
+        case .wrongType(let entity, let property, let value, let expected):
+            "\(entity).\(property) takes \(expected), not \(value)"
+        case .objectNotFound(let id): "\(id) does not exist"
+        case .foreignObject(let id): "\(id) belongs to another context"
+        case .validation(let failures):
+            "\(failures.count) validation error\(failures.count == 1 ? "" : "s"): " + failures.map(\.description).joined(separator: "; ")
+        case .deleteDenied(let object, let relationship, let count):
+            "cannot delete \(object): its relationship '\(relationship)' (delete rule Deny) still holds \(count) object\(count == 1 ? "" : "s")"
+        case .conflict(let object, let expected, let actual):
+            "\(object) was changed by another context or process (version \(actual.map(String.init) ?? "deleted"), read \(expected))"
+        case .store(let message): message
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

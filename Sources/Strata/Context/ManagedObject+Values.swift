@@ -1,0 +1,295 @@
+import Foundation
+
+extension ManagedObject {
+    // MARK: - Reading
+
+    /// The value of `key`: an attribute's Swift value (`String`, `Int64`, `Double`, `Bool`,
+    /// `Date`, `Data`, `UUID`, `URL`, `Decimal`), a to-one's object, or a to-many's objects (in
+    /// order for an ordered one). A dotted key path follows to-one relationships: `"author.name"`.
+    public func value(forKey key: String) throws(ContextError) -> Any? {
+        if let dot = key.firstIndex(of: ".") {
+            guard let next = try value(forKey: String(key[..<dot])) as? ManagedObject else { return nil }
+            return try next.value(forKey: String(key[key.index(after: dot)...]))
+        }
+        let context = try requireContext()
+        switch try propertyValue(key) {
+        case .attribute(let value): return value?.swiftValue
+        case .toOne(let id): return id.map(context.object(with:))
+        case .toMany(let ids): return ids.map(context.object(with:))
+        }
+    }
+
+    /// The attribute `key` as an ``AttributeValue``; `nil` when it is not set.
+    public func attributeValue(forKey key: String) throws(ContextError) -> AttributeValue? {
+        guard case .attribute(let value) = try propertyValue(key) else {
+            throw .wrongType(entity: entity.name, property: key, value: "a read of an attribute", expected: "a relationship read")
+        }
+        return value
+    }
+
+    /// The objects the to-many relationship `key` holds.
+    public func objects(forKey key: String) throws(ContextError) -> [ManagedObject] {
+        let context = try requireContext()
+        guard case .toMany(let ids) = try propertyValue(key) else {
+            throw .wrongType(entity: entity.name, property: key, value: "a to-many read", expected: "a to-one or attribute read")
+        }
+        return ids.map(context.object(with:))
+    }
+
+    /// The value by key, as ``value(forKey:)``; stops the program on an unknown key, as Core
+    /// Data raises. Set through ``setValue(_:forKey:)`` to be told about a wrong type.
+    public subscript(key: String) -> Any? {
+        do {
+            return try value(forKey: key)
+        } catch {
+            preconditionFailure(error.description)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Sets `key` to `value`: a Swift value of the attribute's type (integers, floating point,
+    /// `Bool`, `String`, `Date`, `Data`, `UUID`, `URL`, `Decimal`, or an ``AttributeValue``),
+    /// an object for a to-one, an array of objects for a to-many, or `nil`. Relationships keep
+    /// their inverse in step. A wrong type is an error naming entity, property and value.
+    public func setValue(_ value: Any?, forKey key: String) throws(ContextError) {
+        let context = try requireContext()
+        context.assertOnQueue()
+        let model = context.model
+        if let attribute = model.attribute(named: key, in: entity) {
+            try set(.attribute(try attributeValue(value, for: attribute)), forKey: key)
+        } else if let relationship = model.relationship(named: key, in: entity) {
+            if relationship.isToMany {
+                guard let objects = value.map({ $0 as? [ManagedObject] }) ?? [] else {
+                    throw .wrongType(entity: entity.name, property: key, value: describe(value), expected: "an array of \(relationship.destinationEntityName) objects")
+                }
+                try replaceToMany(key, with: objects)
+            } else {
+                guard value == nil || value is ManagedObject else {
+                    throw .wrongType(entity: entity.name, property: key, value: describe(value), expected: "a \(relationship.destinationEntityName) object")
+                }
+                try setToOne(key, to: value as? ManagedObject)
+            }
+        } else {
+            throw .unknownProperty(entity: entity.name, property: key)
+        }
+    }
+
+    /// Adds `object` to the to-many `key` (at the end of an ordered one) and sets its inverse.
+    public func add(_ object: ManagedObject, toKey key: String) throws(ContextError) {
+        var ids = try toManyIDs(key)
+        guard !ids.contains(object.objectID) else { return }
+        ids.append(object.objectID)
+        try replaceToMany(key, with: try ids.map { id throws(ContextError) in try requireContext().object(with: id) })
+    }
+
+    /// Removes `object` from the to-many `key` and clears its inverse.
+    public func remove(_ object: ManagedObject, fromKey key: String) throws(ContextError) {
+        let ids = try toManyIDs(key).filter { $0 != object.objectID }
+        try replaceToMany(key, with: try ids.map { id throws(ContextError) in try requireContext().object(with: id) })
+    }
+
+    // MARK: - Properties and relationships
+
+    func requireContext() throws(ContextError) -> ObjectContext {
+        guard let context = managedObjectContext else { throw .foreignObject(objectID) }
+        return context
+    }
+
+    /// The current value of property `key`, loading the row or the to-many as needed.
+    func propertyValue(_ key: String) throws(ContextError) -> PropertyValue {
+        let context = try requireContext()
+        context.assertOnQueue()
+        if let value = changedValues[key] { return value }
+        guard let description = property(key) else { throw .unknownProperty(entity: entity.name, property: key) }
+        try context.fireFault(self)
+        if let value = changedValues[key] ?? committedValues[key] { return value }
+        if case .relationship(let relationship) = description, relationship.isToMany {
+            let value = PropertyValue.toMany(try context.storedToMany(self, key))
+            committedValues[key] = value
+            return value
+        }
+        return description.isRelationship ? .toOne(nil) : .attribute(nil)
+    }
+
+    /// Sets a property without touching inverses.
+    func set(_ value: PropertyValue, forKey key: String) throws(ContextError) {
+        _ = try propertyValue(key)
+        changedValues[key] = value
+    }
+
+    private func toManyIDs(_ key: String) throws(ContextError) -> [ObjectID] {
+        guard case .toMany(let ids) = try propertyValue(key) else { throw .unknownProperty(entity: entity.name, property: key) }
+        return ids
+    }
+
+    /// The relationship `key` of this entity, or its inverse's name when there is one.
+    private func relationship(_ key: String) throws(ContextError) -> RelationshipDescription {
+        guard let relationship = try requireContext().model.relationship(named: key, in: entity) else {
+            throw .unknownProperty(entity: entity.name, property: key)
+        }
+        return relationship
+    }
+
+    /// Sets a to-one and keeps both the old and the new destination's inverse in step.
+    func setToOne(_ key: String, to destination: ManagedObject?) throws(ContextError) {
+        let relationship = try relationship(key)
+        if let destination { try checkSameContext(destination) }
+        guard case .toOne(let old) = try propertyValue(key), old != destination?.objectID else { return }
+        try set(.toOne(destination?.objectID), forKey: key)
+        guard let inverse = relationship.inverseName else { return }
+        let context = try requireContext()
+        if let old { try context.object(with: old).unlinkInverse(inverse, of: self) }
+        if let destination { try destination.linkInverse(inverse, to: self) }
+    }
+
+    /// Replaces a to-many's objects, keeping every added and removed object's inverse in step.
+    func replaceToMany(_ key: String, with objects: [ManagedObject]) throws(ContextError) {
+        let relationship = try relationship(key)
+        for object in objects { try checkSameContext(object) }
+        let old = try toManyIDs(key)
+        var seen: Set<ObjectID> = []
+        let new = objects.map(\.objectID).filter { seen.insert($0).inserted }
+        try set(.toMany(new), forKey: key)
+        guard let inverse = relationship.inverseName else { return }
+        let context = try requireContext()
+        let added = Set(new).subtracting(old), removed = Set(old).subtracting(new)
+        for id in old where removed.contains(id) { try context.object(with: id).unlinkInverse(inverse, of: self) }
+        for id in new where added.contains(id) { try context.object(with: id).linkInverse(inverse, to: self) }
+    }
+
+    /// Makes this object's relationship `key` (the inverse of one on `owner`) hold `owner`.
+    private func linkInverse(_ key: String, to owner: ManagedObject) throws(ContextError) {
+        let relationship = try relationship(key)
+        if relationship.isToMany {
+            let ids = try toManyIDs(key)
+            if !ids.contains(owner.objectID) { try set(.toMany(ids + [owner.objectID]), forKey: key) }
+        } else {
+            guard case .toOne(let previous) = try propertyValue(key), previous != owner.objectID else { return }
+            try set(.toOne(owner.objectID), forKey: key)
+            // One-to-one: the owner this object leaves loses it; one-to-many: it leaves that owner's set.
+            if let previous, let back = relationship.inverseName {
+                try requireContext().object(with: previous).unlinkInverse(back, of: self)
+            }
+        }
+    }
+
+    /// Makes this object's relationship `key` (the inverse of one on `owner`) let go of `owner`.
+    func unlinkInverse(_ key: String, of owner: ManagedObject) throws(ContextError) {
+        let relationship = try relationship(key)
+        if relationship.isToMany {
+            try set(.toMany(try toManyIDs(key).filter { $0 != owner.objectID }), forKey: key)
+        } else if case .toOne(owner.objectID) = try propertyValue(key) {
+            try set(.toOne(nil), forKey: key)
+        }
+    }
+
+    private func checkSameContext(_ object: ManagedObject) throws(ContextError) {
+        guard object.managedObjectContext === managedObjectContext else { throw .foreignObject(object.objectID) }
+    }
+
+    private enum Property {
+        case attribute(AttributeDescription)
+        case relationship(RelationshipDescription)
+        var isRelationship: Bool {
+            if case .relationship = self { return true }
+            return false
+        }
+    }
+
+    private func property(_ key: String) -> Property? {
+        guard let model = managedObjectContext?.model else { return nil }
+        if let attribute = model.attribute(named: key, in: entity) { return .attribute(attribute) }
+        return model.relationship(named: key, in: entity).map(Property.relationship)
+    }
+
+    // MARK: - Values
+
+    private func attributeValue(_ value: Any?, for attribute: AttributeDescription) throws(ContextError) -> AttributeValue? {
+        guard let value else { return nil }
+        if let converted = AttributeValue(swiftValue: value, type: attribute.type) { return converted }
+        throw .wrongType(entity: entity.name, property: attribute.name, value: describe(value), expected: "a \(attribute.type.rawValue) value")
+    }
+
+    private func describe(_ value: Any?) -> String {
+        guard let value else { return "nil" }
+        if let object = value as? ManagedObject { return object.objectID.description }
+        return "\(type(of: value)) \(String(describing: value).prefix(40))"
+    }
+}
+
+extension AttributeValue {
+    /// The Swift value an attribute hands out.
+    public var swiftValue: Any {
+        switch self {
+        case .integer(let value): value
+        case .double(let value): value
+        case .decimal(let value): value
+        case .string(let value): value
+        case .boolean(let value): value
+        case .date(let value): value
+        case .binary(let value): value
+        case .uuid(let value): value
+        case .uri(let value): value
+        }
+    }
+
+    /// The attribute value of a Swift `value` for an attribute of `type`, or `nil` when the
+    /// value does not fit the type (a string for an integer, 70000 for Integer 16, …).
+    public init?(swiftValue value: Any, type: AttributeType) {
+        if let value = value as? AttributeValue {
+            guard AttributeValue.fits(value, type) else { return nil }
+            self = value
+            return
+        }
+        switch (type, value) {
+        case (.integer16, _), (.integer32, _), (.integer64, _):
+            guard let integer = Self.integer(value), AttributeValue.integerRange(of: type).contains(integer) else { return nil }
+            self = .integer(integer)
+        case (.double, _), (.float, _):
+            switch value {
+            case let double as Double: self = .double(double)
+            case let float as Float: self = .double(Double(float))
+            default:
+                guard let integer = Self.integer(value) else { return nil }
+                self = .double(Double(integer))
+            }
+        case (.decimal, let decimal as Decimal): self = .decimal(decimal)
+        case (.decimal, let double as Double): self = .decimal(Decimal(double))
+        case (.decimal, _):
+            guard let integer = Self.integer(value) else { return nil }
+            self = .decimal(Decimal(integer))
+        case (.boolean, let bool as Bool): self = .boolean(bool)
+        case (.string, let string as String): self = .string(string)
+        case (.date, let date as Date): self = .date(date)
+        case (.binary, let data as Data), (.transformable, let data as Data): self = .binary(data)
+        case (.uuid, let uuid as UUID): self = .uuid(uuid)
+        case (.uri, let url as URL): self = .uri(url)
+        default: return nil
+        }
+    }
+
+    private static func integer(_ value: Any) -> Int64? {
+        switch value {
+        case let value as Int: Int64(value)
+        case let value as Int64: value
+        case let value as Int32: Int64(value)
+        case let value as Int16: Int64(value)
+        case let value as Int8: Int64(value)
+        case let value as UInt8: Int64(value)
+        case let value as UInt16: Int64(value)
+        case let value as UInt32: Int64(value)
+        default: nil
+        }
+    }
+
+    private static func fits(_ value: AttributeValue, _ type: AttributeType) -> Bool {
+        switch (value, type) {
+        case (.integer(let integer), _) where type.isInteger: AttributeValue.integerRange(of: type).contains(integer)
+        case (.double, .double), (.double, .float), (.decimal, .decimal), (.string, .string), (.boolean, .boolean),
+            (.date, .date), (.binary, .binary), (.binary, .transformable), (.uuid, .uuid), (.uri, .uri):
+            true
+        default: false
+        }
+    }
+}

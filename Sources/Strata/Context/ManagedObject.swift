@@ -1,0 +1,95 @@
+import Foundation
+
+/// An object of an entity, living in one ``ObjectContext``: Core Data's `NSManagedObject`.
+///
+/// Values are read and written by key, on the context's queue:
+///
+/// ```swift
+/// try context.performAndWait {
+///     let book = try context.insert("Book")
+///     try book.setValue("The Hobbit", forKey: "title")
+///     try book.setValue(author, forKey: "author")      // author.books now holds book too
+///     book["author.name"] as? String                   // key paths through to-one relationships
+/// }
+/// ```
+///
+/// An object fetched by ID starts as a fault and loads its row on first access. Relationships
+/// are kept in step from both sides: setting a to-one updates the destination's inverse, and
+/// adding to a to-many sets the added object's inverse.
+open class ManagedObject: CustomStringConvertible {
+    /// The object's identity: temporary until its first save, then permanent.
+    public internal(set) var objectID: ObjectID
+    /// The object's entity.
+    public let entity: EntityDescription
+    /// The context the object lives in; `nil` once that context is gone.
+    public internal(set) weak var managedObjectContext: ObjectContext?
+
+    /// Whether the object's values have not been loaded from the store yet.
+    public internal(set) var isFault: Bool
+    /// Whether the object was inserted and not yet saved.
+    public var isInserted: Bool { managedObjectContext?.insertedIDs.contains(objectID) ?? false }
+    /// Whether the object was deleted and the deletion not yet saved.
+    public var isDeleted: Bool { managedObjectContext?.deletedIDs.contains(objectID) ?? false }
+
+    /// Values as last loaded from or saved to the store, by property name.
+    var committedValues: [String: PropertyValue] = [:]
+    /// Values with this context's changes, by property name; a property absent here is read
+    /// from ``committedValues`` (to-many relationships load on first use).
+    var changedValues: [String: PropertyValue] = [:]
+    /// `Z_OPT` of the row when it was read: a save checks that no one else saved since.
+    var version: Int64 = 0
+
+    /// Creates an object of `entity` registered in `context`; contexts call it, and typed
+    /// subclasses through ``init(context:)``.
+    required public init(entity: EntityDescription, objectID: ObjectID, context: ObjectContext, isFault: Bool) {
+        self.entity = entity
+        self.objectID = objectID
+        self.managedObjectContext = context
+        self.isFault = isFault
+    }
+
+    /// Whether the object has changes not saved yet (or is inserted or deleted).
+    public var hasChanges: Bool {
+        isInserted || isDeleted || changedValues.contains { committedValues[$0.key] != $0.value }
+    }
+
+    /// The names of the properties changed since the last save.
+    public var changedKeys: Set<String> {
+        Set(changedValues.filter { committedValues[$0.key] != $0.value }.map(\.key))
+    }
+
+    /// `<Book p12 {title="The Hobbit", rating=4.7}>`, the loaded attributes in name order.
+    public var description: String {
+        let attributes = (managedObjectContext?.model.allAttributes(of: entity) ?? entity.attributes)
+            .compactMap { attribute -> String? in
+                guard case .attribute(let value?)? = changedValues[attribute.name] ?? committedValues[attribute.name] else { return nil }
+                return "\(attribute.name)=\(value.displayText)"
+            }
+        return "<\(objectID.entityName) \(objectID.description.dropFirst(objectID.entityName.count + 2).dropLast())\(isFault ? " fault" : "")\(attributes.isEmpty ? "" : " {\(attributes.joined(separator: ", "))}")>"
+    }
+}
+
+/// A property's value in an object: an attribute value, or the IDs a relationship holds.
+enum PropertyValue: Equatable {
+    case attribute(AttributeValue?)
+    case toOne(ObjectID?)
+    /// In order for an ordered relationship; for an unordered one the order means nothing.
+    case toMany([ObjectID])
+}
+
+extension AttributeValue {
+    /// The value as `description` shows it: strings quoted, dates in ISO 8601.
+    var displayText: String {
+        switch self {
+        case .integer(let value): String(value)
+        case .double(let value): String(value)
+        case .decimal(let value): NSDecimalNumber(decimal: value).stringValue
+        case .string(let value): "\"\(value)\""
+        case .boolean(let value): value ? "true" : "false"
+        case .date(let value): value.formatted(.iso8601)
+        case .binary(let value): "<\(value.count) bytes>"
+        case .uuid(let value): value.uuidString
+        case .uri(let value): value.absoluteString
+        }
+    }
+}

@@ -1,0 +1,141 @@
+extension ObjectContext {
+    /// Writes the context's changes to the store in one `BEGIN IMMEDIATE` transaction, after
+    /// validating them (see ``ContextError/validation(_:)``) and checking delete rules of Deny.
+    ///
+    /// Each saved object's row must still have the `Z_OPT` the context read; when another
+    /// context or process saved it since, the save fails with ``ContextError/conflict(object:expectedVersion:storeVersion:)``
+    /// and writes nothing. After a save, inserted objects have permanent IDs.
+    public func save() throws(ContextError) {
+        assertOnQueue()
+        guard hasChanges else { return }
+        try validateForSave()
+        let inserted = insertionOrder.filter { insertedIDs.contains($0) }.compactMap { registered[$0] }
+        let updated = updatedObjects.sorted { $0.objectID.description < $1.objectID.description }
+        let deleted = deletedObjects
+        var permanent: [ObjectID: ObjectID] = [:]
+        var versions: [ObjectID: Int64] = [:]
+        do {
+            try store.database.inTransaction {
+                for object in inserted {
+                    let key = try store.allocatePrimaryKeys(for: object.objectID.entityName).lowerBound
+                    permanent[object.objectID] = ObjectID(entityName: object.objectID.entityName, storeIdentifier: store.metadata.uuid, key: .permanent(key))
+                }
+                let reference = { (id: ObjectID?) -> RowReference? in
+                    guard let id, let key = (permanent[id] ?? id).primaryKey else { return nil }
+                    return RowReference(entityName: id.entityName, primaryKey: key)
+                }
+                for object in inserted {
+                    let (values, toOne) = try rowValues(of: object, keys: nil, reference: reference)
+                    try store.insert(object.objectID.entityName, values: values, toOne: toOne, primaryKey: permanent[object.objectID]?.primaryKey)
+                    versions[object.objectID] = 1
+                }
+                for object in updated {
+                    let (values, toOne) = try rowValues(of: object, keys: object.changedKeys, reference: reference)
+                    versions[object.objectID] = try store.update(
+                        object.objectID.entityName, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version,
+                        values: values, toOne: toOne)
+                }
+                for object in deleted {
+                    try store.delete(object.objectID.entityName, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version)
+                }
+                for object in inserted + updated {
+                    try writeToManyChanges(of: object, reference: reference)
+                }
+            }
+        } catch let error as ContextError {
+            throw error
+        } catch StoreError.conflict(_, let entity, let key, let expected, let actual) {
+            throw .conflict(
+                object: ObjectID(entityName: entity, storeIdentifier: store.metadata.uuid, key: .permanent(key)),
+                expectedVersion: expected, storeVersion: actual)
+        } catch {
+            throw .store(String(describing: error))
+        }
+        didSave(permanent: permanent, versions: versions, deleted: deleted)
+    }
+
+    /// Makes every temporary ID permanent and the saved values the committed ones.
+    private func didSave(permanent: [ObjectID: ObjectID], versions: [ObjectID: Int64], deleted: [ManagedObject]) {
+        for object in deleted {
+            registered[object.objectID] = nil
+            object.managedObjectContext = nil
+        }
+        for id in pendingDroppedInserts {
+            registered[id]?.managedObjectContext = nil
+            registered[id] = nil
+        }
+        let map = { (id: ObjectID) in permanent[id] ?? id }
+        let rewrite = { (value: PropertyValue) -> PropertyValue in
+            switch value {
+            case .attribute: value
+            case .toOne(let id): .toOne(id.map(map))
+            case .toMany(let ids): .toMany(ids.map(map))
+            }
+        }
+        var rekeyed: [ObjectID: ManagedObject] = [:]
+        for (id, object) in registered {
+            if let version = versions[id] {
+                object.committedValues.merge(object.changedValues) { $1 }
+                object.changedValues = [:]
+                object.version = version
+            }
+            if !permanent.isEmpty {
+                object.committedValues = object.committedValues.mapValues(rewrite)
+                object.changedValues = object.changedValues.mapValues(rewrite)
+            }
+            object.objectID = map(id)
+            rekeyed[object.objectID] = object
+        }
+        registered = rekeyed
+        insertedIDs = []
+        insertionOrder = []
+        deletedIDs = []
+        pendingDroppedInserts = []
+    }
+
+    /// An object's stored attribute values and to-one references, for all its properties or
+    /// only `keys`.
+    private func rowValues(
+        of object: ManagedObject, keys: Set<String>?, reference: (ObjectID?) -> RowReference?
+    ) throws -> (values: [String: DatabaseValue], toOne: [String: RowReference?]) {
+        var values: [String: DatabaseValue] = [:]
+        var toOne: [String: RowReference?] = [:]
+        for attribute in model.allAttributes(of: object.entity) where !attribute.isTransient && keys?.contains(attribute.name) ?? true {
+            let value = try object.attributeValue(forKey: attribute.name)
+            if keys != nil || value != nil { values[attribute.name] = value?.databaseValue ?? .null }
+        }
+        for relationship in model.allRelationships(of: object.entity)
+        where !relationship.isToMany && !relationship.isTransient && keys?.contains(relationship.name) ?? true {
+            guard case .toOne(let id) = try object.propertyValue(relationship.name) else { continue }
+            if keys != nil || id != nil { toOne[relationship.name] = reference(id) }
+        }
+        return (values, toOne)
+    }
+
+    /// Many-to-many links added and removed (from the side that names the join table, so each
+    /// pair is written once), and the positions of an ordered one-to-many's members.
+    private func writeToManyChanges(of object: ManagedObject, reference: (ObjectID?) -> RowReference?) throws {
+        for relationship in model.allRelationships(of: object.entity) where relationship.isToMany && !relationship.isTransient {
+            guard case .toMany(let current)? = object.changedValues[relationship.name],
+                let source = reference(object.objectID)?.primaryKey
+            else { continue }
+            let owner = model.entityDeclaring(relationship: relationship.name, from: object.entity)?.name ?? object.entity.name
+            if let join = store.layout.joinTable(for: owner, relationship: relationship.name) {
+                guard join.relationship == StoreLayout.RelationshipPath(entity: owner, relationship: relationship.name) else { continue }
+                guard case .toMany(let saved)? = object.committedValues[relationship.name] ?? .toMany([]) else { continue }
+                for id in Set(current).subtracting(saved) {
+                    if let key = reference(id)?.primaryKey { try store.link(object.entity.name, relationship.name, source: source, destination: key) }
+                }
+                for id in Set(saved).subtracting(current) {
+                    if let key = reference(id)?.primaryKey { try store.unlink(object.entity.name, relationship.name, source: source, destination: key) }
+                }
+            } else if relationship.isOrdered, let inverse = relationship.inverseName {
+                for (position, id) in current.enumerated() {
+                    if let member = reference(id) {
+                        try store.setOrderPosition(member.entityName, inverse, primaryKey: member.primaryKey, position: position + 1)
+                    }
+                }
+            }
+        }
+    }
+}

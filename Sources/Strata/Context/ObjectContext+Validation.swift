@@ -1,0 +1,91 @@
+import Foundation
+
+extension ObjectContext {
+    /// Every rule the objects about to be saved break, and every Deny delete rule still
+    /// holding objects; the save fails with all of them, or with the first Deny.
+    func validateForSave() throws(ContextError) {
+        for id in deletedIDs.sorted(by: { $0.description < $1.description }) {
+            guard let object = registered[id] else { continue }
+            for relationship in model.allRelationships(of: object.entity) where relationship.deleteRule == .deny {
+                let held = try heldIDs(relationship, of: object).filter { !deletedIDs.contains($0) && !pendingDroppedInserts.contains($0) }
+                if !held.isEmpty { throw .deleteDenied(object: id, relationship: relationship.name, count: held.count) }
+            }
+        }
+        var failures: [ValidationFailure] = []
+        let saved = (insertedObjects + updatedObjects).sorted { $0.objectID.description < $1.objectID.description }
+        for object in saved {
+            for attribute in model.allAttributes(of: object.entity) where !attribute.isTransient {
+                let value = try object.attributeValue(forKey: attribute.name)
+                if let reason = problem(with: value, for: attribute) {
+                    failures.append(ValidationFailure(object: object.objectID, property: attribute.name, reason: reason))
+                }
+            }
+            for relationship in model.allRelationships(of: object.entity) where !relationship.isTransient {
+                if let reason = try problem(with: relationship, of: object) {
+                    failures.append(ValidationFailure(object: object.objectID, property: relationship.name, reason: reason))
+                }
+            }
+        }
+        if !failures.isEmpty { throw .validation(failures) }
+    }
+
+    private func heldIDs(_ relationship: RelationshipDescription, of object: ManagedObject) throws(ContextError) -> [ObjectID] {
+        switch try object.propertyValue(relationship.name) {
+        case .toOne(let id): id.map { [$0] } ?? []
+        case .toMany(let ids): ids
+        case .attribute: []
+        }
+    }
+
+    /// What is wrong with an attribute's value, in words, or `nil`.
+    private func problem(with value: AttributeValue?, for attribute: AttributeDescription) -> String? {
+        guard let value else { return attribute.isOptional ? nil : "is required" }
+        let bound = { (text: String?) -> Double? in
+            guard let text else { return nil }
+            return attribute.type == .string || attribute.type == .binary
+                ? Double(text.trimmingCharacters(in: .whitespaces)) : AttributeValue(modelText: text, type: attribute.type)?.numericValue
+        }
+        let measure: Double?
+        let what: String
+        switch value {
+        case .string(let string): (measure, what) = (Double(string.count), "length")
+        case .binary(let data): (measure, what) = (Double(data.count), "size")
+        default: (measure, what) = (value.numericValue, "value")
+        }
+        if let measure, let minimum = bound(attribute.minValue), measure < minimum {
+            return "\(what) \(formatted(measure, attribute)) is below the minimum \(formatted(minimum, attribute))"
+        }
+        if let measure, let maximum = bound(attribute.maxValue), measure > maximum {
+            return "\(what) \(formatted(measure, attribute)) is above the maximum \(formatted(maximum, attribute))"
+        }
+        if let pattern = attribute.regularExpression, case .string(let string) = value,
+            let expression = CoreDataStringMatching.regularExpression(pattern, options: []),
+            !CoreDataStringMatching.matches(string, regularExpression: expression)
+        {
+            return "\"\(string)\" does not match \(pattern)"
+        }
+        return nil
+    }
+
+    private func formatted(_ number: Double, _ attribute: AttributeDescription) -> String {
+        if attribute.type == .date { return Date(timeIntervalSinceReferenceDate: number).formatted(.iso8601) }
+        return number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+
+    /// What is wrong with a relationship's contents, in words, or `nil`.
+    private func problem(with relationship: RelationshipDescription, of object: ManagedObject) throws(ContextError) -> String? {
+        if !relationship.isToMany {
+            guard case .toOne(nil) = try object.propertyValue(relationship.name), !relationship.isOptional else { return nil }
+            return "is required"
+        }
+        // Counts are checked where the model sets them; an optional empty to-many passes.
+        guard relationship.minCount > 0 || relationship.maxCount > 0 else { return nil }
+        let count = try heldIDs(relationship, of: object).count
+        if count == 0, relationship.isOptional { return nil }
+        if count < relationship.minCount { return "holds \(count) objects, fewer than the minimum \(relationship.minCount)" }
+        if relationship.maxCount > 0, count > relationship.maxCount {
+            return "holds \(count) objects, more than the maximum \(relationship.maxCount)"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,233 @@
+import Dispatch
+import Foundation
+
+/// A scratch pad of managed objects over a store: Core Data's `NSManagedObjectContext`.
+///
+/// A context and its objects are used on the context's queue only, through ``perform(_:)``,
+/// its `async` form, or the re-entrant ``performAndWait(_:)``. In debug builds, touching an
+/// object off its context's queue stops the program, as Core Data's `ConcurrencyDebug` does.
+///
+/// ```swift
+/// let context = ObjectContext(store: store)
+/// try await context.perform {
+///     let tag = try context.insert("Tag")
+///     try tag.setValue("fantasy", forKey: "name")
+///     try context.save()          // one BEGIN IMMEDIATE transaction
+/// }
+/// ```
+///
+/// One object stands for one row per context (the identity map). Changes stay in the context
+/// until ``save()``, which validates them, applies delete rules, checks each row's `Z_OPT`
+/// against the version read, and writes everything in one transaction or nothing.
+public final class ObjectContext: @unchecked Sendable {
+    /// Which queue the context runs its work on.
+    public enum ConcurrencyType: Sendable {
+        /// A serial queue of the context's own.
+        case privateQueue
+        /// The main queue, for objects shown in a user interface.
+        case mainQueue
+    }
+
+    /// The store the context reads from and saves to.
+    public let store: PersistentStore
+    /// The store's model.
+    public var model: ObjectModel { store.model }
+    public let concurrencyType: ConcurrencyType
+    /// A name for the context in logs and descriptions.
+    public var name: String?
+
+    let queue: DispatchQueue
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// The identity map: every object the context holds, by ID.
+    var registered: [ObjectID: ManagedObject] = [:]
+    var insertedIDs: Set<ObjectID> = []
+    /// Inserted objects in the order of insertion, so that saved keys follow it.
+    var insertionOrder: [ObjectID] = []
+    var deletedIDs: Set<ObjectID> = []
+    /// Objects inserted and deleted again before a save: gone from the context at the save.
+    var pendingDroppedInserts: Set<ObjectID> = []
+
+    /// A context on `store` with its own queue (or the main queue).
+    public init(store: PersistentStore, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
+        self.store = store
+        self.concurrencyType = concurrencyType
+        self.name = name
+        queue = concurrencyType == .mainQueue ? .main : DispatchQueue(label: "strata.context.\(name ?? "private")")
+        queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+    }
+
+    // MARK: - Running on the context's queue
+
+    /// Whether the caller runs on the context's queue.
+    public var isOnQueue: Bool {
+        DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+            || (concurrencyType == .mainQueue && Thread.isMainThread)
+    }
+
+    /// Runs `body` on the context's queue and waits for it; runs it at once when already there.
+    public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
+        if isOnQueue { return try body() }
+        return try queue.sync(execute: body)
+    }
+
+    /// Runs `body` on the context's queue, later.
+    public func perform(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
+    /// Runs `body` on the context's queue and returns its result.
+    public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// Stops a debug build when the caller is not on the context's queue.
+    func assertOnQueue(_ function: StaticString = #function) {
+        #if DEBUG
+        precondition(isOnQueue, "\(function) used off its context's queue: wrap it in perform or performAndWait")
+        #endif
+    }
+
+    // MARK: - Objects
+
+    /// Inserts a new object of `entityName`, with the model's default values.
+    @discardableResult
+    public func insert(_ entityName: String) throws(ContextError) -> ManagedObject {
+        assertOnQueue()
+        guard let entity = model.entity(named: entityName) else { throw .unknownEntity(entityName) }
+        let id = ObjectID(entityName: entityName, storeIdentifier: store.metadata.uuid, key: .temporary(UUID()))
+        let object = makeObject(entity: entity, id: id, isFault: false)
+        for attribute in model.allAttributes(of: entity) {
+            object.committedValues[attribute.name] = .attribute(nil)
+            if let text = attribute.defaultValue, let value = AttributeValue(modelText: text, type: attribute.type) {
+                object.changedValues[attribute.name] = .attribute(value)
+            }
+        }
+        for relationship in model.allRelationships(of: entity) {
+            object.committedValues[relationship.name] = relationship.isToMany ? .toMany([]) : .toOne(nil)
+        }
+        insertedIDs.insert(id)
+        insertionOrder.append(id)
+        return object
+    }
+
+    /// The object with `id`: the one the context holds, else a fault that loads its row on
+    /// first access (and fails then if the row is gone).
+    public func object(with id: ObjectID) -> ManagedObject {
+        assertOnQueue()
+        if let object = registered[id] { return object }
+        let entity = model.entity(named: id.entityName) ?? EntityDescription(name: id.entityName)
+        return makeObject(entity: entity, id: id, isFault: true)
+    }
+
+    /// The object with `id`, loaded: fails when the store has no such row.
+    public func existingObject(with id: ObjectID) throws(ContextError) -> ManagedObject {
+        let object = self.object(with: id)
+        guard !deletedIDs.contains(id) else { throw .objectNotFound(id) }
+        try fireFault(object)
+        return object
+    }
+
+    /// The objects the context holds.
+    public var registeredObjects: [ManagedObject] { Array(registered.values) }
+
+    private func makeObject(entity: EntityDescription, id: ObjectID, isFault: Bool) -> ManagedObject {
+        let object = ManagedObject(entity: entity, objectID: id, context: self, isFault: isFault)
+        registered[id] = object
+        return object
+    }
+
+    /// Loads a fault's row.
+    func fireFault(_ object: ManagedObject) throws(ContextError) {
+        guard object.isFault else { return }
+        guard let primaryKey = object.objectID.primaryKey else { throw .objectNotFound(object.objectID) }
+        let row: RowSnapshot?
+        do {
+            row = try store.row(object.objectID.entityName, primaryKey: primaryKey)
+        } catch {
+            throw .store(String(describing: error))
+        }
+        guard let row else { throw .objectNotFound(object.objectID) }
+        load(row, into: object)
+    }
+
+    /// Replaces an object's committed values with a row read from the store.
+    func load(_ row: RowSnapshot, into object: ManagedObject) {
+        let entity = object.entity
+        for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
+            object.committedValues[attribute.name] = .attribute(row.values[attribute.name].flatMap { AttributeValue($0, type: attribute.type) })
+        }
+        for relationship in model.allRelationships(of: entity) where !relationship.isToMany {
+            object.committedValues[relationship.name] = .toOne(row.references[relationship.name].map(objectID(for:)))
+        }
+        object.version = row.version
+        object.isFault = false
+    }
+
+    /// The ID of a row of this context's store.
+    func objectID(for reference: RowReference) -> ObjectID {
+        ObjectID(entityName: reference.entityName, storeIdentifier: store.metadata.uuid, key: .permanent(reference.primaryKey))
+    }
+
+    /// The IDs a to-many holds in the store, loaded on first use.
+    func storedToMany(_ object: ManagedObject, _ relationship: String) throws(ContextError) -> [ObjectID] {
+        guard let primaryKey = object.objectID.primaryKey else { return [] }
+        do {
+            return try store.toManyReferences(object.objectID.entityName, relationship, primaryKey: primaryKey).map(objectID(for:))
+        } catch {
+            throw .store(String(describing: error))
+        }
+    }
+
+    // MARK: - Changes
+
+    /// Whether any object has changes not saved yet.
+    public var hasChanges: Bool {
+        assertOnQueue()
+        return !insertedIDs.isEmpty || !deletedIDs.isEmpty || registered.values.contains { !$0.changedKeys.isEmpty }
+    }
+
+    /// The objects inserted since the last save.
+    public var insertedObjects: [ManagedObject] { insertedIDs.compactMap { registered[$0] } }
+    /// The objects deleted since the last save.
+    public var deletedObjects: [ManagedObject] { deletedIDs.compactMap { registered[$0] } }
+    /// The saved objects changed since the last save.
+    public var updatedObjects: [ManagedObject] {
+        registered.values.filter { !insertedIDs.contains($0.objectID) && !deletedIDs.contains($0.objectID) && !$0.changedKeys.isEmpty }
+    }
+
+    /// Throws away every unsaved change: inserted objects leave the context, deleted ones come
+    /// back, and changed ones return to their saved values.
+    public func rollback() {
+        assertOnQueue()
+        for id in insertedIDs.union(pendingDroppedInserts) { registered[id] = nil }
+        insertedIDs = []
+        insertionOrder = []
+        deletedIDs = []
+        pendingDroppedInserts = []
+        for object in registered.values { object.changedValues = [:] }
+    }
+
+    /// Forgets every object, saved or not; objects the caller still holds become unusable.
+    public func reset() {
+        assertOnQueue()
+        for object in registered.values { object.managedObjectContext = nil }
+        registered = [:]
+        insertedIDs = []
+        insertionOrder = []
+        deletedIDs = []
+        pendingDroppedInserts = []
+    }
+
+    /// Reloads `object` from the store on next access; with `mergeChanges`, its unsaved changes
+    /// stay on top of the fresh values, else they are thrown away.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        assertOnQueue()
+        guard !object.objectID.isTemporary else { return }
+        object.committedValues = [:]
+        object.isFault = true
+        if !mergeChanges { object.changedValues = [:] }
+    }
+}
