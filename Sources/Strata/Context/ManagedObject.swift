@@ -70,7 +70,7 @@ open class ManagedObject: CustomStringConvertible {
 }
 
 /// A property's value in an object: an attribute value, or the IDs a relationship holds.
-enum PropertyValue: Equatable {
+enum PropertyValue: Equatable, Sendable {
     case attribute(AttributeValue?)
     case toOne(ObjectID?)
     /// In order for an ordered relationship; for an unordered one the order means nothing.

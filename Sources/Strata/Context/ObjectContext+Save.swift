@@ -5,18 +5,24 @@ extension ObjectContext {
     /// Each saved object's row must still have the `Z_OPT` the context read; when another
     /// context or process saved it since, the save fails with ``ContextError/conflict(object:expectedVersion:storeVersion:)``
     /// and writes nothing. After a save, inserted objects have permanent IDs.
+    ///
+    /// A child context's save instead pushes its changes into its parent (see ``init(parent:concurrencyType:name:)``).
     public func save() throws(ContextError) {
         assertOnQueue()
         guard hasChanges else { return }
         try validateForSave()
+        if parent != nil {
+            try pushToParent()
+            return
+        }
         let inserted = insertionOrder.filter { insertedIDs.contains($0) }.compactMap { registered[$0] }
         let updated = updatedObjects.sorted { $0.objectID.description < $1.objectID.description }
         let deleted = deletedObjects
         var permanent: [ObjectID: ObjectID] = [:]
         var versions: [ObjectID: Int64] = [:]
         do {
-            try store.database.inTransaction {
-                for object in inserted {
+            try store.withConnection { try store.database.inTransaction {
+                for object in inserted where object.objectID.isTemporary {
                     let key = try store.allocatePrimaryKeys(for: object.objectID.entityName).lowerBound
                     permanent[object.objectID] = ObjectID(entityName: object.objectID.entityName, storeIdentifier: store.metadata.uuid, key: .permanent(key))
                 }
@@ -26,7 +32,9 @@ extension ObjectContext {
                 }
                 for object in inserted {
                     let (values, toOne) = try rowValues(of: object, keys: nil, reference: reference)
-                    try store.insert(object.objectID.entityName, values: values, toOne: toOne, primaryKey: permanent[object.objectID]?.primaryKey)
+                    try store.insert(
+                        object.objectID.entityName, values: values, toOne: toOne,
+                        primaryKey: (permanent[object.objectID] ?? object.objectID).primaryKey)
                     versions[object.objectID] = 1
                 }
                 for object in updated {
@@ -41,7 +49,7 @@ extension ObjectContext {
                 for object in inserted + updated {
                     try writeToManyChanges(of: object, reference: reference)
                 }
-            }
+            } }
         } catch let error as ContextError {
             throw error
         } catch StoreError.conflict(_, let entity, let key, let expected, let actual) {
@@ -51,11 +59,21 @@ extension ObjectContext {
         } catch {
             throw .store(String(describing: error))
         }
-        didSave(permanent: permanent, versions: versions, deleted: deleted)
+        let newlyInserted = Set(inserted.map(\.objectID))
+        commitSaved(inserted + updated, versions: versions, deleted: deleted)
+        rekey(permanent)
+        announce(didSaveNotification(
+            saved: (inserted + updated), inserted: newlyInserted, deleted: Set(deleted.map(\.objectID)), permanentIDs: permanent))
     }
 
-    /// Makes every temporary ID permanent and the saved values the committed ones.
-    private func didSave(permanent: [ObjectID: ObjectID], versions: [ObjectID: Int64], deleted: [ManagedObject]) {
+    /// After a save: the saved values become the committed ones, deleted and dropped objects
+    /// leave the context, and nothing is pending.
+    func commitSaved(_ saved: [ManagedObject], versions: [ObjectID: Int64], deleted: [ManagedObject]) {
+        for object in saved {
+            object.committedValues.merge(object.changedValues) { $1 }
+            object.changedValues = [:]
+            if let version = versions[object.objectID] { object.version = version }
+        }
         for object in deleted {
             registered[object.objectID] = nil
             object.managedObjectContext = nil
@@ -64,29 +82,6 @@ extension ObjectContext {
             registered[id]?.managedObjectContext = nil
             registered[id] = nil
         }
-        let map = { (id: ObjectID) in permanent[id] ?? id }
-        let rewrite = { (value: PropertyValue) -> PropertyValue in
-            switch value {
-            case .attribute: value
-            case .toOne(let id): .toOne(id.map(map))
-            case .toMany(let ids): .toMany(ids.map(map))
-            }
-        }
-        var rekeyed: [ObjectID: ManagedObject] = [:]
-        for (id, object) in registered {
-            if let version = versions[id] {
-                object.committedValues.merge(object.changedValues) { $1 }
-                object.changedValues = [:]
-                object.version = version
-            }
-            if !permanent.isEmpty {
-                object.committedValues = object.committedValues.mapValues(rewrite)
-                object.changedValues = object.changedValues.mapValues(rewrite)
-            }
-            object.objectID = map(id)
-            rekeyed[object.objectID] = object
-        }
-        registered = rekeyed
         insertedIDs = []
         insertionOrder = []
         deletedIDs = []

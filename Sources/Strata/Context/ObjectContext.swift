@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A scratch pad of managed objects over a store: Core Data's `NSManagedObjectContext`.
 ///
@@ -28,8 +29,10 @@ public final class ObjectContext: @unchecked Sendable {
         case mainQueue
     }
 
-    /// The store the context reads from and saves to.
+    /// The store at the root of the context's chain.
     public let store: PersistentStore
+    /// The context this one reads from and saves into; `nil` for a context on the store.
+    public let parent: ObjectContext?
     /// The store's model.
     public var model: ObjectModel { store.model }
     public let concurrencyType: ConcurrencyType
@@ -48,13 +51,44 @@ public final class ObjectContext: @unchecked Sendable {
     /// Objects inserted and deleted again before a save: gone from the context at the save.
     var pendingDroppedInserts: Set<ObjectID> = []
 
+    let observers = Mutex<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
+    private let children = Mutex<[WeakContext]>([])
+    private let mergesFromParent = Mutex(false)
+
+    /// Whether saves into the parent (by the parent or by a sibling) are merged into this
+    /// context on its queue, as they happen.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { mergesFromParent.withLock { $0 } }
+        set { mergesFromParent.withLock { $0 = newValue } }
+    }
+
     /// A context on `store` with its own queue (or the main queue).
-    public init(store: PersistentStore, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
+    public convenience init(store: PersistentStore, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
+        self.init(store: store, parent: nil, concurrencyType: concurrencyType, name: name)
+    }
+
+    /// A child of `parent`: it reads through the parent, and its saves push its changes into
+    /// the parent, which the store sees when the parent chain saves.
+    public convenience init(parent: ObjectContext, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
+        self.init(store: parent.store, parent: parent, concurrencyType: concurrencyType, name: name)
+        parent.children.withLock { $0.append(WeakContext(self)) }
+    }
+
+    private init(store: PersistentStore, parent: ObjectContext?, concurrencyType: ConcurrencyType, name: String?) {
         self.store = store
+        self.parent = parent
         self.concurrencyType = concurrencyType
         self.name = name
         queue = concurrencyType == .mainQueue ? .main : DispatchQueue(label: "strata.context.\(name ?? "private")")
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+    }
+
+    /// The live children that merge their parent's saves.
+    func mergingChildren() -> [ObjectContext] {
+        children.withLock { list in
+            list.removeAll { $0.context == nil }
+            return list.compactMap(\.context).filter(\.automaticallyMergesChangesFromParent)
+        }
     }
 
     // MARK: - Running on the context's queue
@@ -69,6 +103,18 @@ public final class ObjectContext: @unchecked Sendable {
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
         if isOnQueue { return try body() }
         return try queue.sync(execute: body)
+    }
+
+    /// ``performAndWait(_:)`` for work that throws a ``ContextError``, keeping the error's type.
+    func performAndWaitTyped<T>(_ body: () throws(ContextError) -> T) throws(ContextError) -> T {
+        let result = performAndWait { () -> Result<T, ContextError> in
+            do throws(ContextError) {
+                return .success(try body())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     /// Runs `body` on the context's queue, later.
@@ -139,13 +185,26 @@ public final class ObjectContext: @unchecked Sendable {
         return object
     }
 
-    /// Loads a fault's row.
+    /// Loads a fault's values: from the parent context, or the store's row.
     func fireFault(_ object: ManagedObject) throws(ContextError) {
         guard object.isFault else { return }
+        if let parent {
+            let id = object.objectID
+            let snapshot = try parent.performAndWaitTyped { () throws(ContextError) -> ([String: PropertyValue], Int64) in
+                let source = parent.object(with: id)
+                guard !parent.deletedIDs.contains(id) else { throw .objectNotFound(id) }
+                try parent.fireFault(source)
+                return (source.committedValues.merging(source.changedValues) { $1 }, source.version)
+            }
+            object.committedValues = snapshot.0
+            object.version = snapshot.1
+            object.isFault = false
+            return
+        }
         guard let primaryKey = object.objectID.primaryKey else { throw .objectNotFound(object.objectID) }
         let row: RowSnapshot?
         do {
-            row = try store.row(object.objectID.entityName, primaryKey: primaryKey)
+            row = try store.withConnection { try store.row(object.objectID.entityName, primaryKey: primaryKey) }
         } catch {
             throw .store(String(describing: error))
         }
@@ -173,9 +232,17 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// The IDs a to-many holds in the store, loaded on first use.
     func storedToMany(_ object: ManagedObject, _ relationship: String) throws(ContextError) -> [ObjectID] {
+        if let parent {
+            let id = object.objectID
+            return try parent.performAndWaitTyped { () throws(ContextError) -> [ObjectID] in
+                guard case .toMany(let ids) = try parent.object(with: id).propertyValue(relationship) else { return [] }
+                return ids
+            }
+        }
         guard let primaryKey = object.objectID.primaryKey else { return [] }
         do {
-            return try store.toManyReferences(object.objectID.entityName, relationship, primaryKey: primaryKey).map(objectID(for:))
+            return try store.withConnection { try store.toManyReferences(object.objectID.entityName, relationship, primaryKey: primaryKey) }
+                .map(objectID(for:))
         } catch {
             throw .store(String(describing: error))
         }
@@ -229,5 +296,14 @@ public final class ObjectContext: @unchecked Sendable {
         object.committedValues = [:]
         object.isFault = true
         if !mergeChanges { object.changedValues = [:] }
+    }
+}
+
+/// A context held weakly, so that children do not outlive their owners through their parent.
+private struct WeakContext: @unchecked Sendable {
+    weak var context: ObjectContext?
+
+    init(_ context: ObjectContext) {
+        self.context = context
     }
 }

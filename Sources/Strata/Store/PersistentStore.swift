@@ -10,10 +10,13 @@ import Foundation
 /// existing.comparison.isMatch      // metadata hashes equal the model's
 /// ```
 ///
+/// The store's connection is used by one thread at a time: contexts that share a store go
+/// through ``withConnection(_:)``, which serializes them.
+///
 /// Opening changes nothing in the file: its journal mode stays unless the configuration asks to
 /// convert it, a file without write permission opens read-only, and
 /// ``Database/Configuration/readOnly`` never writes.
-public final class PersistentStore {
+public final class PersistentStore: @unchecked Sendable {
     /// Where the store's model came from.
     public enum ModelSource: Sendable, Equatable, CustomStringConvertible {
         /// Given by the caller, described by `origin` (usually a file path).
@@ -75,6 +78,16 @@ public final class PersistentStore {
         self.modelSource = modelSource
         self.layout = StoreLayout(model: model, matching: schema)
         self.comparison = metadata.comparison(with: model)
+    }
+
+    private let connectionLock = NSRecursiveLock()
+
+    /// Runs `body` with the store's connection to itself: contexts on several queues share a
+    /// store through this, one at a time.
+    public func withConnection<T>(_ body: () throws -> T) rethrows -> T {
+        connectionLock.lock()
+        defer { connectionLock.unlock() }
+        return try body()
     }
 
     // MARK: - Creating

@@ -1,0 +1,41 @@
+/// What a context's save changed: the IDs inserted, updated and deleted, and the saved values,
+/// so that other contexts can merge the save without fetching (Core Data's
+/// `NSManagedObjectContextDidSave` notification).
+public struct ContextDidSave: Sendable {
+    /// The name of the context that saved.
+    public let contextName: String?
+    public let insertedObjectIDs: Set<ObjectID>
+    public let updatedObjectIDs: Set<ObjectID>
+    public let deletedObjectIDs: Set<ObjectID>
+    /// The permanent IDs temporary objects received in this save (a save to the store), by
+    /// their temporary ID.
+    public let permanentIDs: [ObjectID: ObjectID]
+    /// The saved values of inserted and updated objects, and their row versions.
+    let savedObjects: [ObjectID: SavedObject]
+    /// The context that saved, so that it does not merge its own save.
+    let source: ObjectIdentifier
+
+    struct SavedObject: Sendable {
+        var values: [String: PropertyValue]
+        var version: Int64
+    }
+}
+
+/// A registration for a context's did-save notifications; it ends with ``cancel()`` or when
+/// the observation is released.
+public final class DidSaveObservation: Sendable {
+    private let onCancel: @Sendable () -> Void
+
+    init(onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = onCancel
+    }
+
+    /// Stops the notifications.
+    public func cancel() {
+        onCancel()
+    }
+
+    deinit {
+        onCancel()
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+extension ObjectContext {
+    /// Calls `handler` after each save of this context, on the context's queue, with what the
+    /// save changed. Keep the returned observation: releasing it stops the calls.
+    public func addDidSaveObserver(_ handler: @escaping @Sendable (ContextDidSave) -> Void) -> DidSaveObservation {
+        let token = UUID()
+        observers.withLock { $0[token] = handler }
+        return DidSaveObservation { [weak self] in
+            _ = self?.observers.withLock { $0.removeValue(forKey: token) }
+        }
+    }
+
+    /// Applies another context's save to this one: saved values replace this context's
+    /// committed ones (its own unsaved changes stay on top), deleted objects leave it, and
+    /// temporary IDs become permanent. Objects not loaded here are left to load fresh.
+    public func mergeChanges(fromContextDidSave notification: ContextDidSave) {
+        assertOnQueue()
+        guard notification.source != ObjectIdentifier(self) else { return }
+        rekey(notification.permanentIDs)
+        for (id, saved) in notification.savedObjects {
+            guard let object = registered[notification.permanentIDs[id] ?? id], !object.isFault else { continue }
+            object.committedValues.merge(saved.values.mapValues { $0.rekeyed(notification.permanentIDs) }) { $1 }
+            if saved.version > 0 { object.version = saved.version }
+        }
+        for id in notification.deletedObjectIDs {
+            if let object = registered.removeValue(forKey: id) { object.managedObjectContext = nil }
+            insertedIDs.remove(id)
+            deletedIDs.remove(id)
+        }
+    }
+
+    /// Tells observers and the children that merge automatically about a save.
+    func announce(_ notification: ContextDidSave) {
+        for handler in observers.withLock({ Array($0.values) }) { handler(notification) }
+        for child in mergingChildren() where ObjectIdentifier(child) != notification.source {
+            child.perform { child.mergeChanges(fromContextDidSave: notification) }
+        }
+    }
+
+    /// The did-save notification of a save that wrote `saved` (each object's current values)
+    /// and deleted `deleted`.
+    func didSaveNotification(
+        saved: [ManagedObject], inserted: Set<ObjectID>, deleted: Set<ObjectID>, permanentIDs: [ObjectID: ObjectID]
+    ) -> ContextDidSave {
+        var values: [ObjectID: ContextDidSave.SavedObject] = [:]
+        for object in saved {
+            values[object.objectID] = ContextDidSave.SavedObject(
+                values: object.committedValues.merging(object.changedValues) { $1 }, version: object.version)
+        }
+        let insertedIDs = Set(inserted.map { permanentIDs[$0] ?? $0 })
+        return ContextDidSave(
+            contextName: name, insertedObjectIDs: insertedIDs,
+            updatedObjectIDs: Set(values.keys).subtracting(insertedIDs), deletedObjectIDs: deleted,
+            permanentIDs: permanentIDs, savedObjects: values, source: ObjectIdentifier(self))
+    }
+
+    /// Replaces temporary IDs by permanent ones everywhere in the context.
+    func rekey(_ map: [ObjectID: ObjectID]) {
+        guard !map.isEmpty else { return }
+        var rekeyed: [ObjectID: ManagedObject] = [:]
+        for (id, object) in registered {
+            object.committedValues = object.committedValues.mapValues { $0.rekeyed(map) }
+            object.changedValues = object.changedValues.mapValues { $0.rekeyed(map) }
+            object.objectID = map[id] ?? id
+            rekeyed[object.objectID] = object
+        }
+        registered = rekeyed
+        insertedIDs = Set(insertedIDs.map { map[$0] ?? $0 })
+        insertionOrder = insertionOrder.map { map[$0] ?? $0 }
+        deletedIDs = Set(deletedIDs.map { map[$0] ?? $0 })
+    }
+}
+
+extension PropertyValue {
+    /// The value with IDs replaced through `map`.
+    func rekeyed(_ map: [ObjectID: ObjectID]) -> PropertyValue {
+        guard !map.isEmpty else { return self }
+        switch self {
+        case .attribute: return self
+        case .toOne(let id): return .toOne(id.map { map[$0] ?? $0 })
+        case .toMany(let ids): return .toMany(ids.map { map[$0] ?? $0 })
+        }
+    }
+}
