@@ -16,12 +16,16 @@ extension ObjectContext {
             return
         }
         let inserted = insertionOrder.filter { insertedIDs.contains($0) }.compactMap { registered[$0] }
-        let updated = updatedObjects.sorted { $0.objectID.description < $1.objectID.description }
-        let deleted = deletedObjects
+        var updated = updatedObjects.sorted { $0.objectID.description < $1.objectID.description }
+        var deleted = deletedObjects
         var permanent: [ObjectID: ObjectID] = [:]
         var versions: [ObjectID: Int64] = [:]
         do {
             try store.withConnection { try store.database.inTransaction {
+                try resolveConflicts(updated: updated, deleted: deleted)
+                // A merge policy may have dropped changes or undone deletions.
+                updated = updated.filter { !$0.changedKeys.isEmpty }
+                deleted = deleted.filter { deletedIDs.contains($0.objectID) }
                 for object in inserted where object.objectID.isTemporary {
                     let key = try store.allocatePrimaryKeys(for: object.objectID.entityName).lowerBound
                     permanent[object.objectID] = ObjectID(entityName: object.objectID.entityName, storeIdentifier: store.metadata.uuid, key: .permanent(key))

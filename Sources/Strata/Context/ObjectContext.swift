@@ -38,6 +38,9 @@ public final class ObjectContext: @unchecked Sendable {
     public let concurrencyType: ConcurrencyType
     /// A name for the context in logs and descriptions.
     public var name: String?
+    /// How a save resolves rows that another context or process saved since this one read
+    /// them; ``MergePolicy/error`` by default.
+    public var mergePolicy: MergePolicy = .error
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -214,13 +217,7 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Replaces an object's committed values with a row read from the store.
     func load(_ row: RowSnapshot, into object: ManagedObject) {
-        let entity = object.entity
-        for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
-            object.committedValues[attribute.name] = .attribute(row.values[attribute.name].flatMap { AttributeValue($0, type: attribute.type) })
-        }
-        for relationship in model.allRelationships(of: entity) where !relationship.isToMany {
-            object.committedValues[relationship.name] = .toOne(row.references[relationship.name].map(objectID(for:)))
-        }
+        object.committedValues.merge(values(of: row, for: object.entity)) { $1 }
         object.version = row.version
         object.isFault = false
     }
