@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A scratch pad of managed objects over a store: Core Data's `NSManagedObjectContext`.
 ///
@@ -54,9 +53,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// Objects inserted and deleted again before a save: gone from the context at the save.
     var pendingDroppedInserts: Set<ObjectID> = []
 
-    let observers = Mutex<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
-    private let children = Mutex<[WeakContext]>([])
-    private let mergesFromParent = Mutex(false)
+    let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
+    private let children = Locked<[WeakContext]>([])
+    private let mergesFromParent = Locked(false)
 
     /// Whether saves into the parent (by the parent or by a sibling) are merged into this
     /// context on its queue, as they happen.
