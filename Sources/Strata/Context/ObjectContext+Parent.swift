@@ -52,9 +52,22 @@ extension ObjectContext {
     }
 
     /// Saves this context and each parent up to the store, in order (KarthVader's `commit`).
+    /// Afterwards the context's inserted objects have their permanent IDs.
     public func commit() throws(ContextError) {
+        _ = try commitChain()
+    }
+
+    /// ``commit()``, returning the permanent IDs the store save gave temporary ones.
+    private func commitChain() throws(ContextError) -> [ObjectID: ObjectID] {
+        guard let parent else {
+            let before = Set(insertedIDs)
+            try save()
+            return lastPermanentIDs.filter { before.contains($0.key) }
+        }
         try save()
-        if let parent { try parent.performAndWaitTyped { () throws(ContextError) in try parent.commit() } }
+        let permanent = try parent.performAndWaitTyped { () throws(ContextError) in try parent.commitChain() }
+        rekey(permanent)
+        return permanent
     }
 
     /// Gives `objects` (inserted into this context on the store) their permanent IDs now,

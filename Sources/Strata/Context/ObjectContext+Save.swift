@@ -66,6 +66,7 @@ extension ObjectContext {
         let newlyInserted = Set(inserted.map(\.objectID))
         commitSaved(inserted + updated, versions: versions, deleted: deleted)
         rekey(permanent)
+        lastPermanentIDs = permanent
         announce(didSaveNotification(
             saved: (inserted + updated), inserted: newlyInserted, deleted: Set(deleted.map(\.objectID)), permanentIDs: permanent))
     }

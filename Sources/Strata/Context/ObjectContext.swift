@@ -52,6 +52,8 @@ public final class ObjectContext: @unchecked Sendable {
     var deletedIDs: Set<ObjectID> = []
     /// Objects inserted and deleted again before a save: gone from the context at the save.
     var pendingDroppedInserts: Set<ObjectID> = []
+    /// The permanent IDs the last save to the store gave inserted objects, by temporary ID.
+    var lastPermanentIDs: [ObjectID: ObjectID] = [:]
 
     let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
     private let children = Locked<[WeakContext]>([])

@@ -83,11 +83,19 @@ public final class PersistentStore: @unchecked Sendable {
     private let connectionLock = NSRecursiveLock()
 
     /// Runs `body` with the store's connection to itself: contexts on several queues share a
-    /// store through this, one at a time.
-    public func withConnection<T>(_ body: () throws -> T) rethrows -> T {
+    /// store through this, one at a time. Fails once the store is closed.
+    public func withConnection<T>(_ body: () throws -> T) throws -> T {
         connectionLock.lock()
         defer { connectionLock.unlock() }
+        if database.isClosed { throw StoreError.closed(path: path) }
         return try body()
+    }
+
+    /// Closes the store's connection, waiting for any work in progress on it.
+    public func close() {
+        connectionLock.lock()
+        defer { connectionLock.unlock() }
+        database.close()
     }
 
     // MARK: - Creating

@@ -10,6 +10,8 @@ public enum StoreError: Error, Sendable {
     case notACoreDataStore(path: String, reason: String)
     /// The store was made with another model.
     case modelMismatch(path: String, comparison: HashComparison)
+    /// The store was closed (by a stack's reset, say) and can no longer be used.
+    case closed(path: String)
     /// Another connection holds the store locked beyond the busy timeout.
     case locked(path: String)
     /// A store already exists where a new one was to be created.
@@ -42,6 +44,7 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .notACoreDataStore(let path, let reason): "\(path): not a Core Data store: \(reason)"
         case .modelMismatch(let path, let comparison): "\(path): the store was made with another model; \(comparison.summary)"
         case .locked(let path): "\(path): the store is locked by another connection"
+        case .closed(let path): "\(path): the store was closed"
         case .alreadyExists(let path): "\(path): a store already exists there"
         case .invalidModel(let path, let issues):
             "\(path): the model is invalid: " + issues.filter { $0.severity == .error }.map(\.description).joined(separator: "; ")

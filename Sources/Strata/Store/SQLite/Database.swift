@@ -72,6 +72,8 @@ public final class Database {
     let handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
     private var savepointDepth = 0
+    /// Whether ``close()`` ran: the connection is gone and every use fails.
+    public private(set) var isClosed = false
 
     /// Opens (or creates) the database at `path`.
     public init(path: String, configuration: Configuration = Configuration()) throws(DatabaseError) {
@@ -113,8 +115,20 @@ public final class Database {
     }
 
     deinit {
+        close()
+    }
+
+    /// Closes the connection now (rather than when the value goes away): a closed connection
+    /// fails every use, and SQLite checkpoints and removes its `-wal` if it was the last one.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
         statementCache = [:]
         sqlite3_close_v2(handle)
+    }
+
+    private func checkOpen(_ sql: String) throws(DatabaseError) {
+        if isClosed { throw DatabaseError(code: SQLITE_MISUSE, message: "the connection is closed", path: path, sql: sql) }
     }
 
     /// `file:` URI of `path` with `immutable=1`, its special characters percent-encoded.
@@ -129,11 +143,13 @@ public final class Database {
 
     /// A new prepared statement for `sql`.
     public func makeStatement(_ sql: String) throws(DatabaseError) -> Statement {
-        try Statement(database: self, sql: sql)
+        try checkOpen(sql)
+        return try Statement(database: self, sql: sql)
     }
 
     /// The cached prepared statement for `sql`, prepared on first use.
     public func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
+        try checkOpen(sql)
         if let statement = statementCache[sql] { return statement }
         let statement = try makeStatement(sql)
         statementCache[sql] = statement
@@ -143,6 +159,7 @@ public final class Database {
     /// Runs `sql`. Without arguments it may hold several statements separated by `;` (schema
     /// scripts), run as written; with arguments it must be one statement.
     public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) {
+        try checkOpen(sql)
         if arguments.isEmpty {
             var message: UnsafeMutablePointer<CChar>?
             let code = sqlite3_exec(handle, sql, nil, nil, &message)

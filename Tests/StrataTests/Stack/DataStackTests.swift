@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Strata
+
+@Suite struct DataStackTests {
+    static var library: ObjectModel {
+        get throws { try ModelLoader.load(Fixtures.exampleModel).currentVersion.model }
+    }
+
+    private func tagNames(_ store: PersistentStore) throws -> [String] {
+        try store.withConnection { try store.rows("Tag").compactMap { $0.values["name"]?.stringValue } }.sorted()
+    }
+
+    /// Waits until the main queue has run what was queued on it before.
+    private func drainMainQueue() async {
+        await MainActor.run {}
+    }
+
+    @Test func threeTierSavesReachTheStoreAndTheMainContextMerges() async throws {
+        let folder = try StoreFolder()
+        let stack = try DataStack(model: Self.library, modelName: "Library", store: .sqlite(folder.url.appendingPathComponent("Library.sqlite")))
+        #expect(stack.createdStore)
+        let main = stack.mainContext
+        let id = try await MainActor.run {
+            try main.performAndWait {
+                let tag = try main.insert("Tag")
+                try tag.setValue("seen", forKey: "name")
+                try main.commit()
+                return tag.objectID
+            }
+        }
+        #expect(try tagNames(stack.store) == ["seen"])
+        try await stack.save(inBackground: { context in
+            try context.object(with: id).setValue("changed in background", forKey: "name")
+        })
+        #expect(try tagNames(stack.store) == ["changed in background"])
+        await drainMainQueue()
+        let seen = await MainActor.run { main.performAndWait { main.object(with: id)["name"] as? String } }
+        #expect(seen == "changed in background")
+    }
+
+    @Test func twoTierWorkersSaveToTheRoot() async throws {
+        var options = DataStack.Options()
+        options.topology = .twoTier
+        let stack = try DataStack(model: Self.library, store: .inMemory, options: options)
+        #expect(stack.newWorkerContext().parent === stack.rootContext)
+        try await stack.save(inBackground: { context in
+            try context.insert("Tag").setValue("two-tier", forKey: "name")
+        })
+        #expect(try tagNames(stack.store) == ["two-tier"])
+        let count = try await stack.background { context in context.registeredObjects.count }
+        #expect(count == 0)
+    }
+
+    @Test func saveWithACompletionReportsOnTheMainQueue() async throws {
+        let stack = try DataStack(model: Self.library, store: .inMemory)
+        let mainQueue = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: mainQueue, value: true)
+        let outcome: String = await withCheckedContinuation { continuation in
+            stack.save(inBackground: { context in
+                try context.insert("Tag")  // no name: fails validation
+            }, completion: { error in
+                let onMain = DispatchQueue.getSpecific(key: mainQueue) == true
+                continuation.resume(returning: "\(onMain) \(String(describing: error).contains("is required"))")
+            })
+        }
+        #expect(outcome == "true true")
+        #expect(try tagNames(stack.store).isEmpty)
+    }
+
+    @Test func aBatchContextHasItsOwnConnectionAndItsSavesAreObserved() async throws {
+        let folder = try StoreFolder()
+        let stack = try DataStack(model: Self.library, store: .sqlite(folder.url.appendingPathComponent("L.sqlite")))
+        let commits = Locked(0)
+        let observation = stack.observeCommit { _ in commits.withLock { $0 += 1 } }
+        let batch = try stack.newBatchContext()
+        #expect(batch.store !== stack.store)
+        try await batch.perform {
+            for index in 0..<50 { try batch.insert("Tag").setValue("t\(index)", forKey: "name") }
+            try batch.save()
+        }
+        #expect(try tagNames(stack.store).count == 50)
+        #expect(commits.withLock { $0 } == 1)
+        _ = observation
+    }
+
+    @Test func resetStoreStartsEmptyAndKeepsObserversWorking() async throws {
+        let folder = try StoreFolder()
+        let url = folder.url.appendingPathComponent("Reset.sqlite")
+        let stack = try DataStack(model: Self.library, store: .sqlite(url))
+        let commits = Locked(0)
+        let observation = stack.observeCommit { _ in commits.withLock { $0 += 1 } }
+        try await stack.save(inBackground: { try $0.insert("Tag").setValue("before", forKey: "name") })
+        let oldRoot = stack.rootContext
+        let removed = try stack.resetStore()
+        #expect(removed.contains(url.path))
+        #expect(stack.rootContext !== oldRoot)
+        #expect(try tagNames(stack.store).isEmpty)
+        #expect(oldRoot.performAndWait { oldRoot.registeredObjects.isEmpty })
+        #expect(throws: ContextError.self) {
+            try oldRoot.performAndWait {
+                try oldRoot.insert("Tag").setValue("lost", forKey: "name")
+                try oldRoot.save()
+            }
+        }
+        try await stack.save(inBackground: { try $0.insert("Tag").setValue("after", forKey: "name") })
+        #expect(try tagNames(stack.store) == ["after"])
+        #expect(commits.withLock { $0 } == 2)
+        _ = observation
+    }
+
+    @Test func aStoreOfAnotherModelIsRefusedOrResetAsAsked() throws {
+        let folder = try StoreFolder()
+        let url = folder.url.appendingPathComponent("Other.sqlite")
+        _ = try DataStack(model: ObjectModel(entities: [EntityDescription(name: "Other")]), store: .sqlite(url))
+        #expect {
+            _ = try DataStack(model: Self.library, store: .sqlite(url))
+        } throws: { error in
+            String(describing: error).hasSuffix("(automatic migration is not available yet)")
+                && String(describing: error).contains("entities that differ: Author (only in the model)")
+        }
+        var options = DataStack.Options()
+        options.resetsOnFailure = true
+        let stack = try DataStack(model: Self.library, store: .sqlite(url), options: options)
+        #expect(stack.createdStore)
+        #expect(stack.store.comparison.isMatch)
+    }
+
+    @Test func descriptionNamesStoreModelAndTopology() throws {
+        let stack = try DataStack(model: Self.library, modelName: "Library", store: .inMemory)
+        #expect(stack.description.contains("store     in memory (created, UUID \(stack.store.metadata.uuid))"))
+        #expect(stack.description.contains("model     Library: 5 entities"))
+        #expect(stack.description.contains("topology  three-tier"))
+        #expect(DataStack.defaultStoreURL(modelName: "Library", in: URL(fileURLWithPath: "/data")).path == "/data/Library.sqlite")
+    }
+}
