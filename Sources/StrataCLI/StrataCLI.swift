@@ -58,6 +58,9 @@ public enum StrataCLI {
         case let storeError as StoreError:
             printError("strata: \(storeError)")
             return ExitStatus(for: storeError).rawValue
+        case let stackError as StackError:
+            printError("strata: \(stackError)")
+            return ExitStatus.dataError.rawValue
         case let databaseError as DatabaseError:
             printError("strata: \(databaseError)")
             return (databaseError.isDamagedFile ? ExitStatus.dataError : .failure).rawValue

@@ -89,6 +89,17 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
+    /// The stack on the store (default: `<model name>.sqlite` in the current folder), creating
+    /// the store when it is missing; a store of another model is refused.
+    func openStack() throws -> DataStack {
+        let version = try loadModel()
+        let modelName = URL(fileURLWithPath: try requireModelURL().path).deletingPathExtension().lastPathComponent
+        var stackOptions = DataStack.Options()
+        stackOptions.configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
+        return try DataStack(
+            model: version.model, modelName: modelName, store: .sqlite(storePath.map(URL.init(fileURLWithPath:))), options: stackOptions)
+    }
+
     /// The model path, or a usage error saying how to give one.
     func requireModelURL() throws -> URL {
         guard let path = modelPath else {

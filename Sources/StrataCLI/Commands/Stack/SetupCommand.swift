@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata setup`: opens the stack on a store (creating the store when there is none) and
+/// describes it.
+struct SetupCommand: AsyncParsableCommand, ReadsModelOrStore {
+    static let configuration = CommandConfiguration(
+        commandName: "setup",
+        abstract: "Create the store when missing or open it, and describe the stack.",
+        discussion: """
+            Without --store, the store is <model name>.sqlite in the current folder. A store made \
+            with another model is refused (exit status 3); migration is not available yet.
+            """)
+
+    @OptionGroup var options: StoreOptions
+
+    @Option(help: "Output format: table or json.")
+    var format: OutputFormat = .table
+
+    func run() async throws {
+        let stack = try options.openStack()
+        switch format {
+        case .table:
+            print(stack.description)
+        case .json:
+            let store = stack.store
+            print(JSONWriter.string(from: .object([
+                "version": .string(DataStack.version),
+                "store": stack.storeURL.map { .string($0.path) },
+                "created": .bool(stack.createdStore),
+                "uuid": .string(store.metadata.uuid),
+                "model": .string(stack.modelName),
+                "entities": .array(stack.model.entities.map { .string($0.name) }),
+                "topology": .string(stack.options.topology.rawValue),
+            ])))
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Strata
+import Testing
+
+/// `strata setup` then `strata reset --yes` on a new store, as a new user runs them.
+@Suite struct StackCommandTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-stack-\(UUID().uuidString)")
+    let model = StrataRunner.repositoryRoot.appendingPathComponent(ModelCommandTests.example).path
+
+    init() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    @Test func setupCreatesThenOpensAndResetEmptiesTheStore() throws {
+        let store = folder.appendingPathComponent("Library.sqlite").path
+        let created = try StrataRunner.run(["setup", "--store", store, "--model", model])
+        #expect(created.status == 0)
+        #expect(created.standardOutput.contains("store     \(store) (created, UUID "))
+        #expect(created.standardOutput.contains("topology  three-tier"))
+        let opened = try StrataRunner.run(["setup", "--store", store, "--model", model, "--format", "json"])
+        let report = try JSONReader.parse(Data(opened.standardOutput.utf8))
+        #expect(report["created"]?.boolValue == false)
+        #expect(report["entities"]?.arrayValue?.count == 5)
+
+        do {
+            let stack = try DataStack(model: ModelLoader.load(URL(fileURLWithPath: model)).currentVersion.model, store: .sqlite(URL(fileURLWithPath: store)))
+            try stack.rootContext.performAndWait {
+                try stack.rootContext.insert("Tag").setValue("doomed", forKey: "name")
+                try stack.rootContext.save()
+            }
+            stack.cleanUp()
+        }
+        let refused = try StrataRunner.run(["reset", "--store", store, "--model", model])
+        #expect(refused.status == 2)
+        #expect(refused.standardError == "strata: reset removes every object in \(store); pass --yes to confirm\n")
+        let reset = try StrataRunner.run(["reset", "--yes", "--store", store, "--model", model])
+        #expect(reset.status == 0, "\(reset.standardError)")
+        #expect(reset.standardOutput.hasPrefix("removed \(store)\n"))
+        let inspected = try StrataRunner.run(["inspect", "--format", "json", "--store", store])
+        let counts = try JSONReader.parse(Data(inspected.standardOutput.utf8))["entities"]?.arrayValue?.compactMap { $0["rows"]?.intValue }
+        #expect(counts == [0, 0, 0, 0, 0])
+    }
+
+    @Test func bothRefuseAStoreOfAnotherModel() throws {
+        let store = folder.appendingPathComponent("Other.sqlite").path
+        #expect(try StrataRunner.run(["create", "--store", store, "--model", model]).status == 0)
+        let tavant = StrataRunner.sharedFixtures.appendingPathComponent("models/TavantTrade.xcdatamodeld").path
+        guard StrataRunner.fixturesAvailable else { return }
+        for command in [["setup"], ["reset", "--yes"]] {
+            let result = try StrataRunner.run(command + ["--store", store, "--model", tavant])
+            #expect(result.status == 3)
+            #expect(result.standardError.contains("the store was made with another model; entities that differ: FeedbackCategory (only in the model)"))
+        }
+        #expect(FileManager.default.fileExists(atPath: store))
+    }
+
+    @Test func resetOfAMissingStoreSaysSo() throws {
+        let store = folder.appendingPathComponent("Missing.sqlite").path
+        let result = try StrataRunner.run(["reset", "--yes", "--store", store, "--model", model])
+        #expect(result.status == 1)
+        #expect(result.standardError == "strata: \(store): no such store; pass --store PATH\n")
+    }
+}
