@@ -48,6 +48,25 @@ open class ManagedObject: CustomStringConvertible {
         self.isFault = isFault
     }
 
+    /// The entity a typed subclass stands for: by default the class's own name. Generated
+    /// subclasses (`strata model codegen`) override it with the entity's name.
+    open class var entityName: String { String(describing: self) }
+
+    /// Inserts a new object of the subclass's entity into `context`, with the model's default
+    /// values; the context then hands out this subclass for the entity.
+    ///
+    /// ```swift
+    /// let book = try Book(context: context)
+    /// book.title = "The Lord of the Rings"
+    /// ```
+    public convenience init(context: ObjectContext) throws(ContextError) {
+        let entityName = Self.entityName
+        guard let entity = context.model.entity(named: entityName) else { throw .unknownEntity(entityName) }
+        context.register(Self.self, for: entityName)
+        self.init(entity: entity, objectID: context.newTemporaryID(for: entityName), context: context, isFault: false)
+        context.registerInserted(self)
+    }
+
     /// Whether the object has changes not saved yet (or is inserted or deleted).
     public var hasChanges: Bool {
         isInserted || isDeleted || changedValues.contains { committedValues[$0.key] != $0.value }

@@ -58,6 +58,7 @@ public final class ObjectContext: @unchecked Sendable {
     let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
     private let children = Locked<[WeakContext]>([])
     private let mergesFromParent = Locked(false)
+    private let objectClasses = Locked<[String: ManagedObject.Type]>([:])
 
     /// Whether saves into the parent (by the parent or by a sibling) are merged into this
     /// context on its queue, as they happen.
@@ -76,6 +77,8 @@ public final class ObjectContext: @unchecked Sendable {
     public convenience init(parent: ObjectContext, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
         self.init(store: parent.store, parent: parent, concurrencyType: concurrencyType, name: name)
         parent.children.withLock { $0.append(WeakContext(self)) }
+        let inherited = parent.objectClasses.withLock { $0 }
+        objectClasses.withLock { $0 = inherited }
     }
 
     private init(store: PersistentStore, parent: ObjectContext?, concurrencyType: ConcurrencyType, name: String?) {
@@ -142,13 +145,37 @@ public final class ObjectContext: @unchecked Sendable {
 
     // MARK: - Objects
 
-    /// Inserts a new object of `entityName`, with the model's default values.
+    /// Inserts a new object of `entityName` (of its registered subclass, if any), with the
+    /// model's default values.
     @discardableResult
     public func insert(_ entityName: String) throws(ContextError) -> ManagedObject {
         assertOnQueue()
         guard let entity = model.entity(named: entityName) else { throw .unknownEntity(entityName) }
-        let id = ObjectID(entityName: entityName, storeIdentifier: store.metadata.uuid, key: .temporary(UUID()))
-        let object = makeObject(entity: entity, id: id, isFault: false)
+        let object = makeObject(entity: entity, id: newTemporaryID(for: entityName), isFault: false)
+        registerInserted(object)
+        return object
+    }
+
+    /// Makes the context hand out instances of `objectClass` for `entityName` (typed subclasses);
+    /// child contexts made afterwards inherit the registration.
+    public func register(_ objectClass: ManagedObject.Type, for entityName: String) {
+        objectClasses.withLock { $0[entityName] = objectClass }
+    }
+
+    /// Registers typed subclasses, each for its ``ManagedObject/entityName``.
+    public func register(_ objectClasses: [ManagedObject.Type]) {
+        for objectClass in objectClasses { register(objectClass, for: objectClass.entityName) }
+    }
+
+    func newTemporaryID(for entityName: String) -> ObjectID {
+        ObjectID(entityName: entityName, storeIdentifier: store.metadata.uuid, key: .temporary(UUID()))
+    }
+
+    /// Records a new object as inserted, with the model's default values.
+    func registerInserted(_ object: ManagedObject) {
+        assertOnQueue()
+        let entity = object.entity, id = object.objectID
+        registered[id] = object
         for attribute in model.allAttributes(of: entity) {
             object.committedValues[attribute.name] = .attribute(nil)
             if let text = attribute.defaultValue, let value = AttributeValue(modelText: text, type: attribute.type) {
@@ -160,7 +187,6 @@ public final class ObjectContext: @unchecked Sendable {
         }
         insertedIDs.insert(id)
         insertionOrder.append(id)
-        return object
     }
 
     /// The object with `id`: the one the context holds, else a fault that loads its row on
@@ -184,7 +210,8 @@ public final class ObjectContext: @unchecked Sendable {
     public var registeredObjects: [ManagedObject] { Array(registered.values) }
 
     private func makeObject(entity: EntityDescription, id: ObjectID, isFault: Bool) -> ManagedObject {
-        let object = ManagedObject(entity: entity, objectID: id, context: self, isFault: isFault)
+        let objectClass = objectClasses.withLock { $0[entity.name] } ?? ManagedObject.self
+        let object = objectClass.init(entity: entity, objectID: id, context: self, isFault: isFault)
         registered[id] = object
         return object
     }

@@ -127,6 +127,18 @@ import Testing
         #expect(stack.store.comparison.isMatch)
     }
 
+    @Test func registeredClassesReachEveryContextAndSurviveAReset() async throws {
+        let stack = try DataStack(model: Self.library, store: .inMemory)
+        stack.register([Tag.self])
+        try await stack.save(inBackground: { context in
+            let tag = try #require(try context.insert("Tag") as? Tag)
+            tag.name = "typed"
+        })
+        try stack.resetStore()
+        let isTyped = try await stack.background { context in try context.insert("Tag") is Tag }
+        #expect(isTyped)
+    }
+
     @Test func descriptionNamesStoreModelAndTopology() throws {
         let stack = try DataStack(model: Self.library, modelName: "Library", store: .inMemory)
         #expect(stack.description.contains("store     in memory (created, UUID \(stack.store.metadata.uuid))"))

@@ -7,6 +7,6 @@ struct ModelCommand: AsyncParsableCommand {
         abstract: "Show, check, hash and convert models.",
         subcommands: [
             ModelShowCommand.self, ModelVersionsCommand.self, ModelValidateCommand.self,
-            ModelHashesCommand.self, ModelConvertCommand.self,
+            ModelHashesCommand.self, ModelConvertCommand.self, ModelCodegenCommand.self,
         ])
 }

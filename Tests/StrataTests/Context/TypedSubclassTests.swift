@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// The classes in Tests/StrataTests/Generated/Library are `strata model codegen`'s output for
+/// the example model, compiled with the tests.
+@Suite struct TypedSubclassTests {
+    @Test func generatedFilesAreWhatTheGeneratorWrites() throws {
+        let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
+        let folder = Fixtures.repositoryRoot.appendingPathComponent("Tests/StrataTests/Generated/Library")
+        for file in SubclassGenerator.files(for: model, modelName: "Library") {
+            let committed = try String(contentsOf: folder.appendingPathComponent(file.name), encoding: .utf8)
+            #expect(committed == file.contents, "\(file.name) is out of date: run strata model codegen --output Tests/StrataTests/Generated/Library")
+        }
+    }
+
+    @Test func typedObjectsReadAndWriteThroughTheContext() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        let id = try context.performAndWait {
+            let author = try Author(context: context)
+            author.name = "Tolkien"
+            author.remoteID = 1
+            let book = try Book(context: context)
+            book.title = "The Lord of the Rings"
+            book.isbn = "9780261103252"
+            book.author = author
+            let ebook = try EBook(context: context)
+            #expect(ebook.format == "epub")
+            ebook.title = "Digital"
+            ebook.isbn = "9780261103253"
+            author.books = author.books + [ebook]
+            #expect(author.books.count == 2)
+            #expect(ebook.author === author)
+            let page = try Page(context: context)
+            page.number = 7
+            book.pages = [page]
+            #expect(page.book === book)
+            try context.save()
+            return author.objectID
+        }
+        let other = try fixture.otherContext()
+        other.register([Author.self, Book.self, EBook.self, Page.self, Tag.self])
+        try other.performAndWait {
+            let author = try #require(try other.existingObject(with: id) as? Author)
+            #expect(author.name == "Tolkien")
+            let books = author.books.sorted { ($0.title ?? "") < ($1.title ?? "") }
+            #expect(books.map(\.title) == ["Digital", "The Lord of the Rings"])
+            #expect(books.first is EBook)
+            #expect(books.last?.pages.first?.number == 7)
+        }
+    }
+
+    @Test func aChildContextHandsOutItsParentsClasses() throws {
+        let fixture = try LibraryFixture()
+        let tagID = try fixture.context.performAndWait {
+            let tag = try Tag(context: fixture.context)
+            tag.name = "fantasy"
+            try fixture.context.save()
+            return tag.objectID
+        }
+        let child = ObjectContext(parent: fixture.context)
+        child.performAndWait {
+            #expect((child.object(with: tagID) as? Tag)?.name == "fantasy")
+        }
+    }
+}
