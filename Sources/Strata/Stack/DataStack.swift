@@ -43,6 +43,9 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         public var resetsOnFailure = false
         /// How the store's connection is opened.
         public var configuration = Database.Configuration()
+        /// Whether updates started with `beginUpdate` run one after another, in the order they
+        /// were started, rather than side by side.
+        public var runsUpdatesSerially = false
 
         public init() {}
     }
@@ -61,6 +64,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
 
     private let state: Locked<State>
     private let objectClasses = Locked<[ManagedObject.Type]>([])
+    let updateQueue = DispatchQueue(label: "strata.stack.updates")
+    private let viewContexts = Locked<[ViewContextRecord]>([])
     private let commitObservers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
 
     private struct State {
@@ -129,6 +134,27 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         return context
     }
 
+    /// A main-queue context of its own on the store, for one view: it saves straight to the
+    /// store and merges every other commit of the stack (BNR's per-view contexts). Commit
+    /// observers see its saves. After ``resetStore()``, make new view contexts.
+    public func newViewContext(name: String = "view") -> ObjectContext {
+        let context = ObjectContext(store: store, concurrencyType: .mainQueue, name: name)
+        context.register(objectClasses.withLock { $0 })
+        let merging = observeCommit { [weak context] notification in
+            guard let context else { return }
+            context.perform { context.mergeChanges(fromContextDidSave: notification) }
+        }
+        let forwarding = context.addDidSaveObserver { [weak self] notification in
+            guard let self else { return }
+            let (root, main) = self.state.withLock { ($0.rootContext, $0.mainContext) }
+            root.perform { root.mergeChanges(fromContextDidSave: notification) }
+            main.perform { main.mergeChanges(fromContextDidSave: notification) }
+            for observer in self.commitObservers.withLock({ Array($0.values) }) { observer(notification) }
+        }
+        viewContexts.withLock { $0.append(ViewContextRecord(context: context, observations: [merging, forwarding])) }
+        return context
+    }
+
     // MARK: - Background work
 
     /// Runs `body` with a new worker context on its queue, without saving.
@@ -185,7 +211,11 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     @discardableResult
     public func resetStore() throws -> [String] {
         let old = state.withLock { $0 }
-        for context in [old.mainContext, old.rootContext] {
+        let views = viewContexts.withLock { records in
+            defer { records = [] }
+            return records.compactMap(\.context)
+        }
+        for context in [old.mainContext, old.rootContext] + views {
             context.performAndWait { context.reset() }
         }
         old.store.close()
@@ -272,6 +302,12 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         }
         return State(store: store, rootContext: root, mainContext: main, rootObservation: observation)
     }
+}
+
+/// A view context and the observations that keep it merging, held for the stack's lifetime.
+private struct ViewContextRecord {
+    weak var context: ObjectContext?
+    var observations: [DidSaveObservation]
 }
 
 /// An error setting up a stack.
