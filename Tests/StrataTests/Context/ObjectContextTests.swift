@@ -300,3 +300,48 @@ struct LibraryFixture {
         }
     }
 }
+
+extension ObjectContextTests {
+    @Test func refreshReloadsFromTheStoreWithOrWithoutOwnChanges() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        let id = try context.performAndWait {
+            let book = try fixture.book("Original", isbn: "9780000000001")
+            try context.save()
+            return book.objectID
+        }
+        try fixture.otherContext().performAndWait {
+            let other = try fixture.otherContext()
+            try other.performAndWait {
+                try other.existingObject(with: id).setValue(4.0, forKey: "rating")
+                try other.save()
+            }
+        }
+        try context.performAndWait {
+            let book = context.object(with: id)
+            try book.setValue("Mine", forKey: "title")
+            context.refresh(book, mergeChanges: true)
+            #expect(book["title"] as? String == "Mine")
+            #expect(book["rating"] as? Double == 4.0)
+            context.refresh(book, mergeChanges: false)
+            #expect(book["title"] as? String == "Original")
+            #expect(!context.hasChanges)
+        }
+    }
+
+    @Test func dateBoundsAreValidated() throws {
+        var event = EntityDescription(name: "Event")
+        var at = AttributeDescription(name: "at", type: .date)
+        at.minValue = "0"  // 2001-01-01
+        event.attributes = [at]
+        let fixture = try LibraryFixture(model: ObjectModel(entities: [event]))
+        try fixture.context.performAndWait {
+            try fixture.context.insert("Event").setValue(Date(timeIntervalSince1970: 0), forKey: "at")
+            #expect {
+                try fixture.context.save()
+            } throws: { error in
+                String(describing: error).hasSuffix("at: value 1970-01-01T00:00:00Z is below the minimum 2001-01-01T00:00:00Z")
+            }
+        }
+    }
+}
