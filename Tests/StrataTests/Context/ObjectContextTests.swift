@@ -310,12 +310,10 @@ extension ObjectContextTests {
             try context.save()
             return book.objectID
         }
-        try fixture.otherContext().performAndWait {
-            let other = try fixture.otherContext()
-            try other.performAndWait {
-                try other.existingObject(with: id).setValue(4.0, forKey: "rating")
-                try other.save()
-            }
+        let other = try fixture.otherContext()
+        try other.performAndWait {
+            try other.existingObject(with: id).setValue(4.0, forKey: "rating")
+            try other.save()
         }
         try context.performAndWait {
             let book = context.object(with: id)
