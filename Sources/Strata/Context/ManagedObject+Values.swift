@@ -77,6 +77,7 @@ extension ManagedObject {
 
     /// Adds `object` to the to-many `key` (at the end of an ordered one) and sets its inverse.
     public func add(_ object: ManagedObject, toKey key: String) throws(ContextError) {
+        try checkSameContext(object)
         var ids = try toManyIDs(key)
         guard !ids.contains(object.objectID) else { return }
         ids.append(object.objectID)
@@ -85,6 +86,7 @@ extension ManagedObject {
 
     /// Removes `object` from the to-many `key` and clears its inverse.
     public func remove(_ object: ManagedObject, fromKey key: String) throws(ContextError) {
+        try checkSameContext(object)
         let ids = try toManyIDs(key).filter { $0 != object.objectID }
         try replaceToMany(key, with: try ids.map { id throws(ContextError) in try requireContext().object(with: id) })
     }

@@ -6,7 +6,7 @@ extension ObjectContext {
     public func delete(_ object: ManagedObject) throws(ContextError) {
         assertOnQueue()
         guard object.managedObjectContext === self else { throw .foreignObject(object.objectID) }
-        guard !deletedIDs.contains(object.objectID) else { return }
+        guard !deletedIDs.contains(object.objectID), !pendingDroppedInserts.contains(object.objectID) else { return }
         if insertedIDs.remove(object.objectID) == nil {
             try fireFault(object)
             deletedIDs.insert(object.objectID)

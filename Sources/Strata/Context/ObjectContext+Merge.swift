@@ -58,6 +58,7 @@ extension ObjectContext {
     /// Replaces temporary IDs by permanent ones everywhere in the context.
     func rekey(_ map: [ObjectID: ObjectID]) {
         guard !map.isEmpty else { return }
+        permanentAliases.merge(map) { $1 }
         var rekeyed: [ObjectID: ManagedObject] = [:]
         for (id, object) in registered {
             object.committedValues = object.committedValues.mapValues { $0.rekeyed(map) }

@@ -8,7 +8,17 @@ extension ObjectContext {
         let updated = updatedObjects
         let deleted = deletedObjects
         let insertedValues = inserted.map { ($0.objectID, $0.committedValues.merging($0.changedValues) { $1 }) }
-        let changes = updated.map { object in (object.objectID, object.changedValues.filter { object.changedKeys.contains($0.key) }) }
+        // To-many changes travel as what was added and removed, so that the parent's own
+        // unsaved changes to the same relationship stay.
+        let changes = updated.map { object in
+            let values = object.changedValues.filter { object.changedKeys.contains($0.key) }
+            var deltas: [String: (added: [ObjectID], removed: Set<ObjectID>)] = [:]
+            for (key, value) in values {
+                guard case .toMany(let now) = value, case .toMany(let before)? = object.committedValues[key] else { continue }
+                deltas[key] = (now.filter { !before.contains($0) }, Set(before).subtracting(now))
+            }
+            return (object.objectID, values, deltas)
+        }
         let deletedObjectIDs = deleted.map(\.objectID)
         try parent.performAndWaitTyped { () throws(ContextError) in
             for (id, values) in insertedValues {
@@ -18,10 +28,17 @@ extension ObjectContext {
                 parent.insertedIDs.insert(id)
                 parent.insertionOrder.append(id)
             }
-            for (id, values) in changes {
+            for (id, values, deltas) in changes {
                 let object = parent.object(with: id)
                 try parent.fireFault(object)
-                object.changedValues.merge(values) { $1 }
+                for (key, value) in values {
+                    guard let delta = deltas[key], case .toMany(let current) = try object.propertyValue(key) else {
+                        object.changedValues[key] = value
+                        continue
+                    }
+                    let kept = current.filter { !delta.removed.contains($0) }
+                    object.changedValues[key] = .toMany(kept + delta.added.filter { !kept.contains($0) })
+                }
             }
             for id in deletedObjectIDs {
                 if parent.insertedIDs.remove(id) != nil {
@@ -57,16 +74,30 @@ extension ObjectContext {
         _ = try commitChain()
     }
 
-    /// ``commit()``, returning the permanent IDs the store save gave temporary ones.
+    /// ``commit()``: saves this context, then each ancestor in turn, each on its own queue and
+    /// one level at a time (no queue is held while another's save runs), and hands the store
+    /// save's permanent IDs back down the chain.
     private func commitChain() throws(ContextError) -> [ObjectID: ObjectID] {
-        guard let parent else {
-            let before = Set(insertedIDs)
-            try save()
-            return lastPermanentIDs.filter { before.contains($0.key) }
-        }
         try save()
-        let permanent = try parent.performAndWaitTyped { () throws(ContextError) in try parent.commitChain() }
+        var chain: [ObjectContext] = []
+        var next = parent
+        while let context = next {
+            chain.append(context)
+            next = context.parent
+        }
+        var permanent = parent == nil ? lastPermanentIDs : [:]
+        for context in chain {
+            let saved = try context.performAndWaitTyped { () throws(ContextError) -> [ObjectID: ObjectID] in
+                try context.save()
+                return context.parent == nil ? context.lastPermanentIDs : [:]
+            }
+            permanent.merge(saved) { $1 }
+        }
+        guard !permanent.isEmpty else { return permanent }
         rekey(permanent)
+        for context in chain.dropLast() {
+            context.performAndWait { context.rekey(permanent) }
+        }
         return permanent
     }
 

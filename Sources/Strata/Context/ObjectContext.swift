@@ -54,6 +54,9 @@ public final class ObjectContext: @unchecked Sendable {
     var pendingDroppedInserts: Set<ObjectID> = []
     /// The permanent IDs the last save to the store gave inserted objects, by temporary ID.
     var lastPermanentIDs: [ObjectID: ObjectID] = [:]
+    /// Every temporary ID this context has seen become permanent: a child that still holds
+    /// the temporary ID of a saved object finds it through this.
+    var permanentAliases: [ObjectID: ObjectID] = [:]
 
     let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
     private let children = Locked<[WeakContext]>([])
@@ -104,12 +107,30 @@ public final class ObjectContext: @unchecked Sendable {
     public var isOnQueue: Bool {
         DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
             || (concurrencyType == .mainQueue && Thread.isMainThread)
+            || Self.contextsRunningOnThisThread().contains(ObjectIdentifier(self))
+    }
+
+    /// The contexts whose `performAndWait` blocks are running on this thread, outermost
+    /// first: a block of a child that calls back into its waiting parent runs inline, instead
+    /// of waiting for a queue this very thread holds.
+    private static func contextsRunningOnThisThread() -> [ObjectIdentifier] {
+        Thread.current.threadDictionary[threadKey] as? [ObjectIdentifier] ?? []
+    }
+
+    private static let threadKey = "strata.contexts"
+
+    private func runMarkedOnThisThread<T>(_ body: () throws -> T) rethrows -> T {
+        let dictionary = Thread.current.threadDictionary
+        let outer = dictionary[Self.threadKey] as? [ObjectIdentifier] ?? []
+        dictionary[Self.threadKey] = outer + [ObjectIdentifier(self)]
+        defer { dictionary[Self.threadKey] = outer }
+        return try body()
     }
 
     /// Runs `body` on the context's queue and waits for it; runs it at once when already there.
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
         if isOnQueue { return try body() }
-        return try queue.sync(execute: body)
+        return try queue.sync { try runMarkedOnThisThread(body) }
     }
 
     /// ``performAndWait(_:)`` for work that throws a ``ContextError``, keeping the error's type.
@@ -193,6 +214,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// first access (and fails then if the row is gone).
     public func object(with id: ObjectID) -> ManagedObject {
         assertOnQueue()
+        let id = id.isTemporary ? permanentAliases[id] ?? id : id
         if let object = registered[id] { return object }
         let entity = model.entity(named: id.entityName) ?? EntityDescription(name: id.entityName)
         return makeObject(entity: entity, id: id, isFault: true)

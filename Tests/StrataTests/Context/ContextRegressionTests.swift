@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Regressions found in review, each with the case that showed it.
+@Suite struct ContextRegressionTests {
+    @Test func aChildWorkingInsideItsParentsBlockDoesNotDeadlock() throws {
+        let fixture = try LibraryFixture()
+        let root = fixture.context
+        let child = ObjectContext(parent: root)
+        try root.performAndWait {
+            let id = try root.insert("Tag").objectID
+            try root.object(with: id).setValue("root", forKey: "name")
+            try child.performAndWait {
+                let tag = child.object(with: id)  // loads through the parent, whose queue this thread holds
+                #expect(tag["name"] as? String == "root")
+                try tag.setValue("child", forKey: "name")
+                try child.save()  // pushes into the parent the same way
+            }
+            #expect(root.object(with: id)["name"] as? String == "child")
+        }
+    }
+
+    @Test func deletingAnInsertedObjectTwiceIsHarmless() throws {
+        let fixture = try LibraryFixture()
+        try fixture.context.performAndWait {
+            let tag = try fixture.context.insert("Tag")
+            try fixture.context.delete(tag)
+            try fixture.context.delete(tag)
+            try fixture.context.save()
+        }
+        #expect(try fixture.store.rowCounts()["Tag"] == 0)
+    }
+
+    @Test func aWorkerStillHoldingATemporaryIDCanSaveTheObjectAgain() throws {
+        let fixture = try LibraryFixture()
+        let main = ObjectContext(parent: fixture.context, name: "main")
+        let first = ObjectContext(parent: main, name: "first"), second = ObjectContext(parent: main, name: "second")
+        let tag = try first.performAndWait {
+            let tag = try first.insert("Tag")
+            try tag.setValue("v1", forKey: "name")
+            try first.save()
+            return tag
+        }
+        try second.performAndWait { try second.commit() }  // saves main and root: the tag gets a permanent ID there
+        try first.performAndWait {
+            #expect(tag.objectID.isTemporary)
+            try tag.setValue("v2", forKey: "name")
+            try first.commit()
+        }
+        #expect(try fixture.store.rows("Tag").map { $0.values["name"] } == [.text("v2")])
+    }
+
+    @Test func aChildsToManyChangesKeepTheParentsOwn() throws {
+        let fixture = try LibraryFixture()
+        let root = fixture.context
+        let (bookID, parentTagID) = try root.performAndWait {
+            let book = try fixture.book("B", isbn: "9780000000001")
+            try root.save()
+            let tag = try root.insert("Tag")
+            try tag.setValue("parent's", forKey: "name")
+            try book.add(tag, toKey: "tags")
+            return (book.objectID, tag.objectID)
+        }
+        let child = ObjectContext(parent: root)
+        try child.performAndWait {
+            let book = try child.existingObject(with: bookID)
+            let tag = try child.insert("Tag")
+            try tag.setValue("child's", forKey: "name")
+            try book.add(tag, toKey: "tags")
+            try book.remove(child.object(with: parentTagID), fromKey: "tags")
+            try book.add(child.object(with: parentTagID), toKey: "tags")
+            try child.save()
+        }
+        try root.performAndWait {
+            let names = try root.object(with: bookID).objects(forKey: "tags").compactMap { $0["name"] as? String }
+            #expect(names.sorted() == ["child's", "parent's"])
+            try root.save()
+        }
+        #expect(try fixture.store.database.scalar("SELECT COUNT(*) FROM Z_2TAGS") == .integer(2))
+    }
+
+    @Test func addingAnObjectOfAnotherContextIsAnError() throws {
+        let fixture = try LibraryFixture()
+        let other = ObjectContext(store: fixture.store)
+        let foreign = try other.performAndWait { try other.insert("Tag") }
+        try fixture.context.performAndWait {
+            let book = try fixture.book("B", isbn: "9780000000001")
+            #expect(throws: ContextError.self) { try book.add(foreign, toKey: "tags") }
+            #expect(try book.objects(forKey: "tags").isEmpty)
+        }
+    }
+}
