@@ -41,11 +41,11 @@ import Testing
         #expect(counts == [0, 0, 0, 0, 0])
     }
 
-    @Test func bothRefuseAStoreOfAnotherModel() throws {
+    @Test(.enabled(if: StrataRunner.fixturesAvailable, "shared/fixtures/coredata not found: fixture test skipped"))
+    func bothRefuseAStoreOfAnotherModel() throws {
         let store = folder.appendingPathComponent("Other.sqlite").path
         #expect(try StrataRunner.run(["create", "--store", store, "--model", model]).status == 0)
         let tavant = StrataRunner.sharedFixtures.appendingPathComponent("models/TavantTrade.xcdatamodeld").path
-        guard StrataRunner.fixturesAvailable else { return }
         for command in [["setup"], ["reset", "--yes"]] {
             let result = try StrataRunner.run(command + ["--store", store, "--model", tavant])
             #expect(result.status == 3)

@@ -29,17 +29,26 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// The store at the root of the context's chain.
-    public let store: PersistentStore
+    public var store: PersistentStore { parent?.store ?? rootStore!.withLock { $0 } }
+    /// A context on the store holds it here; children ask their parent.
+    private let rootStore: Locked<PersistentStore>?
     /// The context this one reads from and saves into; `nil` for a context on the store.
     public let parent: ObjectContext?
     /// The store's model.
     public var model: ObjectModel { store.model }
     public let concurrencyType: ConcurrencyType
     /// A name for the context in logs and descriptions.
-    public var name: String?
+    public var name: String? {
+        get { settings.withLock { $0.name } }
+        set { settings.withLock { $0.name = newValue } }
+    }
     /// How a save resolves rows that another context or process saved since this one read
     /// them; ``MergePolicy/error`` by default.
-    public var mergePolicy: MergePolicy = .error
+    public var mergePolicy: MergePolicy {
+        get { settings.withLock { $0.mergePolicy } }
+        set { settings.withLock { $0.mergePolicy = newValue } }
+    }
+    private let settings: Locked<(name: String?, mergePolicy: MergePolicy)>
 
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -78,17 +87,17 @@ public final class ObjectContext: @unchecked Sendable {
     /// A child of `parent`: it reads through the parent, and its saves push its changes into
     /// the parent, which the store sees when the parent chain saves.
     public convenience init(parent: ObjectContext, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
-        self.init(store: parent.store, parent: parent, concurrencyType: concurrencyType, name: name)
+        self.init(store: nil, parent: parent, concurrencyType: concurrencyType, name: name)
         parent.children.withLock { $0.append(WeakContext(self)) }
         let inherited = parent.objectClasses.withLock { $0 }
         objectClasses.withLock { $0 = inherited }
     }
 
-    private init(store: PersistentStore, parent: ObjectContext?, concurrencyType: ConcurrencyType, name: String?) {
-        self.store = store
+    private init(store: PersistentStore?, parent: ObjectContext?, concurrencyType: ConcurrencyType, name: String?) {
+        rootStore = store.map(Locked.init)
+        settings = Locked((name, .error))
         self.parent = parent
         self.concurrencyType = concurrencyType
-        self.name = name
         queue = concurrencyType == .mainQueue ? .main : DispatchQueue(label: "strata.context.\(name ?? "private")")
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
     }
@@ -229,7 +238,10 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// The objects the context holds.
-    public var registeredObjects: [ManagedObject] { Array(registered.values) }
+    public var registeredObjects: [ManagedObject] {
+        assertOnQueue()
+        return Array(registered.values)
+    }
 
     private func makeObject(entity: EntityDescription, id: ObjectID, isFault: Bool) -> ManagedObject {
         let objectClass = objectClasses.withLock { $0[entity.name] } ?? ManagedObject.self
@@ -304,12 +316,19 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// The objects inserted since the last save.
-    public var insertedObjects: [ManagedObject] { insertedIDs.compactMap { registered[$0] } }
+    public var insertedObjects: [ManagedObject] {
+        assertOnQueue()
+        return insertedIDs.compactMap { registered[$0] }
+    }
     /// The objects deleted since the last save.
-    public var deletedObjects: [ManagedObject] { deletedIDs.compactMap { registered[$0] } }
+    public var deletedObjects: [ManagedObject] {
+        assertOnQueue()
+        return deletedIDs.compactMap { registered[$0] }
+    }
     /// The saved objects changed since the last save.
     public var updatedObjects: [ManagedObject] {
-        registered.values.filter { !insertedIDs.contains($0.objectID) && !deletedIDs.contains($0.objectID) && !$0.changedKeys.isEmpty }
+        assertOnQueue()
+        return registered.values.filter { !insertedIDs.contains($0.objectID) && !deletedIDs.contains($0.objectID) && !$0.changedKeys.isEmpty }
     }
 
     /// Throws away every unsaved change: inserted objects leave the context, deleted ones come
@@ -322,6 +341,13 @@ public final class ObjectContext: @unchecked Sendable {
         deletedIDs = []
         pendingDroppedInserts = []
         for object in registered.values { object.changedValues = [:] }
+    }
+
+    /// Moves a context on a store to `store` (a stack's reset): call it after ``reset()``, on
+    /// the context's queue. Its children follow, since they read through it.
+    func replaceStore(with store: PersistentStore) {
+        assertOnQueue()
+        rootStore?.withLock { $0 = store }
     }
 
     /// Forgets every object, saved or not; objects the caller still holds become unusable.

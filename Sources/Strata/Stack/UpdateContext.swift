@@ -26,7 +26,9 @@ public final class UpdateContext: @unchecked Sendable {
 
     /// The update's own instance of `object`, which may belong to any context of the stack.
     public func use<Object: ManagedObject>(_ object: Object) throws(ContextError) -> Object {
-        guard let own = try context.existingObject(with: object.objectID) as? Object else {
+        // The ID is read on the owner's queue: a merge there may be making it permanent.
+        let id = object.managedObjectContext.map { owner in owner.performAndWait { object.objectID } } ?? object.objectID
+        guard let own = try context.existingObject(with: id) as? Object else {
             throw .wrongType(
                 entity: object.objectID.entityName, property: "class", value: "\(type(of: object))",
                 expected: "the class registered for \(object.objectID.entityName)")

@@ -8,8 +8,8 @@ import Testing
     /// values, so the path travels in the environment, which the child inherits.
     static let pathVariable = "STRATA_TEST_SHARED_STORE"
 
-    @Test func usingAContextOffItsQueueStopsADebugBuild() async {
-        await #expect(processExitsWith: .failure) {
+    @Test func usingAContextOffItsQueueStopsADebugBuild() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-off-queue-\(UUID().uuidString)")
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let model = ObjectModel(entities: [EntityDescription(name: "Item")])
@@ -17,6 +17,8 @@ import Testing
             let context = ObjectContext(store: store)
             _ = try? context.insert("Item")
         }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("used off its context's queue: wrap it in perform or performAndWait"))
     }
 
     @Test(arguments: [MergePolicy.error, .mergeByPropertyObjectTrump, .rollback])

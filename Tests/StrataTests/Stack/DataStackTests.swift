@@ -85,26 +85,25 @@ import Testing
         _ = observation
     }
 
-    @Test func resetStoreStartsEmptyAndKeepsObserversWorking() async throws {
+    @Test func resetStoreStartsEmptyAndKeepsContextsAndObserversWorking() async throws {
         let folder = try StoreFolder()
         let url = folder.url.appendingPathComponent("Reset.sqlite")
         let stack = try DataStack(model: Self.library, store: .sqlite(url))
         let commits = Locked(0)
         let observation = stack.observeCommit { _ in commits.withLock { $0 += 1 } }
         try await stack.save(inBackground: { try $0.insert("Tag").setValue("before", forKey: "name") })
-        let oldRoot = stack.rootContext
+        let root = stack.rootContext
+        let worker = stack.newWorkerContext()
+        try worker.performAndWait { try worker.insert("Tag").setValue("pending at reset", forKey: "name") }
         let removed = try stack.resetStore()
         #expect(removed.contains(url.path))
-        #expect(stack.rootContext !== oldRoot)
+        #expect(stack.rootContext === root && stack.createdStore)
         #expect(try tagNames(stack.store).isEmpty)
-        #expect(oldRoot.performAndWait { oldRoot.registeredObjects.isEmpty })
-        #expect(throws: ContextError.self) {
-            try oldRoot.performAndWait {
-                try oldRoot.insert("Tag").setValue("lost", forKey: "name")
-                try oldRoot.save()
-            }
+        #expect(worker.performAndWait { !worker.hasChanges && worker.registeredObjects.isEmpty })
+        try worker.performAndWait {
+            try worker.insert("Tag").setValue("after", forKey: "name")
+            try worker.commit()
         }
-        try await stack.save(inBackground: { try $0.insert("Tag").setValue("after", forKey: "name") })
         #expect(try tagNames(stack.store) == ["after"])
         #expect(commits.withLock { $0 } == 2)
         _ = observation
@@ -137,6 +136,24 @@ import Testing
         try stack.resetStore()
         let isTyped = try await stack.background { context in try context.insert("Tag") is Tag }
         #expect(isTyped)
+    }
+
+    @Test func aLockedStoreIsNeverResetEvenWhenResetOnFailureIsOn() throws {
+        let folder = try StoreFolder()
+        let url = folder.url.appendingPathComponent("Locked.sqlite")
+        var journal = Database.Configuration()
+        journal.journalMode = .delete
+        let holder = try PersistentStore.create(at: url.path, model: Self.library, configuration: journal)
+        try holder.database.execute("BEGIN EXCLUSIVE")
+        try holder.database.execute("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 5, 1, 'kept')")
+        var options = DataStack.Options()
+        options.resetsOnFailure = true
+        options.configuration.busyTimeout = .milliseconds(50)
+        #expect { _ = try DataStack(model: Self.library, store: .sqlite(url), options: options) } throws: { error in
+            String(describing: error).hasSuffix("the store is locked by another connection")
+        }
+        try holder.database.execute("COMMIT")
+        #expect(try tagNames(holder).count == 1)
     }
 
     @Test func descriptionNamesStoreModelAndTopology() throws {
