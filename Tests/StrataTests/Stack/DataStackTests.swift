@@ -164,3 +164,44 @@ import Testing
         #expect(DataStack.defaultStoreURL(modelName: "Library", in: URL(fileURLWithPath: "/data")).path == "/data/Library.sqlite")
     }
 }
+
+extension DataStackTests {
+    /// Workers on many threads add books to one author and commit; the main-queue context,
+    /// which only merges, ends up holding exactly every book.
+    @Test func theMainContextMergesEveryWorkersCommit() async throws {
+        var options = DataStack.Options()
+        options.topology = .twoTier
+        let stack = try DataStack(model: Self.library, store: .inMemory, options: options)
+        let authorID = try stack.rootContext.performAndWait {
+            let author = try stack.rootContext.insert("Author")
+            try author.setValue("Prolific", forKey: "name")
+            try stack.rootContext.save()
+            return author.objectID
+        }
+        let main = stack.mainContext
+        let before = await MainActor.run { main.performAndWait { (try? main.object(with: authorID).objects(forKey: "books").count) ?? -1 } }
+        #expect(before == 0)
+        let workers = 8, booksEach = 10
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    let context = stack.newWorkerContext()
+                    for index in 0..<booksEach {
+                        try await context.perform {
+                            let book = try context.insert("Book")
+                            try book.setValue("Book \(worker)-\(index)", forKey: "title")
+                            try book.setValue(String(format: "978000000%02d%02d", worker, index), forKey: "isbn")
+                            try book.setValue(context.object(with: authorID), forKey: "author")
+                            try context.commit()
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        await MainActor.run {}
+        let merged = await MainActor.run { main.performAndWait { (try? main.object(with: authorID).objects(forKey: "books").count) ?? -1 } }
+        #expect(merged == workers * booksEach)
+        #expect(try stack.store.withConnection { try stack.store.rowCounts()["Book"] } == workers * booksEach)
+    }
+}
