@@ -52,9 +52,6 @@ extension ObjectContext {
         }
         let newlyInserted = Set(inserted.map(\.objectID))
         commitSaved(inserted + updated, versions: [:], deleted: deleted)
-        for object in inserted {
-            registered[object.objectID] = object
-        }
         announce(didSaveNotification(saved: inserted + updated, inserted: newlyInserted, deleted: Set(deletedObjectIDs), permanentIDs: [:]))
     }
 
@@ -114,7 +111,7 @@ extension ObjectContext {
                 try store.database.inTransaction {
                     for object in temporary {
                         let key = try store.allocatePrimaryKeys(for: object.objectID.entityName).lowerBound
-                        map[object.objectID] = ObjectID(entityName: object.objectID.entityName, storeIdentifier: store.metadata.uuid, key: .permanent(key))
+                        map[object.objectID] = permanentID(entityName: object.objectID.entityName, primaryKey: key)
                     }
                 }
             }

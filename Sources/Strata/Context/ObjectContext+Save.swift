@@ -28,7 +28,7 @@ extension ObjectContext {
                 deleted = deleted.filter { deletedIDs.contains($0.objectID) }
                 for object in inserted where object.objectID.isTemporary {
                     let key = try store.allocatePrimaryKeys(for: object.objectID.entityName).lowerBound
-                    permanent[object.objectID] = ObjectID(entityName: object.objectID.entityName, storeIdentifier: store.metadata.uuid, key: .permanent(key))
+                    permanent[object.objectID] = permanentID(entityName: object.objectID.entityName, primaryKey: key)
                 }
                 let reference = { (id: ObjectID?) -> RowReference? in
                     guard let id, let key = (permanent[id] ?? id).primaryKey else { return nil }
@@ -58,7 +58,7 @@ extension ObjectContext {
             throw error
         } catch StoreError.conflict(_, let entity, let key, let expected, let actual) {
             throw .conflict(
-                object: ObjectID(entityName: entity, storeIdentifier: store.metadata.uuid, key: .permanent(key)),
+                object: permanentID(entityName: entity, primaryKey: key),
                 expectedVersion: expected, storeVersion: actual)
         } catch {
             throw .store(String(describing: error))

@@ -286,7 +286,12 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// The ID of a row of this context's store.
     func objectID(for reference: RowReference) -> ObjectID {
-        ObjectID(entityName: reference.entityName, storeIdentifier: store.metadata.uuid, key: .permanent(reference.primaryKey))
+        permanentID(entityName: reference.entityName, primaryKey: reference.primaryKey)
+    }
+
+    /// The permanent ID of the row `primaryKey` of `entityName` in this context's store.
+    func permanentID(entityName: String, primaryKey: Int64) -> ObjectID {
+        ObjectID(entityName: entityName, storeIdentifier: store.metadata.uuid, key: .permanent(primaryKey))
     }
 
     /// The IDs a to-many holds in the store, loaded on first use.
