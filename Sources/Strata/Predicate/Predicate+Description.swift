@@ -1,0 +1,83 @@
+import Foundation
+
+extension Predicate: CustomStringConvertible {
+    /// The predicate in format-string syntax, parenthesized where precedence needs it; parsing
+    /// it gives an equal predicate.
+    public var description: String { text(inside: nil) }
+
+    private func text(inside parent: Precedence?) -> String {
+        let own: Precedence
+        let body: String
+        switch self {
+        case .constant(let value):
+            return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
+        case .not(let predicate):
+            own = .not
+            body = "NOT " + predicate.text(inside: .not)
+        case .and(let terms):
+            own = .and
+            body = terms.map { $0.text(inside: .and) }.joined(separator: " AND ")
+        case .or(let terms):
+            own = .or
+            body = terms.map { $0.text(inside: .or) }.joined(separator: " OR ")
+        case .comparison(let comparison):
+            return comparison.description
+        }
+        guard let parent, parent.rawValue >= own.rawValue else { return body }
+        return "(\(body))"
+    }
+
+    private enum Precedence: Int {
+        case or = 1, and = 2, not = 3
+    }
+}
+
+extension Predicate.Comparison: CustomStringConvertible {
+    /// `ANY books.rating >= 4`, `title BEGINSWITH[cd] "the"`.
+    public var description: String {
+        var options = ""
+        if self.options.contains(.caseInsensitive) { options += "c" }
+        if self.options.contains(.diacriticInsensitive) { options += "d" }
+        let quantifier = self.quantifier.map { $0.rawValue + " " } ?? ""
+        return "\(quantifier)\(left) \(self.operator.rawValue)\(options.isEmpty ? "" : "[\(options)]") \(right)"
+    }
+}
+
+extension PredicateExpression: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .keyPath(let components): components.map { Self.keywords.contains($0.uppercased()) ? "#" + $0 : $0 }.joined(separator: ".")
+        case .value(let value): value.description
+        case .variable(let name): "$" + name
+        case .evaluatedObject: "SELF"
+        case .subquery(let collection, let variable, let predicate, let then):
+            "SUBQUERY(\(collection), $\(variable), \(predicate))" + then.map { "." + $0 }.joined()
+        case .castToDate(let value): "CAST(\(value), \"NSDate\")"
+        }
+    }
+
+    /// Words that a key path component must escape with `#` to be read as a key.
+    static let keywords: Set = [
+        "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE",
+        "MATCHES", "TRUE", "FALSE", "YES", "NO", "NIL", "NULL", "SELF", "SUBQUERY", "CAST", "TRUEPREDICATE", "FALSEPREDICATE",
+    ]
+}
+
+extension PredicateValue: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .null: "nil"
+        case .bool(let value): value ? "YES" : "NO"
+        case .integer(let value): String(value)
+        case .double(let value): String(value)
+        case .string(let value):
+            "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                .replacingOccurrences(of: "\n", with: "\\n") + "\""
+        case .date(let value): "CAST(\(value.timeIntervalSinceReferenceDate), \"NSDate\")"
+        case .data(let value): "<\(value.count) bytes>"
+        case .uuid(let value): "\"\(value.uuidString)\""
+        case .objectID(let id): "\"\(id.uriRepresentation().absoluteString)\""
+        case .array(let values): "{" + values.map(\.description).joined(separator: ", ") + "}"
+        }
+    }
+}

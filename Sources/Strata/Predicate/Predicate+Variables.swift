@@ -1,0 +1,71 @@
+extension Predicate {
+    /// The `$VARIABLE`s the predicate uses (inside a SUBQUERY, its own variable is not one).
+    public var variables: Set<String> {
+        switch self {
+        case .constant: []
+        case .not(let predicate): predicate.variables
+        case .and(let terms), .or(let terms): terms.reduce(into: []) { $0.formUnion($1.variables) }
+        case .comparison(let comparison): comparison.left.variables.union(comparison.right.variables)
+        }
+    }
+
+    /// The predicate with each `$VARIABLE` replaced by its value, as a fetch request template
+    /// is filled in.
+    ///
+    /// - Throws: ``PredicateSubstitutionError`` naming the variables `values` lacks.
+    public func substituting(_ values: [String: PredicateValue]) throws(PredicateSubstitutionError) -> Predicate {
+        let missing = variables.subtracting(values.keys)
+        guard missing.isEmpty else { throw PredicateSubstitutionError(missing: missing.sorted()) }
+        return replacingVariables(values)
+    }
+
+    func replacingVariables(_ values: [String: PredicateValue]) -> Predicate {
+        switch self {
+        case .constant:
+            return self
+        case .not(let predicate):
+            return .not(predicate.replacingVariables(values))
+        case .and(let terms):
+            return .and(terms.map { $0.replacingVariables(values) })
+        case .or(let terms):
+            return .or(terms.map { $0.replacingVariables(values) })
+        case .comparison(var comparison):
+            comparison.left = comparison.left.replacingVariables(values)
+            comparison.right = comparison.right.replacingVariables(values)
+            return .comparison(comparison)
+        }
+    }
+}
+
+extension PredicateExpression {
+    var variables: Set<String> {
+        switch self {
+        case .variable(let name): [name]
+        case .castToDate(let value): value.variables
+        case .subquery(let collection, let variable, let predicate, _):
+            collection.variables.union(predicate.variables.subtracting([variable]))
+        default: []
+        }
+    }
+
+    func replacingVariables(_ values: [String: PredicateValue]) -> PredicateExpression {
+        switch self {
+        case .variable(let name): values[name].map(PredicateExpression.value) ?? self
+        case .castToDate(let value): .castToDate(value.replacingVariables(values))
+        case .subquery(let collection, let variable, let predicate, let then):
+            .subquery(
+                collection: collection.replacingVariables(values), variable: variable,
+                predicate: predicate.replacingVariables(values.filter { $0.key != variable }), then: then)
+        default: self
+        }
+    }
+}
+
+/// Variables a predicate uses that were given no value.
+public struct PredicateSubstitutionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var missing: [String]
+
+    public var description: String {
+        "no value for " + missing.map { "$" + $0 }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// A condition on objects, as Core Data's `NSPredicate`: comparisons of expressions, joined
+/// by AND, OR and NOT.
+///
+/// Parse one from Core Data's format-string syntax with ``init(format:_:)``:
+///
+/// ```swift
+/// let predicate = try Predicate(format: "rating >= %@ AND title BEGINSWITH[c] %@", 4.0, "the")
+/// predicate.description   // rating >= 4.0 AND title BEGINSWITH[c] "the"
+/// ```
+///
+/// Operator precedence, from the loosest binding to the tightest: `OR` (`||`), then `AND`
+/// (`&&`), then `NOT` (`!`), then the comparisons. `a OR b AND NOT c` reads as
+/// `a OR (b AND (NOT c))`; parentheses group otherwise.
+public indirect enum Predicate: Sendable, Equatable {
+    /// `TRUEPREDICATE` or `FALSEPREDICATE`.
+    case constant(Bool)
+    case not(Predicate)
+    case and([Predicate])
+    case or([Predicate])
+    /// `left operator right`, with string options and, for a to-many left side, a quantifier.
+    case comparison(Comparison)
+
+    /// One comparison of a predicate.
+    public struct Comparison: Sendable, Equatable {
+        public var left: PredicateExpression
+        public var `operator`: ComparisonOperator
+        public var right: PredicateExpression
+        public var options: ComparisonOptions
+        /// `ANY`/`SOME`, `ALL` or `NONE` before a to-many key path; `nil` otherwise.
+        public var quantifier: Quantifier?
+
+        public init(
+            _ left: PredicateExpression, _ operator: ComparisonOperator, _ right: PredicateExpression,
+            options: ComparisonOptions = [], quantifier: Quantifier? = nil
+        ) {
+            self.left = left
+            self.operator = `operator`
+            self.right = right
+            self.options = options
+            self.quantifier = quantifier
+        }
+    }
+}
+
+/// A comparison's operator.
+public enum ComparisonOperator: String, Sendable, CaseIterable {
+    case lessThan = "<"
+    case lessThanOrEqual = "<="
+    case greaterThan = ">"
+    case greaterThanOrEqual = ">="
+    case equal = "=="
+    case notEqual = "!="
+    /// `BETWEEN {low, high}`, both ends included.
+    case between = "BETWEEN"
+    /// `IN {…}` or `IN` a to-many key path.
+    case `in` = "IN"
+    /// Substring of a string, or member of a collection.
+    case contains = "CONTAINS"
+    case beginsWith = "BEGINSWITH"
+    case endsWith = "ENDSWITH"
+    /// `*` any run of characters, `?` one character.
+    case like = "LIKE"
+    /// An ICU regular expression matching the whole value.
+    case matches = "MATCHES"
+}
+
+/// The string options of a comparison: `[c]` case-insensitive, `[d]` diacritic-insensitive.
+public struct ComparisonOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let caseInsensitive = ComparisonOptions(rawValue: 1)
+    public static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
+}
+
+/// How a comparison on a to-many key path counts its members.
+public enum Quantifier: String, Sendable {
+    /// At least one member satisfies it (`ANY`, `SOME`).
+    case any = "ANY"
+    /// Every member satisfies it.
+    case all = "ALL"
+    /// No member satisfies it.
+    case none = "NONE"
+}
+
+/// One side of a comparison.
+public indirect enum PredicateExpression: Sendable, Equatable {
+    /// A key path from the evaluated object: `author.name`, `books.@count`, `books.@sum.rating`.
+    case keyPath([String])
+    case value(PredicateValue)
+    /// `$NAME`, replaced by ``Predicate/substituting(_:)``.
+    case variable(String)
+    /// The evaluated object itself.
+    case evaluatedObject
+    /// `SUBQUERY(collection, $x, predicate)`; `.@count` after it is a key path component.
+    case subquery(collection: PredicateExpression, variable: String, predicate: Predicate, then: [String])
+    /// `CAST(value, "NSDate")`: a number of seconds since 2001-01-01 as a date.
+    case castToDate(PredicateExpression)
+}
+
+/// A constant in a predicate.
+public enum PredicateValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case objectID(ObjectID)
+    case array([PredicateValue])
+}
+
+// MARK: - Building values in code
+
+extension PredicateValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral
+{
+    public init(nilLiteral: ()) { self = .null }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: PredicateValue...) { self = .array(elements) }
+}

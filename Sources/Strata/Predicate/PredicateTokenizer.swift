@@ -1,0 +1,151 @@
+/// A token of a predicate format string, with its character offset.
+struct PredicateToken: Equatable {
+    enum Kind: Equatable {
+        case identifier(String)
+        case string(String)
+        case number(String)
+        case symbol(String)
+        /// `%@`, `%K`, `%d`, …: the letters after `%`.
+        case argument(String)
+        /// `$NAME`.
+        case variable(String)
+        case end
+    }
+
+    var kind: Kind
+    var offset: Int
+
+    /// The token as the user wrote it, for messages.
+    var text: String {
+        switch kind {
+        case .identifier(let name): name
+        case .string(let value): "\"\(value)\""
+        case .number(let literal): literal
+        case .symbol(let symbol): symbol
+        case .argument(let letters): "%" + letters
+        case .variable(let name): "$" + name
+        case .end: "the end of the predicate"
+        }
+    }
+}
+
+/// Splits a predicate format string into tokens.
+struct PredicateTokenizer {
+    private let characters: [Character]
+    private let source: String
+    private var position = 0
+
+    init(_ source: String) {
+        self.source = source
+        characters = Array(source)
+    }
+
+    static func tokens(of source: String) throws(PredicateSyntaxError) -> [PredicateToken] {
+        var tokenizer = PredicateTokenizer(source)
+        var tokens: [PredicateToken] = []
+        while true {
+            let token = try tokenizer.next()
+            tokens.append(token)
+            if token.kind == .end { return tokens }
+        }
+    }
+
+    private static let symbols = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "@", "-", "+"]
+
+    private mutating func next() throws(PredicateSyntaxError) -> PredicateToken {
+        while position < characters.count, characters[position].isWhitespace { position += 1 }
+        let start = position
+        guard position < characters.count else { return PredicateToken(kind: .end, offset: start) }
+        let character = characters[position]
+        if character.isLetter || character == "_" || character == "#" {
+            if character == "#" { position += 1 }
+            let nameStart = position
+            while position < characters.count, characters[position].isLetter || characters[position].isNumber || characters[position] == "_" {
+                position += 1
+            }
+            guard position > nameStart else { throw error("expected a name after '#'", at: start) }
+            // An escaped name keeps its '#', so that the parser never reads it as a keyword.
+            return PredicateToken(kind: .identifier(String(characters[start..<position])), offset: start)
+        }
+        if character.isNumber {
+            while position < characters.count, characters[position].isNumber || characters[position] == "." || characters[position] == "e"
+                || characters[position] == "E" || ((characters[position] == "-" || characters[position] == "+") && "eE".contains(characters[position - 1]))
+            {
+                // A dot ends the number unless a digit follows: `books.@count` is not a number.
+                if characters[position] == ".", !(position + 1 < characters.count && characters[position + 1].isNumber) { break }
+                position += 1
+            }
+            let literal = String(characters[start..<position])
+            guard Double(literal) != nil else { throw error("'\(literal)' is not a number", at: start) }
+            return PredicateToken(kind: .number(literal), offset: start)
+        }
+        if character == "\"" || character == "'" {
+            return PredicateToken(kind: .string(try string(quote: character)), offset: start)
+        }
+        if character == "%" {
+            position += 1
+            guard let letters = ["lld", "ld", "lf", "@", "K", "d", "i", "f"].first(where: { matches($0) }) else {
+                throw error("unknown argument; known: %@, %K, %d, %i, %ld, %f", at: start)
+            }
+            position += letters.count
+            return PredicateToken(kind: .argument(letters), offset: start)
+        }
+        if character == "$" {
+            position += 1
+            let nameStart = position
+            while position < characters.count, characters[position].isLetter || characters[position].isNumber || characters[position] == "_" {
+                position += 1
+            }
+            guard position > nameStart else { throw error("expected a variable name after '$'", at: start) }
+            return PredicateToken(kind: .variable(String(characters[nameStart..<position])), offset: start)
+        }
+        for symbol in Self.symbols where matches(symbol) {
+            position += symbol.count
+            return PredicateToken(kind: .symbol(symbol), offset: start)
+        }
+        throw error("unexpected character '\(character)'", at: start)
+    }
+
+    private func matches(_ symbol: String) -> Bool {
+        let symbolCharacters = Array(symbol)
+        guard position + symbolCharacters.count <= characters.count else { return false }
+        return Array(characters[position..<(position + symbolCharacters.count)]) == symbolCharacters
+    }
+
+    private mutating func string(quote: Character) throws(PredicateSyntaxError) -> String {
+        let start = position
+        position += 1
+        var value = ""
+        while position < characters.count {
+            let character = characters[position]
+            position += 1
+            if character == quote { return value }
+            guard character == "\\" else {
+                value.append(character)
+                continue
+            }
+            guard position < characters.count else { break }
+            let escaped = characters[position]
+            position += 1
+            switch escaped {
+            case "n": value.append("\n")
+            case "t": value.append("\t")
+            case "r": value.append("\r")
+            case "0": value.append("\0")
+            case "u":
+                let hex = String(characters[position..<min(position + 4, characters.count)])
+                guard hex.count == 4, let code = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(code) else {
+                    throw error("expected four hexadecimal digits after '\\u'", at: position - 2)
+                }
+                value.unicodeScalars.append(scalar)
+                position += 4
+            default: value.append(escaped)
+            }
+        }
+        throw error("unterminated string", at: start)
+    }
+
+    private func error(_ message: String, at offset: Int) -> PredicateSyntaxError {
+        PredicateSyntaxError(message: message, predicate: source, offset: offset)
+    }
+}

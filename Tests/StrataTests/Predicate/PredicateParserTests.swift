@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite struct PredicateParserTests {
+    /// Format strings and the canonical form Strata writes back; reparsing gives an equal predicate.
+    @Test(arguments: [
+        ("title == 'The Hobbit'", "title == \"The Hobbit\""),
+        ("title = \"x\"", "title == \"x\""),
+        ("rating != 3", "rating != 3"), ("rating <> 3", "rating != 3"),
+        ("rating < 3", "rating < 3"), ("rating <= 3", "rating <= 3"), ("rating =< 3", "rating <= 3"),
+        ("rating > 3.5", "rating > 3.5"), ("rating >= -2", "rating >= -2"), ("rating => 1e2", "rating >= 100.0"),
+        ("rating BETWEEN {1, 5}", "rating BETWEEN {1, 5}"),
+        ("title IN {'a', \"b\"}", "title IN {\"a\", \"b\"}"),
+        ("title beginswith[c] 'the'", "title BEGINSWITH[c] \"the\""),
+        ("title ENDSWITH[d] 'x'", "title ENDSWITH[d] \"x\""),
+        ("title CONTAINS[cd] 'ring'", "title CONTAINS[cd] \"ring\""),
+        ("title LIKE 'Th?*'", "title LIKE \"Th?*\""), ("isbn MATCHES '[0-9]{13}'", "isbn MATCHES \"[0-9]{13}\""),
+        ("a == 1 AND b == 2 OR c == 3", "a == 1 AND b == 2 OR c == 3"),
+        ("a == 1 AND (b == 2 OR c == 3)", "a == 1 AND (b == 2 OR c == 3)"),
+        ("NOT a == 1 && !(b == 2) || c == 3", "NOT a == 1 AND NOT b == 2 OR c == 3"),
+        ("ANY tags.name == 'x'", "ANY tags.name == \"x\""), ("SOME tags.name == 'x'", "ANY tags.name == \"x\""),
+        ("ALL pages.number > 0", "ALL pages.number > 0"), ("NONE tags.name == 'x'", "NONE tags.name == \"x\""),
+        ("author.name == 'Tolkien'", "author.name == \"Tolkien\""),
+        ("pages.@count > 2", "pages.@count > 2"), ("books.@sum.rating >= 9", "books.@sum.rating >= 9"),
+        ("books.@avg.rating < 4", "books.@avg.rating < 4"), ("@count > 1", "@count > 1"),
+        ("SUBQUERY(tags, $t, $t.name BEGINSWITH 'f').@count > 0", "SUBQUERY(tags, $t, $t.name BEGINSWITH \"f\").@count > 0"),
+        ("TRUEPREDICATE", "TRUEPREDICATE"), ("falsepredicate", "FALSEPREDICATE"),
+        ("flag == YES OR flag == true OR flag == NO OR flag == FALSE", "flag == YES OR flag == YES OR flag == NO OR flag == NO"),
+        ("author == nil AND isbn != NULL", "author == nil AND isbn != nil"),
+        ("published > CAST(0, \"NSDate\")", "published > CAST(0, \"NSDate\")"),
+        ("SELF IN {1, 2}", "SELF IN {1, 2}"), ("uuid == $UUID", "uuid == $UUID"),
+        ("title == 'it\\'s \\u00e9'", "title == \"it's é\""), ("#in == 1", "#in == 1"),
+    ])
+    func parsesAndWritesBack(format: String, expected: String) throws {
+        let predicate = try Predicate(format: format)
+        #expect(predicate.description == expected)
+        #expect(try Predicate(format: predicate.description) == predicate)
+    }
+
+    @Test func precedenceIsOrThenAndThenNot() throws {
+        let predicate = try Predicate(format: "a == 1 OR b == 2 AND NOT c == 3")
+        guard case .or(let terms) = predicate, case .and(let inner) = terms[1], case .not = inner[1] else {
+            Issue.record("parsed as \(predicate)")
+            return
+        }
+    }
+
+    @Test func argumentsFillPlaceholdersInOrder() throws {
+        let predicate = try Predicate(format: "%K >= %@ AND title BEGINSWITH[c] %@ AND number == %d AND price < %f", "rating", 4.0, "the", 7, 9.5)
+        #expect(predicate.description == "rating >= 4.0 AND title BEGINSWITH[c] \"the\" AND number == 7 AND price < 9.5")
+        let list = try Predicate(format: "name IN %@", .array(["a", "b"]))
+        #expect(list.description == "name IN {\"a\", \"b\"}")
+    }
+
+    @Test func variablesAreSubstituted() throws {
+        let template = try Predicate(format: "author.name == $NAME OR rating > $MIN")
+        #expect(template.variables == ["NAME", "MIN"])
+        #expect(try template.substituting(["NAME": "Tolkien", "MIN": 4]).description == "author.name == \"Tolkien\" OR rating > 4")
+        #expect(throws: PredicateSubstitutionError(missing: ["MIN"])) { try template.substituting(["NAME": "x"]) }
+        let subquery = try Predicate(format: "SUBQUERY(tags, $t, $t.name == $NAME).@count > 0")
+        #expect(subquery.variables == ["NAME"])
+    }
+
+    /// Each class of syntax error, with its message and the caret's place.
+    @Test(arguments: [
+        ("name == AND rating > 3", "expected a value after '==', found 'AND'", 8),
+        ("name == 'x' rating > 3", "expected AND, OR or the end of the predicate, found 'rating'", 12),
+        ("(name == 'x'", "expected ')' to close '(', found 'the end of the predicate'", 12),
+        ("name 'x'", "expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES), found '\"x\"'", 5),
+        ("name == 'x", "unterminated string", 8),
+        ("name == %x", "unknown argument; known: %@, %K, %d, %i, %ld, %f", 8),
+        ("name == %@", "no argument left for '%@'", 8),
+        ("rating BETWEEN 3", "BETWEEN needs {low, high}", 7),
+        ("name ==[x] 'a'", "expected c, d or cd between '[' and ']', found 'x'", 8),
+        ("books.@total > 1", "expected count, sum, avg, min or max after '@', found 'total'", 7),
+        ("name == ", "expected a value after '==', found 'the end of the predicate'", 8),
+        ("name ~ 'x'", "unexpected character '~'", 5),
+        ("tags IN {name}", "an array holds only constants", 9),
+        ("SUBQUERY(tags, t, t == 1).@count > 0", "expected a $variable in SUBQUERY, found 't'", 15),
+        ("CAST(1, \"NSString\") > 0", "CAST supports \"NSDate\", found '\"NSString\"'", 8),
+    ])
+    func syntaxErrorsPointAtTheToken(format: String, message: String, offset: Int) {
+        do {
+            _ = try Predicate(format: format)
+            Issue.record("\(format) parsed")
+        } catch {
+            #expect(error.message == message)
+            #expect(error.offset == offset)
+            #expect(error.description == "\(message)\n  \(format)\n  \(String(repeating: " ", count: offset))^")
+        }
+    }
+
+    @Test func keysAreCheckedAgainstTheEntity() throws {
+        let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
+        let book = try #require(model.entity(named: "Book"))
+        try Predicate(format: "author.name == 'x' AND pages.@count > 1 AND ANY tags.name == 'y' AND SUBQUERY(pages, $p, $p.number > 3).@count > 0").checkKeys(for: book, in: model)
+        try Predicate(format: "author.books.@avg.rating > 3").checkKeys(for: book, in: model)
+        #expect { try Predicate(format: "titel == 'x'").checkKeys(for: book, in: model) } throws: { error in
+            String(describing: error) == "entity 'Book' has no property 'titel' (in titel); did you mean 'title'?; properties: isbn, published, rating, title, author, pages, tags"
+        }
+        #expect { try Predicate(format: "author.nmae == 'x'").checkKeys(for: book, in: model) } throws: { error in
+            String(describing: error).hasPrefix("entity 'Author' has no property 'nmae' (in author.nmae); did you mean 'name'?")
+        }
+        #expect { try Predicate(format: "title.length > 3").checkKeys(for: book, in: model) } throws: { error in
+            String(describing: error) == "entity 'Book', key path title.length: 'title' is an attribute, so nothing can follow it"
+        }
+        #expect { try Predicate(format: "author.@count > 3").checkKeys(for: book, in: model) } throws: { error in
+            String(describing: error) == "entity 'Author', key path author.@count: @count needs a to-many relationship before it"
+        }
+    }
+}
