@@ -1,0 +1,260 @@
+import Foundation
+
+extension Predicate {
+    /// Whether `object` satisfies this predicate, reading its current values, unsaved changes
+    /// included, as `NSPredicate.evaluate(with:)` does. Call it on the object's context's queue.
+    ///
+    /// ```swift
+    /// let classics = try Predicate(format: "ANY tags.name ==[c] 'classic' AND rating >= 4")
+    /// if try classics.evaluate(with: book) { … }
+    /// ```
+    ///
+    /// - Throws: ``ContextError/unknownProperty(entity:property:)`` when a key path names a
+    ///   property the object's entity lacks.
+    public func evaluate(with object: ManagedObject) throws(ContextError) -> Bool {
+        try PredicateEvaluator.evaluate(self, on: object)
+    }
+}
+
+/// Evaluates a predicate on a managed object in memory, with its unsaved changes. This is the
+/// reference meaning of a predicate: a fetch that filters in SQL must agree with it.
+///
+/// Nil semantics, as Foundation's: `x == nil` holds for an unset value, `x != value` holds for
+/// an unset `x`, and every other comparison with an unset value fails. String options `[c]`
+/// and `[d]` fold case and diacritics; numbers compare by value whatever their type.
+enum PredicateEvaluator {
+    /// Whether `object` satisfies `predicate`. Runs on the object's context's queue.
+    static func evaluate(_ predicate: Predicate, on object: ManagedObject, variables: [String: Operand] = [:]) throws(ContextError) -> Bool {
+        switch predicate {
+        case .constant(let value): return value
+        case .not(let inner): return try !evaluate(inner, on: object, variables: variables)
+        case .and(let terms):
+            for term in terms where try !evaluate(term, on: object, variables: variables) { return false }
+            return true
+        case .or(let terms):
+            for term in terms where try evaluate(term, on: object, variables: variables) { return true }
+            return false
+        case .comparison(let comparison):
+            let left = try operand(comparison.left, of: object, variables: variables)
+            let right = try operand(comparison.right, of: object, variables: variables)
+            switch comparison.quantifier {
+            case nil:
+                if case .many(let values) = left, comparison.operator != .contains {
+                    // A to-many without a quantifier means ANY, as Core Data reads it.
+                    return values.contains { compare($0, comparison.operator, right, comparison.options) }
+                }
+                return compare(left.single, comparison.operator, right, comparison.options)
+            case .any?: return left.all.contains { compare($0, comparison.operator, right, comparison.options) }
+            case .all?: return left.all.allSatisfy { compare($0, comparison.operator, right, comparison.options) }
+            case .none?: return !left.all.contains { compare($0, comparison.operator, right, comparison.options) }
+            }
+        }
+    }
+
+    /// What an expression evaluates to: one value, or the values of a to-many.
+    enum Operand {
+        case one(PredicateValue)
+        case many([PredicateValue])
+
+        var single: PredicateValue {
+            if case .one(let value) = self { return value }
+            return .null
+        }
+
+        var all: [PredicateValue] {
+            switch self {
+            case .one(.array(let values)): values
+            case .one(let value): [value]
+            case .many(let values): values
+            }
+        }
+    }
+
+    private static func operand(_ expression: PredicateExpression, of object: ManagedObject, variables: [String: Operand]) throws(ContextError) -> Operand {
+        switch expression {
+        case .value(let value): return .one(value)
+        case .evaluatedObject: return .one(.objectID(object.objectID))
+        case .variable(let name): return variables[name] ?? .one(.null)
+        case .castToDate(let inner):
+            guard case .one(let value) = try operand(inner, of: object, variables: variables), let seconds = value.number else { return .one(.null) }
+            return .one(.date(Date(timeIntervalSinceReferenceDate: seconds)))
+        case .keyPath(let components):
+            return try follow(components[...], from: [object], variables: variables, many: false)
+        case .subquery(let collection, let variable, let predicate, let then):
+            guard case .many(let members) = try operand(collection, of: object, variables: variables) else { return .one(.integer(0)) }
+            guard let context = object.managedObjectContext else { return .one(.integer(0)) }
+            var matching = 0
+            for case .objectID(let id) in members {
+                var inner = variables
+                inner[variable] = .one(.objectID(id))
+                if try evaluate(predicate, on: context.object(with: id), variables: inner) { matching += 1 }
+            }
+            return then == ["@count"] ? .one(.integer(Int64(matching))) : .one(.null)
+        }
+    }
+
+    /// Follows a key path from `objects`; once it crosses a to-many, the result is many values.
+    private static func follow(_ components: ArraySlice<String>, from objects: [ManagedObject], variables: [String: Operand], many: Bool) throws(ContextError) -> Operand {
+        guard let key = components.first else {
+            let ids = objects.map { PredicateValue.objectID($0.objectID) }
+            return many ? .many(ids) : .one(ids.first ?? .null)
+        }
+        let rest = components.dropFirst()
+        if key.hasPrefix("$"), let bound = variables[String(key.dropFirst())], case .one(.objectID(let id)) = bound,
+            let context = objects.first?.managedObjectContext
+        {
+            return try follow(rest, from: [context.object(with: id)], variables: variables, many: many)
+        }
+        if key.hasPrefix("@") {
+            let values = try aggregateValues(rest, of: objects)
+            switch key {
+            case "@count": return .one(.integer(Int64(objects.count)))
+            case "@sum": return .one(.double(values.reduce(0, +)))
+            case "@avg": return .one(values.isEmpty ? .null : .double(values.reduce(0, +) / Double(values.count)))
+            case "@min": return .one(values.min().map(PredicateValue.double) ?? .null)
+            default: return .one(values.max().map(PredicateValue.double) ?? .null)
+            }
+        }
+        var next: [ManagedObject] = []
+        var values: [PredicateValue] = []
+        var crossesToMany = many
+        for object in objects {
+            switch try object.propertyValue(key) {
+            case .attribute(let value): values.append(value.map(PredicateValue.init) ?? .null)
+            case .toOne(let id): if let id, let context = object.managedObjectContext { next.append(context.object(with: id)) }
+            case .toMany(let ids):
+                crossesToMany = true
+                if let context = object.managedObjectContext { next += ids.map(context.object(with:)) }
+            }
+        }
+        if !values.isEmpty || (next.isEmpty && rest.isEmpty && !crossesToMany) {
+            return crossesToMany ? .many(values) : .one(values.first ?? .null)
+        }
+        if rest.first == "@count" || rest.first?.hasPrefix("@") == true {
+            return try follow(rest, from: next, variables: variables, many: false)
+        }
+        return try follow(rest, from: next, variables: variables, many: crossesToMany)
+    }
+
+    private static func aggregateValues(_ components: ArraySlice<String>, of objects: [ManagedObject]) throws(ContextError) -> [Double] {
+        guard let key = components.first else { return [] }
+        var numbers: [Double] = []
+        for object in objects {
+            if case .attribute(let value?) = try object.propertyValue(key), let number = PredicateValue(value).number { numbers.append(number) }
+        }
+        return numbers
+    }
+
+    // MARK: - Comparing
+
+    static func compare(_ left: PredicateValue, _ op: ComparisonOperator, _ right: Operand, _ options: ComparisonOptions) -> Bool {
+        switch op {
+        case .in:
+            return right.all.contains { equal(left, $0, options) }
+        case .between:
+            let bounds = right.all
+            guard bounds.count == 2 else { return false }
+            return compare(left, .greaterThanOrEqual, .one(bounds[0]), options) && compare(left, .lessThanOrEqual, .one(bounds[1]), options)
+        case .contains:
+            if case .many = right { return false }
+            if case .string(let haystack) = left, case .string(let needle) = right.single {
+                return search(haystack, needle, options, anchoredAt: nil)
+            }
+            if case .array(let members) = left { return members.contains { equal($0, right.single, options) } }
+            return false
+        default:
+            break
+        }
+        let rightValue = right.single
+        switch op {
+        case .equal: return equal(left, rightValue, options)
+        case .notEqual: return !equal(left, rightValue, options)
+        case .beginsWith, .endsWith:
+            guard case .string(let value) = left, case .string(let affix) = rightValue else { return false }
+            return search(value, affix, options, anchoredAt: op == .beginsWith ? .start : .end)
+        case .like:
+            guard case .string(let value) = left, case .string(let pattern) = rightValue else { return false }
+            return CoreDataStringMatching.like(value, pattern: pattern, options: .init(options))
+        case .matches:
+            guard case .string(let value) = left, case .string(let pattern) = rightValue,
+                let expression = CoreDataStringMatching.regularExpression(pattern, options: .init(options))
+            else { return false }
+            return CoreDataStringMatching.matches(CoreDataStringMatching.fold(value, .init(options)), regularExpression: expression)
+        default:
+            guard let order = order(left, rightValue, options) else { return false }
+            switch op {
+            case .lessThan: return order == .orderedAscending
+            case .lessThanOrEqual: return order != .orderedDescending
+            case .greaterThan: return order == .orderedDescending
+            default: return order != .orderedAscending
+            }
+        }
+    }
+
+    private enum Anchor { case start, end }
+
+    private static func search(_ value: String, _ needle: String, _ options: ComparisonOptions, anchoredAt anchor: Anchor?) -> Bool {
+        let folded = CoreDataStringMatching.fold(value, .init(options)), target = CoreDataStringMatching.fold(needle, .init(options))
+        switch anchor {
+        case .start?: return folded.hasPrefix(target)
+        case .end?: return folded.hasSuffix(target)
+        case nil: return target.isEmpty || folded.contains(target)
+        }
+    }
+
+    static func equal(_ left: PredicateValue, _ right: PredicateValue, _ options: ComparisonOptions) -> Bool {
+        if left == .null || right == .null { return left == .null && right == .null }
+        return order(left, right, options) == .orderedSame
+    }
+
+    /// How two non-nil values order, or `nil` when they cannot be compared.
+    static func order(_ left: PredicateValue, _ right: PredicateValue, _ options: ComparisonOptions) -> ComparisonResult? {
+        if let a = left.number, let b = right.number { return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame }
+        switch (left, right) {
+        case (.string(let a), .string(let b)):
+            let x = CoreDataStringMatching.fold(a, .init(options)), y = CoreDataStringMatching.fold(b, .init(options))
+            return x < y ? .orderedAscending : x > y ? .orderedDescending : .orderedSame
+        case (.objectID(let a), .objectID(let b)): return a == b ? .orderedSame : nil
+        case (.uuid(let a), .uuid(let b)): return a == b ? .orderedSame : nil
+        case (.data(let a), .data(let b)): return a == b ? .orderedSame : nil
+        default: return nil
+        }
+    }
+}
+
+extension PredicateValue {
+    /// The value as a number, for numeric comparison: numbers, booleans, and dates as seconds
+    /// since 2001-01-01.
+    var number: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .double(let value): value
+        case .bool(let value): value ? 1 : 0
+        case .date(let value): value.timeIntervalSinceReferenceDate
+        default: nil
+        }
+    }
+
+    /// The predicate value of an attribute value.
+    init(_ value: AttributeValue) {
+        switch value {
+        case .integer(let v): self = .integer(v)
+        case .double(let v): self = .double(v)
+        case .decimal(let v): self = .double(NSDecimalNumber(decimal: v).doubleValue)
+        case .string(let v): self = .string(v)
+        case .boolean(let v): self = .bool(v)
+        case .date(let v): self = .date(v)
+        case .binary(let v): self = .data(v)
+        case .uuid(let v): self = .uuid(v)
+        case .uri(let v): self = .string(v.absoluteString)
+        }
+    }
+}
+
+extension CoreDataStringMatching.Options {
+    init(_ options: ComparisonOptions) {
+        self = []
+        if options.contains(.caseInsensitive) { insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { insert(.diacriticInsensitive) }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Predicates evaluated in memory on the Library example, unsaved changes included.
+@Suite struct PredicateEvaluatorTests {
+    /// Two books, one with an author, tags and pages, one bare; nothing saved.
+    struct Shelf {
+        let fixture: LibraryFixture
+        let hobbit: ManagedObject
+        let bare: ManagedObject
+        let tolkien: ManagedObject
+
+        init() throws {
+            let fixture = try LibraryFixture()
+            self.fixture = fixture
+            (hobbit, bare, tolkien) = try fixture.context.performAndWait {
+                let context = fixture.context
+                let hobbit = try fixture.book("The Hobbit", isbn: "9780261102217")
+                try hobbit.setValue(4.5, forKey: "rating")
+                try hobbit.setValue(Date(timeIntervalSinceReferenceDate: -2_000_000_000), forKey: "published")
+                let bare = try fixture.book("Élan Vital", isbn: "0123456789")
+                let tolkien = try context.insert("Author")
+                try tolkien.setValue("Tolkien", forKey: "name")
+                try hobbit.setValue(tolkien, forKey: "author")
+                for name in ["Fantasy", "Classic"] {
+                    let tag = try context.insert("Tag")
+                    try tag.setValue(name, forKey: "name")
+                    try hobbit.add(tag, toKey: "tags")
+                }
+                for number in 1...3 {
+                    let page = try context.insert("Page")
+                    try page.setValue(number, forKey: "number")
+                    try hobbit.add(page, toKey: "pages")
+                }
+                return (hobbit, bare, tolkien)
+            }
+        }
+
+        func matches(_ format: String, _ object: ManagedObject) throws -> Bool {
+            let predicate = try Predicate(format: format)
+            return try fixture.context.performAndWait { try predicate.evaluate(with: object) }
+        }
+    }
+
+    @Test(arguments: [
+        ("title == 'The Hobbit'", true, false), ("title != 'The Hobbit'", false, true),
+        ("rating > 4", true, false), ("rating BETWEEN {4, 5}", true, false), ("rating IN {0, 1}", false, true),
+        ("title BEGINSWITH[c] 'the'", true, false), ("title BEGINSWITH 'the'", false, false),
+        ("title CONTAINS[cd] 'ELAN'", false, true), ("title CONTAINS[c] 'ELAN'", false, false),
+        ("title ENDSWITH 'bit'", true, false), ("title LIKE 'The H?bb*'", true, false),
+        ("isbn MATCHES '[0-9]{13}'", true, false),
+        ("published == nil", false, true), ("published != nil", true, false),
+        ("published < CAST(0, 'NSDate')", true, false), ("published > CAST(0, 'NSDate')", false, false),
+        ("author.name == 'Tolkien'", true, false), ("author.name != 'Tolkien'", false, true), ("author == nil", false, true),
+        ("ANY tags.name == 'Classic'", true, false), ("tags.name == 'Classic'", true, false),
+        ("NONE tags.name == 'Classic'", false, true), ("ALL pages.number > 0", true, true),
+        ("ALL pages.number > 1", false, true),
+        ("pages.@count == 3", true, false), ("pages.@count == 0", false, true), ("pages.@sum.number == 6", true, false),
+        ("SUBQUERY(tags, $t, $t.name BEGINSWITH 'F').@count == 1", true, false),
+        ("rating > 4 AND NOT author == nil", true, false), ("rating > 4 OR title CONTAINS 'V'", true, true),
+        ("TRUEPREDICATE", true, true), ("FALSEPREDICATE", false, false),
+    ])
+    func holdsForTheRightBooks(format: String, hobbit: Bool, bare: Bool) throws {
+        let shelf = try Shelf()
+        #expect(try shelf.matches(format, shelf.hobbit) == hobbit)
+        #expect(try shelf.matches(format, shelf.bare) == bare)
+    }
+
+    @Test func aggregatesOverAnAuthorsBooksSeeUnsavedChanges() throws {
+        let shelf = try Shelf()
+        #expect(try shelf.matches("books.@avg.rating == 4.5 AND books.@count == 1", shelf.tolkien))
+        try shelf.fixture.context.performAndWait { try shelf.bare.setValue(shelf.tolkien, forKey: "author") }
+        #expect(try shelf.matches("books.@count == 2 AND books.@max.rating == 4.5 AND books.@min.rating == 0", shelf.tolkien))
+        #expect(try shelf.matches("ANY books.title CONTAINS[cd] 'elan'", shelf.tolkien))
+    }
+
+    @Test func theObjectItselfComparesByIdentity() throws {
+        let shelf = try Shelf()
+        let predicate = try Predicate(format: "author == %@", .object(shelf.tolkien.objectID))
+        let results = try shelf.fixture.context.performAndWait {
+            (try predicate.evaluate(with: shelf.hobbit), try predicate.evaluate(with: shelf.bare))
+        }
+        #expect(results == (true, false))
+    }
+
+    @Test func anUnknownKeyIsAnError() throws {
+        let shelf = try Shelf()
+        #expect(throws: ContextError.unknownProperty(entity: "Book", property: "subtitle")) {
+            try shelf.matches("subtitle == 'x'", shelf.hobbit)
+        }
+    }
+}
