@@ -39,7 +39,8 @@ enum PredicateEvaluator {
             let right = try operand(comparison.right, of: object, variables: variables)
             switch comparison.quantifier {
             case nil:
-                if case .many(let values) = left, comparison.operator != .contains {
+                if case .many(let values) = left {
+                    if comparison.operator == .contains { return values.contains { equal($0, right.single, comparison.options) } }
                     // A to-many without a quantifier means ANY, as Core Data reads it.
                     return values.contains { compare($0, comparison.operator, right, comparison.options) }
                 }

@@ -10,11 +10,12 @@ import Testing
         let hobbit: ManagedObject
         let bare: ManagedObject
         let tolkien: ManagedObject
+        let fantasy: ManagedObject
 
         init() throws {
             let fixture = try LibraryFixture()
             self.fixture = fixture
-            (hobbit, bare, tolkien) = try fixture.context.performAndWait {
+            (hobbit, bare, tolkien, fantasy) = try fixture.context.performAndWait {
                 let context = fixture.context
                 let hobbit = try fixture.book("The Hobbit", isbn: "9780261102217")
                 try hobbit.setValue(4.5, forKey: "rating")
@@ -23,17 +24,18 @@ import Testing
                 let tolkien = try context.insert("Author")
                 try tolkien.setValue("Tolkien", forKey: "name")
                 try hobbit.setValue(tolkien, forKey: "author")
-                for name in ["Fantasy", "Classic"] {
+                let tags = try ["Fantasy", "Classic"].map { name in
                     let tag = try context.insert("Tag")
                     try tag.setValue(name, forKey: "name")
                     try hobbit.add(tag, toKey: "tags")
+                    return tag
                 }
                 for number in 1...3 {
                     let page = try context.insert("Page")
                     try page.setValue(number, forKey: "number")
                     try hobbit.add(page, toKey: "pages")
                 }
-                return (hobbit, bare, tolkien)
+                return (hobbit, bare, tolkien, tags[0])
             }
         }
 
@@ -82,6 +84,13 @@ import Testing
             (try predicate.evaluate(with: shelf.hobbit), try predicate.evaluate(with: shelf.bare))
         }
         #expect(results == (true, false))
+        for format in ["tags CONTAINS %@", "%@ IN tags", "ANY tags == %@"] {
+            let member = try Predicate(format: format, .object(shelf.fantasy.objectID))
+            let results = try shelf.fixture.context.performAndWait {
+                (try member.evaluate(with: shelf.hobbit), try member.evaluate(with: shelf.bare))
+            }
+            #expect(results == (true, false), "\(format)")
+        }
     }
 
     @Test func anUnknownKeyIsAnError() throws {
