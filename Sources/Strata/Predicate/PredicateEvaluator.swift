@@ -121,7 +121,9 @@ enum PredicateEvaluator {
         var crossesToMany = many
         for object in objects {
             switch try object.propertyValue(key) {
-            case .attribute(let value): values.append(value.map(PredicateValue.init) ?? .null)
+            case .attribute(let value?): values.append(PredicateValue(value))
+            // A collection's values leave out nils, as key-value coding's do.
+            case .attribute(nil): if !many { values.append(.null) }
             case .toOne(let id): if let id, let context = object.managedObjectContext { next.append(context.object(with: id)) }
             case .toMany(let ids):
                 crossesToMany = true
@@ -195,11 +197,13 @@ enum PredicateEvaluator {
     private enum Anchor { case start, end }
 
     private static func search(_ value: String, _ needle: String, _ options: ComparisonOptions, anchoredAt anchor: Anchor?) -> Bool {
+        // Foundation finds no range for an empty string, so nothing contains, begins or ends with one.
+        guard !needle.isEmpty else { return false }
         let folded = CoreDataStringMatching.fold(value, .init(options)), target = CoreDataStringMatching.fold(needle, .init(options))
         switch anchor {
         case .start?: return folded.hasPrefix(target)
         case .end?: return folded.hasSuffix(target)
-        case nil: return target.isEmpty || folded.contains(target)
+        case nil: return folded.contains(target)
         }
     }
 
@@ -210,6 +214,7 @@ enum PredicateEvaluator {
 
     /// How two non-nil values order, or `nil` when they cannot be compared.
     static func order(_ left: PredicateValue, _ right: PredicateValue, _ options: ComparisonOptions) -> ComparisonResult? {
+        if case .integer(let a) = left, case .integer(let b) = right { return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame }
         if let a = left.number, let b = right.number { return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame }
         switch (left, right) {
         case (.string(let a), .string(let b)):

@@ -61,6 +61,7 @@ import Testing
         ("pages.@count == 3", true, false), ("pages.@count == 0", false, true), ("pages.@sum.number == 6", true, false),
         ("SUBQUERY(tags, $t, $t.name BEGINSWITH 'F').@count == 1", true, false),
         ("rating > 4 AND NOT author == nil", true, false), ("rating > 4 OR title CONTAINS 'V'", true, true),
+        ("title CONTAINS ''", false, false), ("title BEGINSWITH ''", false, false), ("title ENDSWITH[c] ''", false, false),
         ("TRUEPREDICATE", true, true), ("FALSEPREDICATE", false, false),
     ])
     func holdsForTheRightBooks(format: String, hobbit: Bool, bare: Bool) throws {
@@ -75,6 +76,27 @@ import Testing
         try shelf.fixture.context.performAndWait { try shelf.bare.setValue(shelf.tolkien, forKey: "author") }
         #expect(try shelf.matches("books.@count == 2 AND books.@max.rating == 4.5 AND books.@min.rating == 0", shelf.tolkien))
         #expect(try shelf.matches("ANY books.title CONTAINS[cd] 'elan'", shelf.tolkien))
+    }
+
+    @Test func nilMembersOfAToManyAreLeftOut() throws {
+        let shelf = try Shelf()
+        try shelf.fixture.context.performAndWait {
+            let blank = try shelf.fixture.context.insert("Page")
+            try blank.setValue(4, forKey: "number")
+            try shelf.hobbit.add(blank, toKey: "pages")
+            let opening = try shelf.fixture.context.insert("Page")
+            try opening.setValue("Once upon a time", forKey: "text")
+            try shelf.hobbit.add(opening, toKey: "pages")
+        }
+        #expect(try shelf.matches("ALL pages.text == 'Once upon a time'", shelf.hobbit))
+        #expect(try !shelf.matches("ANY pages.text == nil", shelf.hobbit))
+    }
+
+    @Test func largeIntegersCompareExactly() throws {
+        let shelf = try Shelf()
+        try shelf.fixture.context.performAndWait { try shelf.tolkien.setValue(Int64(1) << 53, forKey: "remoteID") }
+        #expect(try !shelf.matches("remoteID == 9007199254740993", shelf.tolkien))
+        #expect(try shelf.matches("remoteID == 9007199254740992 AND remoteID < 9007199254740993", shelf.tolkien))
     }
 
     @Test func theObjectItselfComparesByIdentity() throws {
