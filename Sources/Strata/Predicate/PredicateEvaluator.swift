@@ -1,30 +1,38 @@
 import Foundation
 
-extension Predicate {
-    /// Whether `object` satisfies this predicate, reading its current values, unsaved changes
-    /// included, as `NSPredicate.evaluate(with:)` does. Call it on the object's context's queue.
-    ///
-    /// ```swift
-    /// let classics = try Predicate(format: "ANY tags.name ==[c] 'classic' AND rating >= 4")
-    /// if try classics.evaluate(with: book) { … }
-    /// ```
-    ///
-    /// - Throws: ``ContextError/unknownProperty(entity:property:)`` when a key path names a
-    ///   property the object's entity lacks.
-    public func evaluate(with object: ManagedObject) throws(ContextError) -> Bool {
-        try PredicateEvaluator.evaluate(self, on: object)
-    }
+/// An object a predicate can be evaluated on: its identity, and its properties by name.
+/// Managed objects are subjects (with their unsaved changes); the protocol keeps this layer
+/// free of contexts.
+protocol PredicateSubject {
+    associatedtype Failure: Error
+    /// The type of the objects its relationships lead to (the type itself, for managed objects).
+    associatedtype Related
+
+    var objectID: ObjectID { get }
+
+    /// The current value of property `key`, or an error when the entity has no such property.
+    func predicateProperty(_ key: String) throws(Failure) -> PredicateProperty<Related>
+
+    /// The object with `id`, from the same source as this one.
+    func relatedObject(_ id: ObjectID) throws(Failure) -> Related
 }
 
-/// Evaluates a predicate on a managed object in memory, with its unsaved changes. This is the
-/// reference meaning of a predicate: a fetch that filters in SQL must agree with it.
+/// What a property of a ``PredicateSubject`` holds.
+enum PredicateProperty<Subject> {
+    case attribute(AttributeValue?)
+    case toOne(Subject?)
+    case toMany([Subject])
+}
+
+/// Evaluates a predicate on an object in memory. This is the reference meaning of a predicate:
+/// a fetch that filters in SQL must agree with it.
 ///
 /// Nil semantics, as Foundation's: `x == nil` holds for an unset value, `x != value` holds for
 /// an unset `x`, and every other comparison with an unset value fails. String options `[c]`
 /// and `[d]` fold case and diacritics; numbers compare by value whatever their type.
-enum PredicateEvaluator {
-    /// Whether `object` satisfies `predicate`. Runs on the object's context's queue.
-    static func evaluate(_ predicate: Predicate, on object: ManagedObject, variables: [String: Operand] = [:]) throws(ContextError) -> Bool {
+enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subject {
+    /// Whether `object` satisfies `predicate`, with `variables` bound (a SUBQUERY binds its own).
+    static func evaluate(_ predicate: Predicate, on object: Subject, variables: [String: Operand] = [:]) throws(Subject.Failure) -> Bool {
         switch predicate {
         case .constant(let value): return value
         case .not(let inner): return try !evaluate(inner, on: object, variables: variables)
@@ -71,7 +79,7 @@ enum PredicateEvaluator {
         }
     }
 
-    private static func operand(_ expression: PredicateExpression, of object: ManagedObject, variables: [String: Operand]) throws(ContextError) -> Operand {
+    private static func operand(_ expression: PredicateExpression, of object: Subject, variables: [String: Operand]) throws(Subject.Failure) -> Operand {
         switch expression {
         case .value(let value): return .one(value)
         case .evaluatedObject: return .one(.objectID(object.objectID))
@@ -83,28 +91,27 @@ enum PredicateEvaluator {
             return try follow(components[...], from: [object], variables: variables, many: false)
         case .subquery(let collection, let variable, let predicate, let then):
             guard case .many(let members) = try operand(collection, of: object, variables: variables) else { return .one(.integer(0)) }
-            guard let context = object.managedObjectContext else { return .one(.integer(0)) }
             var matching = 0
             for case .objectID(let id) in members {
                 var inner = variables
                 inner[variable] = .one(.objectID(id))
-                if try evaluate(predicate, on: context.object(with: id), variables: inner) { matching += 1 }
+                if try evaluate(predicate, on: try object.relatedObject(id), variables: inner) { matching += 1 }
             }
             return then == ["@count"] ? .one(.integer(Int64(matching))) : .one(.null)
         }
     }
 
     /// Follows a key path from `objects`; once it crosses a to-many, the result is many values.
-    private static func follow(_ components: ArraySlice<String>, from objects: [ManagedObject], variables: [String: Operand], many: Bool) throws(ContextError) -> Operand {
+    private static func follow(_ components: ArraySlice<String>, from objects: [Subject], variables: [String: Operand], many: Bool) throws(Subject.Failure) -> Operand {
         guard let key = components.first else {
             let ids = objects.map { PredicateValue.objectID($0.objectID) }
             return many ? .many(ids) : .one(ids.first ?? .null)
         }
         let rest = components.dropFirst()
         if key.hasPrefix("$"), let bound = variables[String(key.dropFirst())], case .one(.objectID(let id)) = bound,
-            let context = objects.first?.managedObjectContext
+            let anchor = objects.first
         {
-            return try follow(rest, from: [context.object(with: id)], variables: variables, many: many)
+            return try follow(rest, from: [try anchor.relatedObject(id)], variables: variables, many: many)
         }
         if key.hasPrefix("@") {
             let values = try aggregateValues(rest, of: objects)
@@ -116,18 +123,18 @@ enum PredicateEvaluator {
             default: return .one(values.max().map(PredicateValue.double) ?? .null)
             }
         }
-        var next: [ManagedObject] = []
+        var next: [Subject] = []
         var values: [PredicateValue] = []
         var crossesToMany = many
         for object in objects {
-            switch try object.propertyValue(key) {
+            switch try object.predicateProperty(key) {
             case .attribute(let value?): values.append(PredicateValue(value))
             // A collection's values leave out nils, as key-value coding's do.
             case .attribute(nil): if !many { values.append(.null) }
-            case .toOne(let id): if let id, let context = object.managedObjectContext { next.append(context.object(with: id)) }
-            case .toMany(let ids):
+            case .toOne(let related): if let related { next.append(related) }
+            case .toMany(let related):
                 crossesToMany = true
-                if let context = object.managedObjectContext { next += ids.map(context.object(with:)) }
+                next += related
             }
         }
         if !values.isEmpty || (next.isEmpty && rest.isEmpty && !crossesToMany) {
@@ -139,11 +146,11 @@ enum PredicateEvaluator {
         return try follow(rest, from: next, variables: variables, many: crossesToMany)
     }
 
-    private static func aggregateValues(_ components: ArraySlice<String>, of objects: [ManagedObject]) throws(ContextError) -> [Double] {
+    private static func aggregateValues(_ components: ArraySlice<String>, of objects: [Subject]) throws(Subject.Failure) -> [Double] {
         guard let key = components.first else { return [] }
         var numbers: [Double] = []
         for object in objects {
-            if case .attribute(let value?) = try object.propertyValue(key), let number = PredicateValue(value).number { numbers.append(number) }
+            if case .attribute(let value?) = try object.predicateProperty(key), let number = PredicateValue(value).number { numbers.append(number) }
         }
         return numbers
     }

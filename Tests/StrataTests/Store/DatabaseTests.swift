@@ -134,6 +134,7 @@ import Testing
     @Test(arguments: [
         ("The Lord of the Rings", "lord", 1, 1), ("The Lord of the Rings", "lord", 0, 0), ("Crème brûlée", "creme", 129, 1),
         ("The Hobbit", "The", 8, 1), ("The Hobbit", "Hobbit", 8, 0), ("The Hobbit", "Hobbit", 12, 1),
+        ("The Hobbit", "", 0, 0), ("The Hobbit", "", 8, 0),
     ])
     func stringSearch(value: String, needle: String, options: Int64, expected: Int64) throws {
         #expect(try evaluate("SELECT NSCoreDataStringSearch(?, ?, ?, 1)", [.text(value), .text(needle), .integer(options)]) == .integer(expected))

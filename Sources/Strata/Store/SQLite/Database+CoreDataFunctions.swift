@@ -31,14 +31,15 @@ extension Database {
         // NSCoreDataStringSearch(value, needle, compareOptions, _): Strata reads the third argument
         // as NSString.CompareOptions bits (1 case-insensitive, 4 backwards, 8 anchored,
         // 128 diacritic-insensitive, 256 width-insensitive): 1 when `needle` occurs in `value`
-        // (anchored: at the start; anchored and backwards: at the end). The fourth is ignored.
+        // (anchored: at the start; anchored and backwards: at the end); never for an empty needle,
+        // which Foundation finds nowhere. The fourth is ignored.
         try defineFunction("NSCoreDataStringSearch", arity: 4) { arguments in
             guard let value = arguments[0].stringValue, let needle = arguments[1].stringValue else { return .null }
             let bits = UInt(truncatingIfNeeded: arguments[2].int64Value ?? 0)
             let options = String.CompareOptions(rawValue: bits).intersection([
                 .caseInsensitive, .backwards, .anchored, .diacriticInsensitive, .widthInsensitive,
             ])
-            return .boolean(needle.isEmpty || value.range(of: needle, options: options) != nil)
+            return .boolean(!needle.isEmpty && value.range(of: needle, options: options) != nil)
         }
         try defineFunction("NSCoreDataToUpper", arity: 1) { $0[0].stringValue.map { .text($0.uppercased()) } ?? $0[0] }
         try defineFunction("NSCoreDataToLower", arity: 1) { $0[0].stringValue.map { .text($0.lowercased()) } ?? $0[0] }

@@ -1,0 +1,31 @@
+import Foundation
+
+extension Predicate {
+    /// Whether `object` satisfies this predicate, reading its current values, unsaved changes
+    /// included, as `NSPredicate.evaluate(with:)` does. Call it on the object's context's queue.
+    ///
+    /// ```swift
+    /// let classics = try Predicate(format: "ANY tags.name ==[c] 'classic' AND rating >= 4")
+    /// if try classics.evaluate(with: book) { … }
+    /// ```
+    ///
+    /// - Throws: ``ContextError/unknownProperty(entity:property:)`` when a key path names a
+    ///   property the object's entity lacks.
+    public func evaluate(with object: ManagedObject) throws(ContextError) -> Bool {
+        try PredicateEvaluator.evaluate(self, on: object)
+    }
+}
+
+extension ManagedObject: PredicateSubject {
+    func predicateProperty(_ key: String) throws(ContextError) -> PredicateProperty<ManagedObject> {
+        switch try propertyValue(key) {
+        case .attribute(let value): return .attribute(value)
+        case .toOne(let id): return .toOne(try id.map(relatedObject))
+        case .toMany(let ids): return .toMany(try ids.map(relatedObject))
+        }
+    }
+
+    func relatedObject(_ id: ObjectID) throws(ContextError) -> ManagedObject {
+        try requireContext().object(with: id)
+    }
+}
