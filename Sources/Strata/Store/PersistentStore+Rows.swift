@@ -265,14 +265,13 @@ extension PersistentStore {
     /// The join table of a many-to-many and its columns seen from `entityName`'s side: the one
     /// holding the row's own key, and the one holding its related keys.
     private func joinColumns(_ entityName: String, _ relationship: String) throws -> (table: String, source: String, destination: String) {
-        let owner = model.entity(named: entityName).flatMap { model.entityDeclaring(relationship: relationship, from: $0) }?.name ?? entityName
-        guard let join = layout.joinTable(for: owner, relationship: relationship) else {
+        guard let entity = model.entity(named: entityName), let columns = layout.joinColumns(of: entity, relationship: relationship, in: model) else {
+            let owner = model.entity(named: entityName).flatMap { model.entityDeclaring(relationship: relationship, from: $0) }?.name ?? entityName
             throw StoreError.unknownProperty(
                 path: path, entity: entityName, property: relationship, known: layout.joinTables.flatMap { [$0.relationship, $0.inverse] }
                     .filter { $0.entity == owner }.map(\.relationship).sorted())
         }
-        return join.relationship == StoreLayout.RelationshipPath(entity: owner, relationship: relationship)
-            ? (join.name, join.sourceColumn, join.destinationColumn) : (join.name, join.destinationColumn, join.sourceColumn)
+        return columns
     }
 
     private func conflict(_ entity: StoreLayout.Entity, _ primaryKey: Int64, _ expectedVersion: Int64) throws -> StoreError {

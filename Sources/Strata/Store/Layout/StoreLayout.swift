@@ -134,4 +134,13 @@ public struct StoreLayout: Sendable, Equatable {
         let path = RelationshipPath(entity: entity, relationship: relationship)
         return joinTables.first { $0.relationship == path || $0.inverse == path }
     }
+
+    /// The join table of `entity`'s many-to-many `relationship` (an inherited one included), with
+    /// its columns seen from `entity`: `source` holds `entity`'s keys, `destination` the other side's.
+    func joinColumns(of entity: EntityDescription, relationship: String, in model: ObjectModel) -> (table: String, source: String, destination: String)? {
+        let owner = model.entityDeclaring(relationship: relationship, from: entity)?.name ?? entity.name
+        guard let join = joinTable(for: owner, relationship: relationship) else { return nil }
+        return join.relationship == RelationshipPath(entity: owner, relationship: relationship)
+            ? (join.name, join.sourceColumn, join.destinationColumn) : (join.name, join.destinationColumn, join.sourceColumn)
+    }
 }

@@ -1,0 +1,319 @@
+import Foundation
+
+/// A predicate compiled to an SQL condition on the rows of one entity's table, aliased `t0`,
+/// with the arguments its numbered parameters (`?1`, `?2`…) bind.
+///
+/// The condition means what ``PredicateEvaluator`` means in memory, nil semantics included:
+/// every comparison yields 0 or 1, never NULL, so `NOT` and `OR` behave as in Swift; a
+/// to-many's members with a nil value are left out of `ANY` and `ALL`. String operators call
+/// the `NSCoreData…` functions every Strata connection registers.
+struct PredicateSQL: Equatable {
+    var condition: String
+    var arguments: [DatabaseValue]
+
+    /// Compiles `predicate` for fetches of `entity`.
+    ///
+    /// - Throws: ``PredicateCompileError`` for a key path the entity's properties do not lead
+    ///   along, an unbound `$VARIABLE`, or a construct the store cannot evaluate.
+    init(_ predicate: Predicate, entity: EntityDescription, model: ObjectModel, layout: StoreLayout) throws(PredicateCompileError) {
+        var compiler = PredicateCompiler(model: model, layout: layout)
+        condition = try compiler.condition(predicate, in: PredicateCompiler.Scope(alias: "t0", entity: entity))
+        arguments = compiler.arguments
+    }
+}
+
+/// Why a predicate cannot be turned into SQL for an entity.
+public struct PredicateCompileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, naming the key path, entity or construct.
+    public var message: String
+
+    public var description: String { message }
+}
+
+private struct PredicateCompiler {
+    let model: ObjectModel
+    let layout: StoreLayout
+    var arguments: [DatabaseValue] = []
+    private var aliases = 0
+    private var variables: [String: Scope] = [:]
+
+    init(model: ObjectModel, layout: StoreLayout) {
+        self.model = model
+        self.layout = layout
+    }
+
+    /// A row the SQL can name: an alias on an entity's table.
+    struct Scope {
+        let alias: String
+        let entity: EntityDescription
+    }
+
+    /// Where a key path leads from a scope.
+    private enum Resolved {
+        /// One value per row: a column, or a correlated subquery along to-ones.
+        case scalar(String, isString: Bool)
+        /// A to-many's members, and the rest of the key path to follow from each.
+        case members(ToMany, rest: ArraySlice<String>)
+    }
+
+    /// The members of one object's to-many: the tables to select from, the condition that links
+    /// them to the object, and the scope each member is read in.
+    private struct ToMany {
+        let from: String
+        let link: String
+        let scope: Scope
+    }
+
+    // MARK: - Logic
+
+    mutating func condition(_ predicate: Predicate, in scope: Scope) throws(PredicateCompileError) -> String {
+        switch predicate {
+        case .constant(let value): return value ? "1" : "0"
+        case .not(let inner): return "NOT (\(try condition(inner, in: scope)))"
+        case .and(let terms): return try joined(terms, "AND", empty: "1", in: scope)
+        case .or(let terms): return try joined(terms, "OR", empty: "0", in: scope)
+        case .comparison(let comparison): return try self.comparison(comparison, in: scope)
+        }
+    }
+
+    private mutating func joined(_ terms: [Predicate], _ connective: String, empty: String, in scope: Scope) throws(PredicateCompileError) -> String {
+        guard !terms.isEmpty else { return empty }
+        var parts: [String] = []
+        for term in terms { parts.append("(\(try condition(term, in: scope)))") }
+        return parts.joined(separator: " \(connective) ")
+    }
+
+    private mutating func comparison(_ comparison: Predicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> String {
+        if comparison.operator == .in, case .keyPath(let path) = comparison.right, case .members = try resolve(path[...], in: scope) {
+            // `value IN toMany` asks whether any member equals the value.
+            let membership = Predicate.Comparison(comparison.right, .equal, comparison.left, options: comparison.options, quantifier: .any)
+            return try self.comparison(membership, in: scope)
+        }
+        guard case .keyPath(let path) = comparison.left, case .members(let toMany, let rest) = try resolve(path[...], in: scope) else {
+            if let quantifier = comparison.quantifier { throw PredicateCompileError(message: "\(quantifier.rawValue) needs a to-many key path") }
+            return try leaf(try scalar(comparison.left, in: scope), comparison, in: scope)
+        }
+        var member = comparison
+        member.left = .keyPath(Array(rest))
+        if comparison.quantifier == nil, comparison.operator == .contains { member.operator = .equal }
+        switch comparison.quantifier {
+        case .all?:
+            member.quantifier = .all
+            return "NOT EXISTS (SELECT 1 FROM \(toMany.from) WHERE \(toMany.link) AND NOT (\(try memberCondition(member, toMany.scope))))"
+        case .none?:
+            member.quantifier = .any
+            return "NOT EXISTS (SELECT 1 FROM \(toMany.from) WHERE \(toMany.link) AND \(try memberCondition(member, toMany.scope)))"
+        case .any?, nil:
+            member.quantifier = .any
+            return "EXISTS (SELECT 1 FROM \(toMany.from) WHERE \(toMany.link) AND \(try memberCondition(member, toMany.scope)))"
+        }
+    }
+
+    /// The comparison for one member of a to-many: ANY asks for a non-nil value that matches,
+    /// ALL lets nil values pass, as the evaluator leaves them out.
+    private mutating func memberCondition(_ comparison: Predicate.Comparison, _ scope: Scope) throws(PredicateCompileError) -> String {
+        guard case .keyPath(let path) = comparison.left else { return try self.comparison(comparison, in: scope) }
+        if case .members = try resolve(path[...], in: scope) { return try self.comparison(comparison, in: scope) }
+        let value = try scalar(comparison.left, in: scope)
+        var plain = comparison
+        plain.quantifier = nil
+        let matches = try leaf(value, plain, in: scope)
+        return comparison.quantifier == .all ? "(\(value.sql) IS NULL OR \(matches))" : "(\(value.sql) IS NOT NULL AND \(matches))"
+    }
+
+    // MARK: - Comparisons of single values
+
+    private struct Operand {
+        let sql: String
+        let isString: Bool
+        var isNull = false
+    }
+
+    private mutating func leaf(_ left: Operand, _ comparison: Predicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> String {
+        let options = comparison.options.rawValue
+        switch comparison.operator {
+        case .in:
+            guard case .value(.array(let members)) = comparison.right else {
+                throw PredicateCompileError(message: "IN needs a list or a to-many key path on its right")
+            }
+            var alternatives: [String] = []
+            for member in members { alternatives.append(equality(left, bind(member), options: options)) }
+            return alternatives.isEmpty ? "0" : "(" + alternatives.joined(separator: " OR ") + ")"
+        case .between:
+            guard case .value(.array(let bounds)) = comparison.right, bounds.count == 2 else {
+                throw PredicateCompileError(message: "BETWEEN needs a list of two bounds")
+            }
+            let low = bind(bounds[0]), high = bind(bounds[1])
+            return "(\(ordering(left, ">=", low, options: options)) AND \(ordering(left, "<=", high, options: options)))"
+        default:
+            break
+        }
+        let right = try scalar(comparison.right, in: scope)
+        switch comparison.operator {
+        case .equal: return equality(left, right, options: options)
+        case .notEqual: return "NOT \(equality(left, right, options: options))"
+        case .lessThan: return ordering(left, "<", right, options: options)
+        case .lessThanOrEqual: return ordering(left, "<=", right, options: options)
+        case .greaterThan: return ordering(left, ">", right, options: options)
+        case .greaterThanOrEqual: return ordering(left, ">=", right, options: options)
+        case .contains: return search(left, right, compareOptions: 0, options: options)
+        case .beginsWith: return search(left, right, compareOptions: 8, options: options)
+        case .endsWith: return search(left, right, compareOptions: 8 | 4, options: options)
+        case .like: return "COALESCE(NSCoreDataLike(\(left.sql), \(right.sql), \(options)), 0)"
+        case .matches: return "COALESCE(NSCoreDataMatches(\(left.sql), \(right.sql), \(options)), 0)"
+        case .in, .between: preconditionFailure("handled above")
+        }
+    }
+
+    /// Equality that holds for two nils, as `IS` does; strings compare through the options.
+    private func equality(_ left: Operand, _ right: Operand, options: Int) -> String {
+        guard left.isString || right.isString, !left.isNull, !right.isNull else { return "(\(left.sql) IS \(right.sql))" }
+        return "COALESCE(NSCoreDataStringCompare(\(left.sql), \(right.sql), 4, \(options), 0), \(left.sql) IS NULL AND \(right.sql) IS NULL)"
+    }
+
+    private func ordering(_ left: Operand, _ op: String, _ right: Operand, options: Int) -> String {
+        guard left.isString || right.isString else { return "COALESCE(\(left.sql) \(op) \(right.sql), 0)" }
+        let number = ["<": 0, "<=": 1, ">": 2, ">=": 3][op] ?? 4
+        return "COALESCE(NSCoreDataStringCompare(\(left.sql), \(right.sql), \(number), \(options), 0), 0)"
+    }
+
+    /// A substring search; `compareOptions` are `NSString.CompareOptions` bits (8 anchored, 4 backwards).
+    private func search(_ left: Operand, _ right: Operand, compareOptions: Int, options: Int) -> String {
+        let bits = compareOptions | (options & 1 != 0 ? 1 : 0) | (options & 2 != 0 ? 128 : 0)
+        return "COALESCE(NSCoreDataStringSearch(\(left.sql), \(right.sql), \(bits), 0), 0)"
+    }
+
+    // MARK: - Operands
+
+    private mutating func scalar(_ expression: PredicateExpression, in scope: Scope) throws(PredicateCompileError) -> Operand {
+        switch expression {
+        case .value(let value): return bind(value)
+        case .evaluatedObject: return Operand(sql: "\(scope.alias).Z_PK", isString: false)
+        case .variable(let name):
+            guard let bound = variables[name] else { throw PredicateCompileError(message: "no value for $\(name)") }
+            return Operand(sql: "\(bound.alias).Z_PK", isString: false)
+        case .castToDate(let inner):
+            guard case .value(let value) = inner, let seconds = value.number else {
+                throw PredicateCompileError(message: "CAST(…, \"NSDate\") needs a number")
+            }
+            return bind(.date(Date(timeIntervalSinceReferenceDate: seconds)))
+        case .keyPath(let path):
+            switch try resolve(path[...], in: scope) {
+            case .scalar(let sql, let isString): return Operand(sql: sql, isString: isString)
+            case .members: throw PredicateCompileError(message: "to-many key path '\(path.joined(separator: "."))' needs ANY, ALL, NONE or an aggregate here")
+            }
+        case .subquery(let collection, let variable, let predicate, let then):
+            guard case .keyPath(let path) = collection, case .members(let toMany, let rest) = try resolve(path[...], in: scope), rest.isEmpty else {
+                throw PredicateCompileError(message: "SUBQUERY needs a to-many key path as its collection")
+            }
+            guard then == ["@count"] else { throw PredicateCompileError(message: "a SUBQUERY result needs .@count") }
+            let saved = variables[variable]
+            variables[variable] = toMany.scope
+            defer { variables[variable] = saved }
+            let inner = try condition(predicate, in: toMany.scope)
+            return Operand(sql: "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link) AND (\(inner)))", isString: false)
+        }
+    }
+
+    private mutating func bind(_ value: PredicateValue) -> Operand {
+        let argument: DatabaseValue
+        switch value {
+        case .null: return Operand(sql: "NULL", isString: false, isNull: true)
+        case .bool(let flag): argument = .integer(flag ? 1 : 0)
+        case .integer(let number): argument = .integer(number)
+        case .double(let number): argument = .real(number)
+        case .string(let text): argument = .text(text)
+        case .date(let date): argument = AttributeValue.date(date).databaseValue
+        case .data(let data): argument = .blob(data)
+        case .uuid(let uuid): argument = AttributeValue.uuid(uuid).databaseValue
+        // A temporary object has no row yet, and no row has a negative key.
+        case .objectID(let id): argument = .integer(id.primaryKey ?? -1)
+        case .array: argument = .null
+        }
+        arguments.append(argument)
+        return Operand(sql: "?\(arguments.count)", isString: { if case .string = value { true } else { false } }())
+    }
+
+    // MARK: - Key paths
+
+    /// Follows `path` from `scope`: along to-ones as correlated subqueries, stopping at the first
+    /// to-many or aggregate.
+    private mutating func resolve(_ path: ArraySlice<String>, in scope: Scope) throws(PredicateCompileError) -> Resolved {
+        var path = path
+        var entity = scope.entity
+        var key = "\(scope.alias).Z_PK"
+        var row: String? = scope.alias
+        if let first = path.first, first.hasPrefix("$") {
+            guard let bound = variables[String(first.dropFirst())] else { throw PredicateCompileError(message: "no value for \(first)") }
+            (entity, key, row) = (bound.entity, "\(bound.alias).Z_PK", bound.alias)
+            path = path.dropFirst()
+        }
+        guard !path.isEmpty else { return .scalar(key, isString: false) }
+        while let name = path.first {
+            path = path.dropFirst()
+            if name.hasPrefix("@") {
+                throw PredicateCompileError(message: "\(name) applies to a to-many key path")
+            }
+            guard let layoutEntity = layout.entity(named: entity.name) else {
+                throw PredicateCompileError(message: "entity '\(entity.name)' has no table in the store")
+            }
+            if let attribute = model.attribute(named: name, in: entity) {
+                guard path.isEmpty, let column = layoutEntity.attributeColumns[name] else {
+                    throw PredicateCompileError(message: "attribute '\(entity.name).\(name)' cannot be followed or is not stored")
+                }
+                return .scalar(columnValue(column, table: layoutEntity.tableName, row: row, key: key), isString: attribute.type == .string || attribute.type == .uri)
+            }
+            guard let relationship = model.relationship(named: name, in: entity), let destination = model.entity(named: relationship.destinationEntityName) else {
+                throw PredicateCompileError(message: "entity '\(entity.name)' has no property '\(name)'")
+            }
+            if relationship.isToMany {
+                let toMany = try members(of: relationship, from: entity, ownerKey: key, destination: destination)
+                if let aggregate = path.first, aggregate.hasPrefix("@") {
+                    return .scalar(try self.aggregate(aggregate, path.dropFirst(), over: toMany), isString: false)
+                }
+                return .members(toMany, rest: path)
+            }
+            guard let column = layoutEntity.toOneColumns[name]?.key else {
+                throw PredicateCompileError(message: "relationship '\(entity.name).\(name)' is not stored")
+            }
+            (entity, key, row) = (destination, columnValue(column, table: layoutEntity.tableName, row: row, key: key), nil)
+        }
+        return .scalar(key, isString: false)
+    }
+
+    private func columnValue(_ column: String, table: String, row: String?, key: String) -> String {
+        row.map { "\($0).\(column)" } ?? "(SELECT \(column) FROM \(table) WHERE Z_PK = \(key))"
+    }
+
+    private mutating func members(of relationship: RelationshipDescription, from entity: EntityDescription, ownerKey: String, destination: EntityDescription) throws(PredicateCompileError) -> ToMany {
+        guard let table = layout.entity(named: destination.name) else {
+            throw PredicateCompileError(message: "entity '\(destination.name)' has no table in the store")
+        }
+        aliases += 1
+        let alias = "t\(aliases)"
+        let kind = table.numberRange.count == 1
+            ? "\(alias).Z_ENT = \(table.number)" : "\(alias).Z_ENT BETWEEN \(table.numberRange.lowerBound) AND \(table.numberRange.upperBound)"
+        let scope = Scope(alias: alias, entity: destination)
+        if let inverse = relationship.inverseName, let column = table.toOneColumns[inverse]?.key {
+            return ToMany(from: "\(table.tableName) \(alias)", link: "\(alias).\(column) = \(ownerKey) AND \(kind)", scope: scope)
+        }
+        guard let join = layout.joinColumns(of: entity, relationship: relationship.name, in: model) else {
+            throw PredicateCompileError(message: "relationship '\(entity.name).\(relationship.name)' is not stored")
+        }
+        let joinAlias = "j\(aliases)"
+        return ToMany(
+            from: "\(join.table) \(joinAlias) JOIN \(table.tableName) \(alias) ON \(alias).Z_PK = \(joinAlias).\(join.destination)",
+            link: "\(joinAlias).\(join.source) = \(ownerKey) AND \(kind)", scope: scope)
+    }
+
+    /// `@count`, or `@sum`/`@avg`/`@min`/`@max` of an attribute of the members; an empty
+    /// to-many sums to 0 and has no average, minimum or maximum.
+    private mutating func aggregate(_ name: String, _ rest: ArraySlice<String>, over toMany: ToMany) throws(PredicateCompileError) -> String {
+        if name == "@count", rest.isEmpty { return "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link))" }
+        let function = ["@sum": "TOTAL", "@avg": "AVG", "@min": "MIN", "@max": "MAX"][name]
+        guard let function, rest.count == 1, case .scalar(let value, false) = try resolve(rest, in: toMany.scope) else {
+            throw PredicateCompileError(message: "\(name)\(rest.map { "." + $0 }.joined()) is not an aggregate of a numeric attribute")
+        }
+        return "(SELECT \(function)(\(value)) FROM \(toMany.from) WHERE \(toMany.link))"
+    }
+}
