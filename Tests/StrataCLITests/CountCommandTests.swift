@@ -1,0 +1,68 @@
+import Foundation
+import Strata
+import Testing
+
+/// `strata count` on the real Core Data stores, checked against SQL written here by hand.
+@Suite(.enabled(if: StrataRunner.fixturesAvailable, "shared/fixtures/coredata not found: fixture test skipped"))
+struct CountCommandTests {
+    static let books = StrataRunner.sharedFixtures.appendingPathComponent("real-stores/CoreDataBooks.sqlite")
+
+    @Test(arguments: [
+        (nil, "1"), ("title CONTAINS[c] 'the'", "instr(lower(ZTITLE), 'the') > 0"), ("author == 'Bill Bryson'", "ZAUTHOR = 'Bill Bryson'"),
+        ("author BEGINSWITH 'P' OR title ENDSWITH 's'", "ZAUTHOR LIKE 'P%' OR ZTITLE LIKE '%s'"),
+        ("NOT (copyright == nil)", "ZCOPYRIGHT IS NOT NULL"), ("title IN {'Stark', 'Down Under', 'Nothing'}", "ZTITLE IN ('Stark', 'Down Under')"),
+    ] as [(String?, String)])
+    func countsWhatSQLCounts(predicate: String?, sql: String) throws {
+        let before = try Data(contentsOf: Self.books)
+        let result = try StrataRunner.run(["count", "Book", "--store", Self.books.path] + (predicate.map { ["--where", $0] } ?? []))
+        #expect(result.status == 0, "\(result.standardError)")
+        let database = try Database(path: Self.books.path, configuration: .readOnly)
+        let expected = try database.scalar("SELECT COUNT(*) FROM ZBOOK WHERE \(sql)")?.int64Value
+        database.close()
+        #expect(result.standardOutput == "\(expected ?? -1)\n")
+        #expect(try Data(contentsOf: Self.books) == before)
+    }
+
+    @Test func subEntitiesCountUnlessExcluded() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-count-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = try ModelLoader.load(StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/Library.xcdatamodeld")).currentVersion.model
+        let store = try PersistentStore.create(at: folder.appendingPathComponent("Library.sqlite").path, model: model)
+        let context = ObjectContext(store: store, name: "seed")
+        try context.performAndWait {
+            for (index, (entity, title)) in [("Book", "Dune"), ("Book", "Mort"), ("EBook", "Dune")].enumerated() {
+                let book = try context.insert(entity)
+                try book.setValue(title, forKey: "title")
+                try book.setValue("012345678\(index)", forKey: "isbn")
+            }
+            try context.save()
+        }
+        store.close()
+        let path = folder.appendingPathComponent("Library.sqlite").path
+        for (arguments, expected) in [
+            (["count", "Book"], "3\n"), (["count", "Book", "--exclude-subentities"], "2\n"), (["count", "EBook"], "1\n"),
+            (["count", "Book", "--where", "title == 'Dune'"], "2\n"), (["count", "Book", "--where", "title == 'Dune'", "--exclude-subentities"], "1\n"),
+        ] {
+            let result = try StrataRunner.run(arguments + ["--store", path])
+            #expect(result.standardOutput == expected, "\(arguments): \(result.standardError)")
+        }
+    }
+
+    @Test(arguments: [
+        ("title == AND", "strata: --where: expected a value after '==', found 'AND'\n  title == AND\n           ^\n"),
+        ("titel == 'x'", "did you mean 'title'?"),
+    ])
+    func aBadPredicateIsAUsageErrorThatPointsAtIt(predicate: String, message: String) throws {
+        let result = try StrataRunner.run(["count", "Book", "--store", Self.books.path, "--where", predicate])
+        #expect(result.status == 2)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError.contains(message), "\(result.standardError)")
+    }
+
+    @Test func anUnknownEntityNamesTheNearest() throws {
+        let result = try StrataRunner.run(["count", "Bok", "--store", Self.books.path])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("no entity 'Bok'; did you mean 'Book'?"), "\(result.standardError)")
+    }
+}
