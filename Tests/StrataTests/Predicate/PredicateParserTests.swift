@@ -79,6 +79,12 @@ import Testing
         ("tags IN {name}", "an array holds only constants", 9),
         ("SUBQUERY(tags, t, t == 1).@count > 0", "expected a $variable in SUBQUERY, found 't'", 15),
         ("CAST(1, \"NSString\") > 0", "CAST supports \"NSDate\", found '\"NSString\"'", 8),
+        ("rating > -'x'", "expected a number after '-'", 10),
+        ("author. == 'x'", "expected a key after '.', found '=='", 8),
+        ("# == 1", "expected a name after '#'", 0),
+        ("rating > 1e", "'1e' is not a number", 9),
+        ("name == $", "expected a variable name after '$'", 8),
+        ("name == '\\u00g1'", "expected four hexadecimal digits after '\\u'", 9),
     ])
     func syntaxErrorsPointAtTheToken(format: String, message: String, offset: Int) {
         do {
