@@ -11,7 +11,7 @@ extension ObjectContext {
         // To-many changes travel as what was added and removed, so that the parent's own
         // unsaved changes to the same relationship stay.
         let changes = updated.map { object in
-            let values = object.changedValues.filter { object.changedKeys.contains($0.key) }
+            let values = object.changedValues.filter { object.committedValues[$0.key] != $0.value }
             var deltas: [String: (added: [ObjectID], removed: Set<ObjectID>)] = [:]
             for (key, value) in values {
                 guard case .toMany(let now) = value, case .toMany(let before)? = object.committedValues[key] else { continue }

@@ -18,8 +18,8 @@ extension PersistentStore {
         guard let entity = model.entity(named: entityName), let table = layout.entity(named: entityName) else {
             throw StoreError.unknownEntity(path: path, name: entityName, known: layout.entities.map(\.name).sorted())
         }
-        let kinds = includesSubentities ? table.numberRange : table.number...table.number
-        var sql = "SELECT COUNT(*) FROM \(table.tableName) t0 WHERE t0.Z_ENT BETWEEN \(kinds.lowerBound) AND \(kinds.upperBound)"
+        let kind = includesSubentities ? table.kindCondition : "Z_ENT = \(table.number)"
+        var sql = "SELECT COUNT(*) FROM \(table.tableName) t0 WHERE t0.\(kind)"
         var arguments: [DatabaseValue] = []
         if let predicate {
             try predicate.checkKeys(for: entity, in: model)

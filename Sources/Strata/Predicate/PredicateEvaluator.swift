@@ -70,8 +70,11 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
             return .null
         }
 
+        /// The values a quantifier or `IN` ranges over: none for nil, which is what a key path
+        /// through a nil to-one gives.
         var all: [PredicateValue] {
             switch self {
+            case .one(.null): []
             case .one(.array(let values)): values
             case .one(let value): [value]
             case .many(let values): values
@@ -139,9 +142,6 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
         }
         if !values.isEmpty || (next.isEmpty && rest.isEmpty && !crossesToMany) {
             return crossesToMany ? .many(values) : .one(values.first ?? .null)
-        }
-        if rest.first == "@count" || rest.first?.hasPrefix("@") == true {
-            return try follow(rest, from: next, variables: variables, many: false)
         }
         return try follow(rest, from: next, variables: variables, many: crossesToMany)
     }

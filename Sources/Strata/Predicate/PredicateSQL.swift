@@ -50,8 +50,8 @@ private struct PredicateCompiler {
 
     /// Where a key path leads from a scope.
     private enum Resolved {
-        /// One value per row: a column, or a correlated subquery along to-ones.
-        case scalar(String, isString: Bool)
+        /// One value per row: a column, or a correlated subquery along to-ones or an aggregate.
+        case scalar(Operand)
         /// A to-many's members, and the rest of the key path to follow from each.
         case members(ToMany, rest: ArraySlice<String>)
     }
@@ -84,41 +84,55 @@ private struct PredicateCompiler {
     }
 
     private mutating func comparison(_ comparison: Predicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> String {
-        if comparison.operator == .in, case .keyPath(let path) = comparison.right, case .members = try resolve(path[...], in: scope) {
+        if comparison.operator == .in, case .keyPath(let path) = comparison.right, case .members(let toMany, let rest) = try resolve(path[...], in: scope) {
             // `value IN toMany` asks whether any member equals the value.
-            let membership = Predicate.Comparison(comparison.right, .equal, comparison.left, options: comparison.options, quantifier: .any)
-            return try self.comparison(membership, in: scope)
+            let value = try scalar(comparison.left, in: scope)
+            return try quantified(.any, toMany, rest, .equal, .value(value), options: comparison.options)
         }
-        guard case .keyPath(let path) = comparison.left, case .members(let toMany, let rest) = try resolve(path[...], in: scope) else {
+        let left: Resolved
+        if case .keyPath(let path) = comparison.left {
+            left = try resolve(path[...], in: scope)
+        } else {
+            left = .scalar(try scalar(comparison.left, in: scope))
+        }
+        // The right side is read on the evaluated object, also when the left one reads members.
+        let right = try rightOperand(comparison, in: scope)
+        switch left {
+        case .scalar(let value):
             if let quantifier = comparison.quantifier { throw PredicateCompileError(message: "\(quantifier.rawValue) needs a to-many key path") }
-            return try leaf(try scalar(comparison.left, in: scope), comparison, in: scope)
+            return try leaf(value, comparison.operator, right, options: comparison.options)
+        case .members(let toMany, let rest):
+            // A to-many CONTAINS an object (or value) when one of its members equals it.
+            let op = comparison.quantifier == nil && comparison.operator == .contains ? .equal : comparison.operator
+            return try quantified(comparison.quantifier, toMany, rest, op, right, options: comparison.options)
         }
-        var member = comparison
-        member.left = .keyPath(Array(rest))
-        if comparison.quantifier == nil, comparison.operator == .contains { member.operator = .equal }
-        switch comparison.quantifier {
-        case .all?:
-            member.quantifier = .all
-            return "NOT EXISTS (SELECT 1 FROM \(toMany.from) WHERE \(toMany.link) AND NOT (\(try memberCondition(member, toMany.scope))))"
-        case .none?:
-            member.quantifier = .any
-            return "NOT EXISTS (SELECT 1 FROM \(toMany.from) WHERE \(toMany.link) AND \(try memberCondition(member, toMany.scope)))"
-        case .any?, nil:
-            member.quantifier = .any
-            return "EXISTS (SELECT 1 FROM \(toMany.from) WHERE \(toMany.link) AND \(try memberCondition(member, toMany.scope)))"
+    }
+
+    /// `EXISTS` over the members for ANY (and no quantifier), `NOT EXISTS` for NONE, and for
+    /// ALL `NOT EXISTS` a member that fails.
+    private mutating func quantified(
+        _ quantifier: Quantifier?, _ toMany: ToMany, _ rest: ArraySlice<String>, _ op: ComparisonOperator, _ right: Right, options: ComparisonOptions
+    ) throws(PredicateCompileError) -> String {
+        let select = "SELECT 1 FROM \(toMany.from) WHERE \(toMany.link)"
+        switch quantifier {
+        case .all?: return "NOT EXISTS (\(select) AND NOT (\(try memberCondition(.all, rest, in: toMany.scope, op, right, options: options))))"
+        case .none?: return "NOT EXISTS (\(select) AND \(try memberCondition(.any, rest, in: toMany.scope, op, right, options: options)))"
+        case .any?, nil: return "EXISTS (\(select) AND \(try memberCondition(.any, rest, in: toMany.scope, op, right, options: options)))"
         }
     }
 
     /// The comparison for one member of a to-many: ANY asks for a non-nil value that matches,
     /// ALL lets nil values pass, as the evaluator leaves them out.
-    private mutating func memberCondition(_ comparison: Predicate.Comparison, _ scope: Scope) throws(PredicateCompileError) -> String {
-        guard case .keyPath(let path) = comparison.left else { return try self.comparison(comparison, in: scope) }
-        if case .members = try resolve(path[...], in: scope) { return try self.comparison(comparison, in: scope) }
-        let value = try scalar(comparison.left, in: scope)
-        var plain = comparison
-        plain.quantifier = nil
-        let matches = try leaf(value, plain, in: scope)
-        return comparison.quantifier == .all ? "(\(value.sql) IS NULL OR \(matches))" : "(\(value.sql) IS NOT NULL AND \(matches))"
+    private mutating func memberCondition(
+        _ quantifier: Quantifier, _ rest: ArraySlice<String>, in scope: Scope, _ op: ComparisonOperator, _ right: Right, options: ComparisonOptions
+    ) throws(PredicateCompileError) -> String {
+        switch try resolve(rest, in: scope) {
+        case .members(let toMany, let rest):
+            return try quantified(quantifier, toMany, rest, op, right, options: options)
+        case .scalar(let value):
+            let matches = try leaf(value, op, right, options: options)
+            return quantifier == .all ? "(\(value.sql) IS NULL OR \(matches))" : "(\(value.sql) IS NOT NULL AND \(matches))"
+        }
     }
 
     // MARK: - Comparisons of single values
@@ -129,39 +143,48 @@ private struct PredicateCompiler {
         var isNull = false
     }
 
-    private mutating func leaf(_ left: Operand, _ comparison: Predicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> String {
-        let options = comparison.options.rawValue
-        switch comparison.operator {
-        case .in:
-            guard case .value(.array(let members)) = comparison.right else {
-                throw PredicateCompileError(message: "IN needs a list or a to-many key path on its right")
-            }
-            var alternatives: [String] = []
-            for member in members { alternatives.append(equality(left, bind(member), options: options)) }
-            return alternatives.isEmpty ? "0" : "(" + alternatives.joined(separator: " OR ") + ")"
-        case .between:
-            guard case .value(.array(let bounds)) = comparison.right, bounds.count == 2 else {
-                throw PredicateCompileError(message: "BETWEEN needs a list of two bounds")
-            }
-            let low = bind(bounds[0]), high = bind(bounds[1])
-            return "(\(ordering(left, ">=", low, options: options)) AND \(ordering(left, "<=", high, options: options)))"
-        default:
-            break
+    /// The right side of a comparison: one value, or the constants of `IN {…}` and `BETWEEN {…}`.
+    private enum Right {
+        case value(Operand)
+        case list([Operand])
+    }
+
+    private mutating func rightOperand(_ comparison: Predicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> Right {
+        guard comparison.operator == .in || comparison.operator == .between else { return .value(try scalar(comparison.right, in: scope)) }
+        guard case .value(.array(let members)) = comparison.right else {
+            throw PredicateCompileError(message: "\(comparison.operator.rawValue) needs a list\(comparison.operator == .in ? " or a to-many key path" : "") on its right")
         }
-        let right = try scalar(comparison.right, in: scope)
-        switch comparison.operator {
-        case .equal: return equality(left, right, options: options)
-        case .notEqual: return "NOT \(equality(left, right, options: options))"
-        case .lessThan: return ordering(left, "<", right, options: options)
-        case .lessThanOrEqual: return ordering(left, "<=", right, options: options)
-        case .greaterThan: return ordering(left, ">", right, options: options)
-        case .greaterThanOrEqual: return ordering(left, ">=", right, options: options)
-        case .contains: return search(left, right, compareOptions: 0, options: options)
-        case .beginsWith: return search(left, right, compareOptions: 8, options: options)
-        case .endsWith: return search(left, right, compareOptions: 8 | 4, options: options)
-        case .like: return "COALESCE(NSCoreDataLike(\(left.sql), \(right.sql), \(options)), 0)"
-        case .matches: return "COALESCE(NSCoreDataMatches(\(left.sql), \(right.sql), \(options)), 0)"
-        case .in, .between: preconditionFailure("handled above")
+        var operands: [Operand] = []
+        for member in members { operands.append(try bind(member)) }
+        return .list(operands)
+    }
+
+    private func leaf(_ left: Operand, _ op: ComparisonOperator, _ right: Right, options: ComparisonOptions) throws(PredicateCompileError) -> String {
+        let options = options.rawValue
+        switch (op, right) {
+        case (.in, .list(let members)):
+            let alternatives = members.map { equality(left, $0, options: options) }
+            return alternatives.isEmpty ? "0" : "(" + alternatives.joined(separator: " OR ") + ")"
+        case (.between, .list(let bounds)):
+            guard bounds.count == 2 else { throw PredicateCompileError(message: "BETWEEN needs a list of two bounds") }
+            return "(\(ordering(left, ">=", bounds[0], options: options)) AND \(ordering(left, "<=", bounds[1], options: options)))"
+        case (_, .list):
+            throw PredicateCompileError(message: "a list is only allowed after IN or BETWEEN")
+        case (_, .value(let right)):
+            switch op {
+            case .equal: return equality(left, right, options: options)
+            case .notEqual: return "NOT \(equality(left, right, options: options))"
+            case .lessThan: return ordering(left, "<", right, options: options)
+            case .lessThanOrEqual: return ordering(left, "<=", right, options: options)
+            case .greaterThan: return ordering(left, ">", right, options: options)
+            case .greaterThanOrEqual: return ordering(left, ">=", right, options: options)
+            case .contains: return search(left, right, compareOptions: 0, options: options)
+            case .beginsWith: return search(left, right, compareOptions: 8, options: options)
+            case .endsWith: return search(left, right, compareOptions: 8 | 4, options: options)
+            case .like: return "COALESCE(NSCoreDataLike(\(left.sql), \(right.sql), \(options)), 0)"
+            case .matches: return "COALESCE(NSCoreDataMatches(\(left.sql), \(right.sql), \(options)), 0)"
+            case .in, .between: throw PredicateCompileError(message: "\(op.rawValue) needs a list on its right")
+            }
         }
     }
 
@@ -187,7 +210,7 @@ private struct PredicateCompiler {
 
     private mutating func scalar(_ expression: PredicateExpression, in scope: Scope) throws(PredicateCompileError) -> Operand {
         switch expression {
-        case .value(let value): return bind(value)
+        case .value(let value): return try bind(value)
         case .evaluatedObject: return Operand(sql: "\(scope.alias).Z_PK", isString: false)
         case .variable(let name):
             guard let bound = variables[name] else { throw PredicateCompileError(message: "no value for $\(name)") }
@@ -196,10 +219,10 @@ private struct PredicateCompiler {
             guard case .value(let value) = inner, let seconds = value.number else {
                 throw PredicateCompileError(message: "CAST(…, \"NSDate\") needs a number")
             }
-            return bind(.date(Date(timeIntervalSinceReferenceDate: seconds)))
+            return try bind(.date(Date(timeIntervalSinceReferenceDate: seconds)))
         case .keyPath(let path):
             switch try resolve(path[...], in: scope) {
-            case .scalar(let sql, let isString): return Operand(sql: sql, isString: isString)
+            case .scalar(let value): return value
             case .members: throw PredicateCompileError(message: "to-many key path '\(path.joined(separator: "."))' needs ANY, ALL, NONE or an aggregate here")
             }
         case .subquery(let collection, let variable, let predicate, let then):
@@ -215,23 +238,23 @@ private struct PredicateCompiler {
         }
     }
 
-    private mutating func bind(_ value: PredicateValue) -> Operand {
-        let argument: DatabaseValue
+    private mutating func bind(_ value: PredicateValue) throws(PredicateCompileError) -> Operand {
+        let stored: AttributeValue
         switch value {
         case .null: return Operand(sql: "NULL", isString: false, isNull: true)
-        case .bool(let flag): argument = .integer(flag ? 1 : 0)
-        case .integer(let number): argument = .integer(number)
-        case .double(let number): argument = .real(number)
-        case .string(let text): argument = .text(text)
-        case .date(let date): argument = AttributeValue.date(date).databaseValue
-        case .data(let data): argument = .blob(data)
-        case .uuid(let uuid): argument = AttributeValue.uuid(uuid).databaseValue
+        case .bool(let flag): stored = .boolean(flag)
+        case .integer(let number): stored = .integer(number)
+        case .double(let number): stored = .double(number)
+        case .string(let text): stored = .string(text)
+        case .date(let date): stored = .date(date)
+        case .data(let data): stored = .binary(data)
+        case .uuid(let uuid): stored = .uuid(uuid)
         // A temporary object has no row yet, and no row has a negative key.
-        case .objectID(let id): argument = .integer(id.primaryKey ?? -1)
-        case .array: argument = .null
+        case .objectID(let id): stored = .integer(id.primaryKey ?? -1)
+        case .array: throw PredicateCompileError(message: "a list is only allowed after IN or BETWEEN")
         }
-        arguments.append(argument)
-        return Operand(sql: "?\(arguments.count)", isString: { if case .string = value { true } else { false } }())
+        arguments.append(stored.databaseValue)
+        return Operand(sql: "?\(arguments.count)", isString: { if case .string = stored { true } else { false } }())
     }
 
     // MARK: - Key paths
@@ -248,7 +271,7 @@ private struct PredicateCompiler {
             (entity, key, row) = (bound.entity, "\(bound.alias).Z_PK", bound.alias)
             path = path.dropFirst()
         }
-        guard !path.isEmpty else { return .scalar(key, isString: false) }
+        guard !path.isEmpty else { return .scalar(Operand(sql: key, isString: false)) }
         while let name = path.first {
             path = path.dropFirst()
             if name.hasPrefix("@") {
@@ -261,7 +284,8 @@ private struct PredicateCompiler {
                 guard path.isEmpty, let column = layoutEntity.attributeColumns[name] else {
                     throw PredicateCompileError(message: "attribute '\(entity.name).\(name)' cannot be followed or is not stored")
                 }
-                return .scalar(columnValue(column, table: layoutEntity.tableName, row: row, key: key), isString: attribute.type == .string || attribute.type == .uri)
+                let sql = columnValue(column, table: layoutEntity.tableName, row: row, key: key)
+                return .scalar(Operand(sql: sql, isString: attribute.type == .string || attribute.type == .uri))
             }
             guard let relationship = model.relationship(named: name, in: entity), let destination = model.entity(named: relationship.destinationEntityName) else {
                 throw PredicateCompileError(message: "entity '\(entity.name)' has no property '\(name)'")
@@ -269,7 +293,11 @@ private struct PredicateCompiler {
             if relationship.isToMany {
                 let toMany = try members(of: relationship, from: entity, ownerKey: key, destination: destination)
                 if let aggregate = path.first, aggregate.hasPrefix("@") {
-                    return .scalar(try self.aggregate(aggregate, path.dropFirst(), over: toMany), isString: false)
+                    return .scalar(Operand(sql: try self.aggregate(aggregate, path.dropFirst(), over: toMany), isString: false))
+                }
+                // Members' own aggregates would count per member; the evaluator counts across them all.
+                if let aggregate = path.first(where: { $0.hasPrefix("@") }) {
+                    throw PredicateCompileError(message: "\(aggregate) must follow the first to-many of a key path")
                 }
                 return .members(toMany, rest: path)
             }
@@ -278,7 +306,7 @@ private struct PredicateCompiler {
             }
             (entity, key, row) = (destination, columnValue(column, table: layoutEntity.tableName, row: row, key: key), nil)
         }
-        return .scalar(key, isString: false)
+        return .scalar(Operand(sql: key, isString: false))
     }
 
     private func columnValue(_ column: String, table: String, row: String?, key: String) -> String {
@@ -291,8 +319,7 @@ private struct PredicateCompiler {
         }
         aliases += 1
         let alias = "t\(aliases)"
-        let kind = table.numberRange.count == 1
-            ? "\(alias).Z_ENT = \(table.number)" : "\(alias).Z_ENT BETWEEN \(table.numberRange.lowerBound) AND \(table.numberRange.upperBound)"
+        let kind = "\(alias).\(table.kindCondition)"
         let scope = Scope(alias: alias, entity: destination)
         if let inverse = relationship.inverseName, let column = table.toOneColumns[inverse]?.key {
             return ToMany(from: "\(table.tableName) \(alias)", link: "\(alias).\(column) = \(ownerKey) AND \(kind)", scope: scope)
@@ -311,9 +338,9 @@ private struct PredicateCompiler {
     private mutating func aggregate(_ name: String, _ rest: ArraySlice<String>, over toMany: ToMany) throws(PredicateCompileError) -> String {
         if name == "@count", rest.isEmpty { return "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link))" }
         let function = ["@sum": "TOTAL", "@avg": "AVG", "@min": "MIN", "@max": "MAX"][name]
-        guard let function, rest.count == 1, case .scalar(let value, false) = try resolve(rest, in: toMany.scope) else {
+        guard let function, rest.count == 1, case .scalar(let value) = try resolve(rest, in: toMany.scope), !value.isString else {
             throw PredicateCompileError(message: "\(name)\(rest.map { "." + $0 }.joined()) is not an aggregate of a numeric attribute")
         }
-        return "(SELECT \(function)(\(value)) FROM \(toMany.from) WHERE \(toMany.link))"
+        return "(SELECT \(function)(\(value.sql)) FROM \(toMany.from) WHERE \(toMany.link))"
     }
 }

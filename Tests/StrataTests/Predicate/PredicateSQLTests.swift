@@ -19,6 +19,7 @@ import Testing
         "ANY pages.text CONTAINS[c] 'once'", "SUBQUERY(pages, $p, $p.number > 1 AND $p.text != nil).@count > 0",
         "SUBQUERY(tags, $t, $t.name ENDSWITH 'c').@count == 1", "ANY tags.books.author.name == 'Tolkien'",
         "ALL tags.books.rating > 1", "rating > 3 OR (author.name == 'Le Guin' AND NOT ANY tags.name == 'Classic')",
+        "ANY author.books.rating > rating", "ALL author.books.rating <= rating", "ANY pages.book == SELF",
         "SELF == SELF", "TRUEPREDICATE", "FALSEPREDICATE",
     ]
     static let authorPredicates = [
@@ -53,6 +54,8 @@ import Testing
         ("tags == 'x' AND rating.foo == 1", "attribute 'Book.rating' cannot be followed or is not stored"),
         ("ANY rating > 1", "ANY needs a to-many key path"),
         ("pages.@sum.text > 1", "@sum.text is not an aggregate of a numeric attribute"),
+        ("rating == {1, 2}", "a list is only allowed after IN or BETWEEN"),
+        ("author.books.tags.@count > 1", "@count must follow the first to-many of a key path"),
     ])
     func badPredicatesNameTheirFault(format: String, message: String) throws {
         let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
