@@ -38,6 +38,10 @@ open class ManagedObject: CustomStringConvertible {
     var changedValues: [String: PropertyValue] = [:]
     /// `Z_OPT` of the row when it was read: a save checks that no one else saved since.
     var version: Int64 = 0
+    /// The row a fetch read for this fault, loaded on first access without a query.
+    var prefetchedRow: RowSnapshot?
+    /// The faults a batched fetch returned together with this one: the first access loads them all.
+    var faultBatch: FaultBatch?
 
     /// Creates an object of `entity` registered in `context`; contexts call it, and typed
     /// subclasses through ``init(context:)``.

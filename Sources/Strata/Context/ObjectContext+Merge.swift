@@ -19,7 +19,12 @@ extension ObjectContext {
         guard notification.source != ObjectIdentifier(self) else { return }
         rekey(notification.permanentIDs)
         for (id, saved) in notification.savedObjects {
-            guard let object = registered[notification.permanentIDs[id] ?? id], !object.isFault else { continue }
+            guard let object = registered[notification.permanentIDs[id] ?? id] else { continue }
+            guard !object.isFault else {
+                // A row read before this save is stale now: the fault reads the store again.
+                object.prefetchedRow = nil
+                continue
+            }
             object.committedValues.merge(saved.values.mapValues { $0.rekeyed(notification.permanentIDs) }) { $1 }
             if saved.version > 0 { object.version = saved.version }
         }

@@ -266,6 +266,15 @@ public final class ObjectContext: @unchecked Sendable {
             object.isFault = false
             return
         }
+        if let row = object.prefetchedRow {
+            object.prefetchedRow = nil
+            load(row, into: object)
+            return
+        }
+        if let batch = object.faultBatch {
+            try load(batch)
+            if !object.isFault { return }
+        }
         guard let primaryKey = object.objectID.primaryKey else { throw .objectNotFound(object.objectID) }
         let row: RowSnapshot?
         do {
@@ -371,6 +380,7 @@ public final class ObjectContext: @unchecked Sendable {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         assertOnQueue()
         guard !object.objectID.isTemporary else { return }
+        object.prefetchedRow = nil
         object.committedValues = [:]
         object.isFault = true
         if !mergeChanges { object.changedValues = [:] }

@@ -82,6 +82,12 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
         }
     }
 
+    /// The value of a key path that leads along to-ones (or ends in an aggregate), as a
+    /// comparison reads it: a sort key of an object in memory.
+    static func value(ofKeyPath path: [String], on object: Subject) throws(Subject.Failure) -> PredicateValue {
+        try operand(.keyPath(path), of: object, variables: [:]).single
+    }
+
     private static func operand(_ expression: PredicateExpression, of object: Subject, variables: [String: Operand]) throws(Subject.Failure) -> Operand {
         switch expression {
         case .value(let value): return .one(value)

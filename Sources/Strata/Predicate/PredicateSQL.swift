@@ -30,10 +30,15 @@ public struct PredicateCompileError: Error, Sendable, Equatable, CustomStringCon
     public var description: String { message }
 }
 
-private struct PredicateCompiler {
+/// Compiles predicates and key paths into SQL over the store layout, numbering the parameters
+/// it binds; one compiler serves every part of one statement, so that their numbers agree.
+struct PredicateCompiler {
     let model: ObjectModel
     let layout: StoreLayout
     var arguments: [DatabaseValue] = []
+    /// Names a key in the root scope means before the entity's properties: the aliases of a
+    /// fetch's selected values, which a HAVING predicate compares.
+    var namedValues: [String: (sql: String, isString: Bool)] = [:]
     private var aliases = 0
     private var variables: [String: Scope] = [:]
 
@@ -62,6 +67,13 @@ private struct PredicateCompiler {
         let from: String
         let link: String
         let scope: Scope
+    }
+
+    /// The SQL value of a key path that leads along to-ones to an attribute or a to-one, or
+    /// ends in an aggregate of a to-many: a sort key or a selected value.
+    mutating func value(ofKeyPath path: [String], in scope: Scope) throws(PredicateCompileError) -> (sql: String, isString: Bool) {
+        let operand = try scalar(.keyPath(path), in: scope)
+        return (operand.sql, operand.isString)
     }
 
     // MARK: - Logic
@@ -239,22 +251,10 @@ private struct PredicateCompiler {
     }
 
     private mutating func bind(_ value: PredicateValue) throws(PredicateCompileError) -> Operand {
-        let stored: AttributeValue
-        switch value {
-        case .null: return Operand(sql: "NULL", isString: false, isNull: true)
-        case .bool(let flag): stored = .boolean(flag)
-        case .integer(let number): stored = .integer(number)
-        case .double(let number): stored = .double(number)
-        case .string(let text): stored = .string(text)
-        case .date(let date): stored = .date(date)
-        case .data(let data): stored = .binary(data)
-        case .uuid(let uuid): stored = .uuid(uuid)
-        // A temporary object has no row yet, and no row has a negative key.
-        case .objectID(let id): stored = .integer(id.primaryKey ?? -1)
-        case .array: throw PredicateCompileError(message: "a list is only allowed after IN or BETWEEN")
-        }
-        arguments.append(stored.databaseValue)
-        return Operand(sql: "?\(arguments.count)", isString: { if case .string = stored { true } else { false } }())
+        if case .null = value { return Operand(sql: "NULL", isString: false, isNull: true) }
+        guard let stored = value.databaseValue else { throw PredicateCompileError(message: "a list is only allowed after IN or BETWEEN") }
+        arguments.append(stored)
+        return Operand(sql: "?\(arguments.count)", isString: { if case .text = stored { true } else { false } }())
     }
 
     // MARK: - Key paths
@@ -262,6 +262,9 @@ private struct PredicateCompiler {
     /// Follows `path` from `scope`: along to-ones as correlated subqueries, stopping at the first
     /// to-many or aggregate.
     private mutating func resolve(_ path: ArraySlice<String>, in scope: Scope) throws(PredicateCompileError) -> Resolved {
+        if path.count == 1, scope.alias == "t0", let named = namedValues[path[path.startIndex]] {
+            return .scalar(Operand(sql: named.sql, isString: named.isString))
+        }
         var path = path
         var entity = scope.entity
         var key = "\(scope.alias).Z_PK"
@@ -342,5 +345,24 @@ private struct PredicateCompiler {
             throw PredicateCompileError(message: "\(name)\(rest.map { "." + $0 }.joined()) is not an aggregate of a numeric attribute")
         }
         return "(SELECT \(function)(\(value.sql)) FROM \(toMany.from) WHERE \(toMany.link))"
+    }
+}
+
+extension PredicateValue {
+    /// The value as a column stores it, or `nil` for a list. An object is its row's key; a
+    /// temporary object has no row yet, and no row has a negative key.
+    var databaseValue: DatabaseValue? {
+        switch self {
+        case .null: .null
+        case .bool(let flag): AttributeValue.boolean(flag).databaseValue
+        case .integer(let number): .integer(number)
+        case .double(let number): .real(number)
+        case .string(let text): .text(text)
+        case .date(let date): AttributeValue.date(date).databaseValue
+        case .data(let data): .blob(data)
+        case .uuid(let uuid): AttributeValue.uuid(uuid).databaseValue
+        case .objectID(let id): .integer(id.primaryKey ?? -1)
+        case .array: nil
+        }
     }
 }

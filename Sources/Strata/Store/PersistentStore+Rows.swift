@@ -127,58 +127,52 @@ extension PersistentStore {
         _ entityName: String, where condition: String? = nil, _ arguments: [DatabaseValue] = [], limit: Int? = nil, offset: Int = 0
     ) throws -> [RowSnapshot] {
         let entity = try layoutEntity(entityName)
-        let properties = columnsByProperty(entity)
-        let tableColumns = schema.table(named: entity.tableName).map { Set($0.columns.map(\.name)) }
-        let entityColumns: [(relationship: String, column: String)] = entity.toOneColumns
-            .compactMap { name, columns in columns.entity.map { (name, $0) } }
-            .filter { pair in tableColumns?.contains(pair.1) ?? true }
-            .sorted { $0.0 < $1.0 }
-        let selected = properties.map(\.column) + entityColumns.map(\.column)
-        var sql = "SELECT Z_PK, Z_ENT, Z_OPT\(selected.map { ", \($0)" }.joined()) FROM \(entity.tableName) WHERE \(entity.kindCondition)"
+        let reader = RowReader(entity: entity, store: self)
+        var sql = "SELECT \(reader.selectList(alias: "t0")) FROM \(entity.tableName) t0 WHERE t0.\(entity.kindCondition)"
         if let condition { sql += " AND (\(condition))" }
-        sql += " ORDER BY Z_PK LIMIT ? OFFSET ?"
+        sql += " ORDER BY t0.Z_PK LIMIT ? OFFSET ?"
         let arguments = arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
-        let names = Dictionary(layout.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
-        return try database.cachedStatement(sql).rows(arguments).map { row in
-            var values: [String: DatabaseValue] = [:]
-            for (offset, property) in properties.enumerated() { values[property.name] = row[3 + offset] }
-            var references: [String: RowReference] = [:]
-            for name in entity.toOneColumns.keys {
-                guard let key = values[name]?.int64Value, let relationship = relationshipDescription(name, of: entity.name) else { continue }
-                let exact = entityColumns.firstIndex { $0.relationship == name }.flatMap { row[3 + properties.count + $0].int64Value }
-                    .flatMap { names[Int($0)] }
-                references[name] = RowReference(entityName: exact ?? relationship.destinationEntityName, primaryKey: key)
-            }
-
-            return RowSnapshot(
-                entityName: names[Int(row[1].int64Value ?? 0)] ?? entityName, primaryKey: row[0].int64Value ?? 0,
-                version: row[2].int64Value ?? 0, values: values, references: references)
-        }
+        return try database.cachedStatement(sql).rows(arguments).map(reader.snapshot)
     }
 
     /// The rows a to-many `relationship` of the row `primaryKey` of `entityName` holds: through
     /// the destination's key column (one-to-many, in `Z_FOK_` order when ordered) or the join
-    /// table (many-to-many).
+    /// table (many-to-many, in key order).
     public func toManyReferences(_ entityName: String, _ relationship: String, primaryKey: Int64) throws -> [RowReference] {
+        try toManyRows(entityName, relationship, owners: [primaryKey], readsValues: false)[primaryKey]?.map {
+            RowReference(entityName: $0.entityName, primaryKey: $0.primaryKey)
+        } ?? []
+    }
+
+    /// The members of the to-many `relationship` of each of the rows `owners`, in one query:
+    /// snapshots with values when `readsValues`, else with only their key and entity.
+    func toManyRows(_ entityName: String, _ relationship: String, owners: [Int64], readsValues: Bool) throws -> [Int64: [RowSnapshot]] {
         guard let entity = model.entity(named: entityName), let description = model.relationship(named: relationship, in: entity),
             description.isToMany
         else {
             throw StoreError.unknownProperty(path: path, entity: entityName, property: relationship, known: [])
         }
         let destination = try layoutEntity(description.destinationEntityName)
-        let names = Dictionary(layout.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let reader = RowReader(entity: destination, store: self)
+        let select = readsValues ? reader.selectList(alias: "d") : "d.Z_PK, d.Z_ENT, d.Z_OPT"
+        let owner: String, from: String, order: String
         if let inverse = description.inverseName, let columns = destination.toOneColumns[inverse] {
-            let order = columns.order.map { "\($0), " } ?? ""
-            let sql = "SELECT Z_PK, Z_ENT FROM \(destination.tableName) WHERE \(columns.key) = ? AND \(destination.kindCondition) ORDER BY \(order)Z_PK"
-            return try database.cachedStatement(sql).rows([.integer(primaryKey)]).map {
-                RowReference(entityName: names[Int($0[1].int64Value ?? 0)] ?? destination.name, primaryKey: $0[0].int64Value ?? 0)
-            }
+            (owner, from, order) = ("d.\(columns.key)", "\(destination.tableName) d", columns.order.map { "d.\($0), " } ?? "")
+        } else {
+            let (join, sourceColumn, destinationColumn) = try joinColumns(entityName, relationship)
+            (owner, from, order) = ("j.\(sourceColumn)", "\(join) j JOIN \(destination.tableName) d ON d.Z_PK = j.\(destinationColumn)", "")
         }
-        let keys = try linkedKeys(entityName, relationship, source: primaryKey)
-        guard !keys.isEmpty else { return [] }
-        let sql = "SELECT Z_PK, Z_ENT FROM \(destination.tableName) WHERE Z_PK IN (\(keys.map(String.init).joined(separator: ", ")))"
-        let entities = Dictionary(try database.rows(sql).map { ($0[0].int64Value ?? 0, names[Int($0[1].int64Value ?? 0)] ?? destination.name) }, uniquingKeysWith: { first, _ in first })
-        return keys.map { RowReference(entityName: entities[$0] ?? destination.name, primaryKey: $0) }
+        let sql = "SELECT \(owner), \(select) FROM \(from) WHERE \(owner) IN (SELECT value FROM json_each(?)) AND d.\(destination.kindCondition) ORDER BY \(owner), \(order)d.Z_PK"
+        var members: [Int64: [RowSnapshot]] = [:]
+        let names = layout.entityNamesByNumber
+        for row in try database.cachedStatement(sql).rows([.keyList(owners)]) {
+            let columns = Array(row.dropFirst())
+            let snapshot = readsValues ? reader.snapshot(columns)
+                : RowSnapshot(entityName: names[Int(columns[1].int64Value ?? 0)] ?? destination.name, primaryKey: columns[0].int64Value ?? 0,
+                    version: columns[2].int64Value ?? 0, values: [:])
+            members[row[0].int64Value ?? 0, default: []].append(snapshot)
+        }
+        return members
     }
 
     /// Writes the position of the row `primaryKey` in its owner's ordered to-many: the
@@ -206,10 +200,6 @@ extension PersistentStore {
 
     // MARK: - Helpers
 
-    private func relationshipDescription(_ name: String, of entityName: String) -> RelationshipDescription? {
-        model.entity(named: entityName).flatMap { model.relationship(named: name, in: $0) }
-    }
-
     private func requireTransaction() throws {
         guard database.isInTransaction else {
             throw DatabaseError(code: 21, message: "primary keys are allocated inside the write transaction of a save", path: path)
@@ -226,14 +216,6 @@ extension PersistentStore {
             throw StoreError.unknownEntity(path: path, name: name, known: layout.entities.map(\.name))
         }
         return entity
-    }
-
-    /// The columns a snapshot reads, by property name, in a fixed order.
-    private func columnsByProperty(_ entity: StoreLayout.Entity) -> [(name: String, column: String)] {
-        let columns = schema.table(named: entity.tableName).map { Set($0.columns.map(\.name)) }
-        return (entity.attributeColumns.map { ($0.key, $0.value) } + entity.toOneColumns.map { ($0.key, $0.value.key) })
-            .filter { columns?.contains($0.1) ?? true }
-            .sorted { $0.0 < $1.0 }
     }
 
     private func columnAssignments(

@@ -11,6 +11,11 @@ enum CoreDataStringMatching {
         static let diacriticInsensitive = Options(rawValue: 2)
     }
 
+    /// The order of `NSCollateNoCase`, which case-insensitive sorts use in SQL and in memory.
+    static func caseInsensitiveOrder(_ a: String, _ b: String) -> ComparisonResult {
+        a.compare(b, options: .caseInsensitive)
+    }
+
     /// `value` folded as `options` ask: lower case for `[c]`, accents removed for `[d]`.
     static func fold(_ value: String, _ options: Options) -> String {
         var folding: String.CompareOptions = []

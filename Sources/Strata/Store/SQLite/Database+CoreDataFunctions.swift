@@ -81,7 +81,7 @@ extension Database {
             try defineFunction(name, arity: Int32(arity), isDeterministic: false) { _ in .null }
         }
 
-        try defineCollation("NSCollateNoCase") { $0.compare($1, options: .caseInsensitive) }
+        try defineCollation("NSCollateNoCase", CoreDataStringMatching.caseInsensitiveOrder)
         try defineCollation("NSCollateNumericallyNoCase") { $0.compare($1, options: [.caseInsensitive, .numeric]) }
         try defineCollation("NSCollateLocaleSensitive") { $0.compare($1, locale: Locale.current) }
         try defineCollation("NSCollateLocaleSensitiveNoCase") { $0.compare($1, options: .caseInsensitive, locale: Locale.current) }
@@ -157,7 +157,7 @@ extension DatabaseValue {
     static func boolean(_ value: Bool) -> DatabaseValue { .integer(value ? 1 : 0) }
 }
 
-private func sqlite3_result(_ context: OpaquePointer?, _ value: DatabaseValue) {
+func sqlite3_result(_ context: OpaquePointer?, _ value: DatabaseValue) {
     switch value {
     case .null: sqlite3_result_null(context)
     case .integer(let integer): sqlite3_result_int64(context, integer)

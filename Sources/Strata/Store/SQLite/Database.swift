@@ -101,6 +101,7 @@ public final class Database {
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000))
         do {
             try registerCoreDataFunctions()
+            try registerStrataAggregates()
             if !configuration.isReadOnly {
                 if let mode = configuration.journalMode, isNewFile || configuration.convertsExistingJournalMode {
                     try execute("PRAGMA journal_mode = \(mode.rawValue)")
@@ -151,6 +152,8 @@ public final class Database {
     public func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
         try checkOpen(sql)
         if let statement = statementCache[sql] { return statement }
+        // Fetches make SQL from their predicates; a bound keeps a long session's cache small.
+        if statementCache.count >= 256 { statementCache.removeAll() }
         let statement = try makeStatement(sql)
         statementCache[sql] = statement
         return statement

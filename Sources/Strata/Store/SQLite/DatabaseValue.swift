@@ -69,3 +69,11 @@ extension DatabaseValue: CustomStringConvertible {
         }
     }
 }
+
+extension DatabaseValue {
+    /// Row keys as one JSON array argument, for `IN (SELECT value FROM json_each(?))`: any
+    /// number of keys binds as a single parameter.
+    static func keyList(_ keys: some Sequence<Int64>) -> DatabaseValue {
+        .text("[" + keys.map(String.init).joined(separator: ",") + "]")
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+
+/// What ``ObjectContext/execute(_:)`` returns, by the request's result type.
+public enum FetchResult {
+    case objects([ManagedObject])
+    case objectIDs([ObjectID])
+    case dictionaries([FetchedRow])
+    case count(Int)
+}
+
+extension ObjectContext {
+    // MARK: - Fetching
+
+    /// The objects `request` selects, registered in this context (an object the context
+    /// already holds comes back as it is, changes included).
+    ///
+    /// With ``FetchRequest/includesPendingChanges`` (the default), unsaved changes of this
+    /// context and of its parents count: inserted objects that match come back, deleted ones do
+    /// not, and changed objects are judged by their current values and sorted by them.
+    ///
+    /// ```swift
+    /// var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "author.name == %@", "Le Guin"))
+    /// request.sortDescriptors = [SortDescriptor("published", ascending: false)]
+    /// let books = try context.fetch(request)
+    /// ```
+    ///
+    /// - Throws: ``StoreError/unknownEntity(path:name:known:)``, ``PredicateKeyError`` (with the
+    ///   nearest names), ``PredicateCompileError``, ``FetchRequestError``, ``ContextError``
+    ///   when a pending object cannot be read, and ``DatabaseError``.
+    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        assertOnQueue()
+        let plan = try FetchPlan(request, store: store)
+        // A child reads values through its parent, which may hold newer ones than the store.
+        let readsValues = request.includesPropertyValues && parent == nil
+        let selected = try select(plan, readsValues: readsValues && request.fetchBatchSize == 0)
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(selected.count)
+        for (id, row) in selected {
+            let object = object(with: id)
+            if object.isFault, let row {
+                if request.returnsObjectsAsFaults { object.prefetchedRow = row } else { load(row, into: object) }
+            }
+            objects.append(object)
+        }
+        if readsValues, request.fetchBatchSize > 0 {
+            let faults = objects.filter { $0.isFault && $0.prefetchedRow == nil && $0.objectID.primaryKey != nil }
+            for start in stride(from: 0, to: faults.count, by: request.fetchBatchSize) {
+                let members = faults[start..<min(start + request.fetchBatchSize, faults.count)]
+                let batch = FaultBatch(entityName: plan.entity.name, ids: members.map(\.objectID))
+                for object in members { object.faultBatch = batch }
+            }
+        }
+        try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, entityName: plan.entity.name)
+        return objects
+    }
+
+    /// The IDs of the objects `request` selects, pending changes included as ``fetch(_:)``
+    /// includes them; no object is registered.
+    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        assertOnQueue()
+        return try select(FetchPlan(request, store: store), readsValues: false).map(\.id)
+    }
+
+    /// The number of objects `request` selects (within its offset and limit), pending changes
+    /// included as ``fetch(_:)`` includes them; counted in SQL, with only the changed objects
+    /// judged in memory.
+    public func count(for request: FetchRequest) throws -> Int {
+        assertOnQueue()
+        let plan = try FetchPlan(request, store: store)
+        let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames) : PendingObjects()
+        var total = try store.withConnection { try store.countRows(plan, excluding: pending.storedKeys) }
+        for id in pending.candidates where try matches(object(with: id), request.predicate) { total += 1 }
+        total = max(0, total - request.fetchOffset)
+        return request.fetchLimit > 0 ? min(total, request.fetchLimit) : total
+    }
+
+    /// The dictionaries of a dictionary fetch, read from the store as saved (see
+    /// ``PersistentStore/fetchDictionaries(_:)``).
+    public func fetchDictionaries(_ request: FetchRequest) throws -> [FetchedRow] {
+        assertOnQueue()
+        return try store.withConnection { try store.fetchDictionaries(request) }
+    }
+
+    /// Runs `request` for its ``FetchRequest/resultType``.
+    public func execute(_ request: FetchRequest) throws -> FetchResult {
+        switch request.resultType {
+        case .managedObject: .objects(try fetch(request))
+        case .managedObjectID: .objectIDs(try fetchObjectIDs(request))
+        case .dictionary: .dictionaries(try fetchDictionaries(request))
+        case .count: .count(try count(for: request))
+        }
+    }
+
+    // MARK: - Selecting with pending changes
+
+    /// The objects a plan selects, in order, with the rows read for them.
+    private func select(_ plan: FetchPlan, readsValues: Bool) throws -> [(id: ObjectID, row: RowSnapshot?)] {
+        let request = plan.request
+        let limit = request.fetchLimit > 0 ? request.fetchLimit : nil
+        let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames) : PendingObjects()
+        if pending.candidates.isEmpty && pending.storedKeys.isEmpty {
+            return try store.withConnection {
+                try store.selectRows(plan, excluding: [], readsValues: readsValues, readsSortValues: false, limit: limit, offset: request.fetchOffset)
+            }.map { (objectID(for: $0.reference), $0.snapshot) }
+        }
+        // Saved rows without pending changes come sorted from SQL; the changed and inserted
+        // objects are judged and sorted in memory, and both merge by the same order.
+        let stored = try store.withConnection {
+            try store.selectRows(
+                plan, excluding: pending.storedKeys, readsValues: readsValues, readsSortValues: true,
+                limit: limit.map { $0 + request.fetchOffset }, offset: 0)
+        }
+        var entries = stored.map {
+            SortEntry(id: objectID(for: $0.reference), row: $0.snapshot, sortValues: $0.sortValues, rank: (0, $0.reference.primaryKey))
+        }
+        for (index, id) in pending.candidates.enumerated() {
+            let object = object(with: id)
+            guard try matches(object, request.predicate) else { continue }
+            var values: [DatabaseValue] = []
+            for key in plan.sortKeys {
+                values.append(try PredicateEvaluator.value(ofKeyPath: key.descriptor.components, on: object).databaseValue ?? .null)
+            }
+            entries.append(SortEntry(id: id, row: nil, sortValues: values, rank: id.primaryKey.map { (0, $0) } ?? (1, Int64(index))))
+        }
+        entries.sort { SortEntry.precedes($0, $1, keys: plan.sortKeys) }
+        return entries.dropFirst(request.fetchOffset).prefix(limit ?? .max).map { ($0.id, $0.row) }
+    }
+
+    private func matches(_ object: ManagedObject, _ predicate: Predicate?) throws(ContextError) -> Bool {
+        try predicate?.evaluate(with: object) ?? true
+    }
+
+    /// The objects of `entityNames` with unsaved changes in this context or its parents.
+    struct PendingObjects {
+        /// Saved rows whose objects are changed or deleted: SQL leaves them out.
+        var storedKeys: Set<Int64> = []
+        /// Inserted and changed objects, judged in memory.
+        var candidates: [ObjectID] = []
+    }
+
+    func pendingObjects(among entityNames: Set<String>) -> PendingObjects {
+        assertOnQueue()
+        var pending = parent.map { parent in parent.performAndWait { parent.pendingObjects(among: entityNames) } } ?? PendingObjects()
+        pending.candidates.removeAll { deletedIDs.contains(permanentAliases[$0] ?? $0) }
+        var listed = Set(pending.candidates)
+        var changed = insertionOrder.filter { insertedIDs.contains($0) && entityNames.contains($0.entityName) }
+        changed += registered.values
+            .filter { entityNames.contains($0.entity.name) && !insertedIDs.contains($0.objectID) && !deletedIDs.contains($0.objectID) && !$0.changedKeys.isEmpty }
+            .map(\.objectID).sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+        for id in changed where listed.insert(id).inserted { pending.candidates.append(id) }
+        for id in deletedIDs where entityNames.contains(id.entityName) {
+            if let key = id.primaryKey { pending.storedKeys.insert(key) }
+        }
+        pending.storedKeys.formUnion(pending.candidates.compactMap(\.primaryKey))
+        return pending
+    }
+
+    // MARK: - Faulting in batches and prefetching
+
+    /// Loads the rows of a batch's faults in one query.
+    func load(_ batch: FaultBatch) throws(ContextError) {
+        let keys = batch.ids.compactMap { registered[$0]?.isFault == true ? $0.primaryKey : nil }
+        for id in batch.ids { registered[id]?.faultBatch = nil }
+        guard !keys.isEmpty else { return }
+        let rows: [RowSnapshot]
+        do {
+            rows = try store.withConnection { try store.rows(batch.entityName, where: "Z_PK IN (SELECT value FROM json_each(?))", [.keyList(keys)]) }
+        } catch {
+            throw .store(String(describing: error))
+        }
+        for row in rows {
+            if let object = registered[permanentID(entityName: row.entityName, primaryKey: row.primaryKey)], object.isFault {
+                load(row, into: object)
+            }
+        }
+    }
+
+    /// Reads the destinations of `keyPaths` for `objects`, one query per relationship level,
+    /// and keeps their rows on their faults.
+    private func prefetch(_ keyPaths: [String], of objects: [ManagedObject], entityName: String) throws {
+        guard parent == nil, !objects.isEmpty else { return }
+        for keyPath in keyPaths {
+            var sources = objects, entity = entityName
+            for name in keyPath.split(separator: ".").map(String.init) {
+                guard let owner = model.entity(named: entity), let relationship = model.relationship(named: name, in: owner) else {
+                    let known = model.entity(named: entity).map { model.allRelationships(of: $0).map(\.name) } ?? []
+                    throw FetchRequestError("prefetch key path '\(keyPath)': \(entity) has no relationship '\(name)'\(didYouMean(name, among: known))")
+                }
+                sources = try relationship.isToMany
+                    ? prefetchMembers(of: relationship, for: sources, ownerEntity: entity)
+                    : prefetchDestinations(of: relationship, for: sources)
+                entity = relationship.destinationEntityName
+            }
+        }
+    }
+
+    private func prefetchDestinations(of relationship: RelationshipDescription, for sources: [ManagedObject]) throws -> [ManagedObject] {
+        var destinations: [ObjectID] = []
+        for source in sources {
+            if case .toOne(let id?) = try source.propertyValue(relationship.name) { destinations.append(id) }
+        }
+        let missing = Set(destinations.filter { registered[$0].map { $0.isFault && $0.prefetchedRow == nil } ?? true }.compactMap(\.primaryKey))
+        if !missing.isEmpty {
+            let rows = try store.withConnection {
+                try store.rows(relationship.destinationEntityName, where: "Z_PK IN (SELECT value FROM json_each(?))", [.keyList(missing.sorted())])
+            }
+            for row in rows { keep(row) }
+        }
+        return destinations.map { object(with: $0) }
+    }
+
+    private func prefetchMembers(of relationship: RelationshipDescription, for sources: [ManagedObject], ownerEntity: String) throws -> [ManagedObject] {
+        let unread = sources.filter {
+            $0.changedValues[relationship.name] == nil && $0.committedValues[relationship.name] == nil && $0.objectID.primaryKey != nil
+        }
+        if !unread.isEmpty {
+            let members = try store.withConnection {
+                try store.toManyRows(ownerEntity, relationship.name, owners: unread.compactMap(\.objectID.primaryKey), readsValues: true)
+            }
+            for source in unread {
+                let rows = members[source.objectID.primaryKey ?? 0] ?? []
+                source.committedValues[relationship.name] = .toMany(rows.map { keep($0).objectID })
+            }
+        }
+        var members: [ManagedObject] = []
+        for source in sources {
+            if case .toMany(let ids) = try source.propertyValue(relationship.name) { members += ids.map { object(with: $0) } }
+        }
+        return members
+    }
+
+    /// The object of a prefetched row, which keeps the row when it is a fault.
+    @discardableResult
+    private func keep(_ row: RowSnapshot) -> ManagedObject {
+        let object = object(with: permanentID(entityName: row.entityName, primaryKey: row.primaryKey))
+        if object.isFault, object.prefetchedRow == nil { object.prefetchedRow = row }
+        return object
+    }
+}
+
+/// Faults a batched fetch returned together: the first one used loads them all.
+final class FaultBatch {
+    let entityName: String
+    let ids: [ObjectID]
+
+    init(entityName: String, ids: [ObjectID]) {
+        self.entityName = entityName
+        self.ids = ids
+    }
+}
+
+/// A fetched object with what orders it: its sort key values, then its place in the store
+/// (saved rows by key, inserted objects after them in insertion order).
+private struct SortEntry {
+    let id: ObjectID
+    let row: RowSnapshot?
+    let sortValues: [DatabaseValue]
+    let rank: (Int, Int64)
+
+    static func precedes(_ a: SortEntry, _ b: SortEntry, keys: [FetchPlan.SortKey]) -> Bool {
+        for (index, key) in keys.enumerated() {
+            var order = a.sortValues[index].sortOrder(b.sortValues[index], caseInsensitive: key.descriptor.caseInsensitive)
+            if !key.descriptor.ascending { order = order == .orderedAscending ? .orderedDescending : order == .orderedDescending ? .orderedAscending : order }
+            if order != .orderedSame { return order == .orderedAscending }
+        }
+        return a.rank < b.rank
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+
+extension PersistentStore {
+    /// Runs a dictionary fetch in SQL: one ``FetchedRow`` per object, or per group when the
+    /// request groups, with the values of ``FetchRequest/propertiesToFetch`` (every attribute
+    /// when it is `nil`). Pending changes of contexts are not seen: the store is read as saved.
+    ///
+    /// ```swift
+    /// var request = FetchRequest(entityName: "Person")
+    /// request.resultType = .dictionary
+    /// request.propertiesToFetch = try FetchedProperty.list("city, avg(age) as meanAge, count(*)")
+    /// request.propertiesToGroupBy = ["city"]
+    /// request.havingPredicate = try Predicate(format: "count > 1")
+    /// let rows = try store.fetchDictionaries(request)
+    /// ```
+    ///
+    /// - Throws: the errors of a fetch's checks (unknown entity or key, with the nearest
+    ///   names; a predicate the store cannot evaluate), and ``FetchRequestError`` for a
+    ///   property, group or HAVING that does not fit: an aggregate of a non-numeric attribute,
+    ///   a fetched key path that is neither grouped nor aggregated, a HAVING without groups.
+    public func fetchDictionaries(_ request: FetchRequest) throws -> [FetchedRow] {
+        var plan = try FetchPlan(request, store: self)
+        let entity = plan.entity
+        let properties = request.propertiesToFetch
+            ?? model.allAttributes(of: entity).filter { !$0.isTransient }.map { FetchedProperty.keyPath($0.name) }
+        guard !properties.isEmpty else { throw FetchRequestError("a dictionary fetch of \(entity.name) needs at least one property") }
+        let names = properties.map(\.name)
+        if let repeated = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            throw FetchRequestError("two fetched properties are named '\(repeated)'; give one an alias with 'as'")
+        }
+        var columns: [FetchedColumn] = []
+        for property in properties {
+            columns.append(try FetchedColumn(property, plan: &plan, store: self))
+        }
+        var groups: [String] = []
+        for keyPath in request.propertiesToGroupBy {
+            let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            groups.append(try plan.value(ofKeyPath: components, role: "group-by key", model: model).sql)
+        }
+        if !request.propertiesToGroupBy.isEmpty, let loose = properties.first(where: { $0.function == nil && !request.propertiesToGroupBy.contains($0.keyPath ?? "") }) {
+            throw FetchRequestError("'\(loose.keyPath ?? "")' is fetched but neither grouped nor aggregated; add it to the group-by keys or aggregate it")
+        }
+        var sql = "SELECT \(request.returnsDistinctResults ? "DISTINCT " : "")"
+        sql += columns.flatMap(\.selected).joined(separator: ", ")
+        sql += " FROM \(plan.table.tableName) t0 WHERE \(plan.condition)"
+        if !groups.isEmpty { sql += " GROUP BY " + groups.joined(separator: ", ") }
+        if let having = request.havingPredicate {
+            guard !groups.isEmpty else { throw FetchRequestError("a HAVING predicate needs group-by keys") }
+            let namedValues = Dictionary(uniqueKeysWithValues: zip(names, columns.map { ($0.selected[0], $0.isString) }))
+            do {
+                sql += " HAVING " + (try plan.havingCondition(having, namedValues: namedValues))
+            } catch {
+                throw FetchRequestError("HAVING \(having): \(error.message); it may compare the fetched names \(names.joined(separator: ", "))")
+            }
+        }
+        // A sort key that names a fetched property sorts by its value: aggregates can be sorted on.
+        let order = request.sortDescriptors.map { descriptor in
+            if let index = names.firstIndex(of: descriptor.keyPath) {
+                return FetchPlan.SortKey(descriptor: descriptor, sql: columns[index].selected[0], isString: columns[index].isString).term
+            }
+            return plan.sortKeys.first { $0.descriptor == descriptor }?.term ?? ""
+        }
+        if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
+        if request.fetchLimit > 0 || request.fetchOffset > 0 {
+            sql += " LIMIT \(plan.bind(.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1))) OFFSET \(plan.bind(.integer(Int64(request.fetchOffset))))"
+        }
+        return try database.cachedStatement(sql).rows(plan.arguments).map { row in
+            var values: [String: FetchedValue] = [:]
+            var position = 0
+            for (name, column) in zip(names, columns) {
+                values[name] = column.value(Array(row[position..<(position + column.selected.count)]), store: self)
+                position += column.selected.count
+            }
+            return FetchedRow(names: names, values: values)
+        }
+    }
+}
+
+/// One fetched property compiled: what it selects and how its result reads back.
+private struct FetchedColumn {
+    /// The SQL values selected: the value, and for an object the `Z_ENT` of its row.
+    let selected: [String]
+    let isString: Bool
+    private let kind: Kind
+
+    private enum Kind {
+        case attribute(AttributeType)
+        case object(destination: String)
+        case integer
+        case double
+    }
+
+    init(_ property: FetchedProperty, plan: inout FetchPlan, store: PersistentStore) throws {
+        let model = store.model, entity = plan.entity
+        guard let components = property.components else {
+            (selected, isString, kind) = (["COUNT(*)"], false, .integer)
+            return
+        }
+        let value = try plan.value(ofKeyPath: components, role: "fetched property", model: model)
+        let target = Self.target(of: components, from: entity, model: model)
+        guard let function = property.function else {
+            isString = value.isString
+            switch target {
+            case .attribute(let type):
+                (selected, kind) = ([value.sql], .attribute(type))
+            case .object(let destination):
+                let kindColumn = store.layout.entity(named: destination).map { "(SELECT Z_ENT FROM \($0.tableName) WHERE Z_PK = \(value.sql))" } ?? "NULL"
+                (selected, kind) = ([value.sql, kindColumn], .object(destination: destination))
+            case .number(let isInteger):
+                (selected, kind) = ([value.sql], isInteger ? .integer : .double)
+            }
+            return
+        }
+        let numeric: Bool
+        let type: AttributeType?
+        switch target {
+        case .attribute(let attributeType):
+            numeric = [.integer16, .integer32, .integer64, .double, .float, .decimal].contains(attributeType)
+            type = attributeType
+        case .number(let isInteger):
+            (numeric, type) = (true, isInteger ? .integer64 : .double)
+        case .object:
+            guard function == .count else { throw FetchRequestError("\(property): \(function.rawValue) needs an attribute, not a relationship") }
+            (numeric, type) = (false, nil)
+        }
+        let needsNumber: Set<AggregateFunction> = [.average, .sum, .stddev, .median]
+        if needsNumber.contains(function), !numeric {
+            throw FetchRequestError("\(property): \(function.rawValue) needs a numeric attribute; '\(property.keyPath ?? "")' is \(type.map { "a \($0) attribute" } ?? "not one")")
+        }
+        isString = false
+        switch function {
+        case .count: (selected, kind) = (["COUNT(\(value.sql))"], .integer)
+        case .average: (selected, kind) = (["AVG(\(value.sql))"], .double)
+        case .stddev: (selected, kind) = (["strata_stddev(\(value.sql))"], .double)
+        case .median: (selected, kind) = (["strata_median(\(value.sql))"], .double)
+        case .sum:
+            let isInteger = [.integer16, .integer32, .integer64].contains(type)
+            (selected, kind) = (["COALESCE(SUM(\(value.sql)), 0)"], isInteger ? .integer : .double)
+        case .min, .max:
+            (selected, kind) = (["\(function.rawValue.uppercased())(\(value.sql))"], type.map(Kind.attribute) ?? .double)
+        }
+    }
+
+    func value(_ row: [DatabaseValue], store: PersistentStore) -> FetchedValue? {
+        switch kind {
+        case .attribute(let type): return AttributeValue(row[0], type: type).map(FetchedValue.attribute)
+        case .integer: return row[0].int64Value.map { .attribute(.integer($0)) }
+        case .double: return row[0].doubleValue.map { .attribute(.double($0)) }
+        case .object(let destination):
+            guard let key = row[0].int64Value else { return nil }
+            let entity = row[1].int64Value.flatMap { store.layout.entityNamesByNumber[Int($0)] } ?? destination
+            return .object(ObjectID(entityName: entity, storeIdentifier: store.metadata.uuid, key: .permanent(key)))
+        }
+    }
+
+    private enum Target {
+        case attribute(AttributeType)
+        case object(destination: String)
+        /// A to-many's `@count` (an integer) or another aggregate.
+        case number(isInteger: Bool)
+    }
+
+    /// What a checked key path ends on.
+    private static func target(of components: [String], from entity: EntityDescription, model: ObjectModel) -> Target {
+        var current = entity
+        for (index, key) in components.enumerated() {
+            if key.hasPrefix("@") {
+                if key == "@count" { return .number(isInteger: true) }
+                let attribute = components.last.flatMap { model.attribute(named: $0, in: current) }
+                if key == "@avg" { return .number(isInteger: false) }
+                return attribute.map { .attribute($0.type) } ?? .number(isInteger: false)
+            }
+            if let attribute = model.attribute(named: key, in: current) { return .attribute(attribute.type) }
+            guard let relationship = model.relationship(named: key, in: current), let destination = model.entity(named: relationship.destinationEntityName) else { break }
+            if index == components.count - 1 { return .object(destination: destination.name) }
+            current = destination
+        }
+        return .number(isInteger: false)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+extension PersistentStore {
+    /// A row a fetch of objects selected: the row, its values when the fetch reads them, and
+    /// the values of its sort keys when the caller merges the rows with objects in memory.
+    struct SelectedRow {
+        var reference: RowReference
+        var snapshot: RowSnapshot?
+        var sortValues: [DatabaseValue]
+    }
+
+    /// The rows `plan` selects in its order, leaving out `excludedKeys` (rows a context holds
+    /// unsaved changes for), from `offset` on, at most `limit` of them (`nil`: all).
+    func selectRows(
+        _ plan: FetchPlan, excluding excludedKeys: Set<Int64>, readsValues: Bool, readsSortValues: Bool, limit: Int?, offset: Int
+    ) throws -> [SelectedRow] {
+        var plan = plan
+        let reader = readsValues ? RowReader(entity: plan.table, includesSubentities: plan.request.includesSubentities, store: self) : nil
+        var select = reader?.selectList(alias: "t0") ?? "t0.Z_PK, t0.Z_ENT"
+        let sortStart = reader.map { 3 + $0.columns.count } ?? 2
+        if readsSortValues { select += plan.sortKeys.map { ", \($0.sql)" }.joined() }
+        var sql = "SELECT \(select) FROM \(plan.table.tableName) t0 WHERE \(plan.condition)"
+        sql += try exclusion(of: excludedKeys, in: &plan)
+        sql += " \(plan.orderBy) LIMIT \(plan.bind(.integer(Int64(limit ?? -1)))) OFFSET \(plan.bind(.integer(Int64(offset))))"
+        let names = layout.entityNamesByNumber
+        return try database.cachedStatement(sql).rows(plan.arguments).map { row in
+            let snapshot = reader?.snapshot(row)
+            let entityName = snapshot?.entityName ?? names[Int(row[1].int64Value ?? 0)] ?? plan.entity.name
+            return SelectedRow(
+                reference: RowReference(entityName: entityName, primaryKey: row[0].int64Value ?? 0), snapshot: snapshot,
+                sortValues: readsSortValues ? Array(row[sortStart...]) : [])
+        }
+    }
+
+    /// The number of rows `plan` selects, leaving out `excludedKeys`, before any limit.
+    func countRows(_ plan: FetchPlan, excluding excludedKeys: Set<Int64> = []) throws -> Int {
+        var plan = plan
+        var sql = "SELECT COUNT(*) FROM \(plan.table.tableName) t0 WHERE \(plan.condition)"
+        sql += try exclusion(of: excludedKeys, in: &plan)
+        return Int(try database.scalar(sql, plan.arguments)?.int64Value ?? 0)
+    }
+
+    /// ` AND t0.Z_PK NOT IN (…)`, the keys bound as one JSON array, so that any number fits.
+    private func exclusion(of keys: Set<Int64>, in plan: inout FetchPlan) throws -> String {
+        guard !keys.isEmpty else { return "" }
+        return " AND t0.Z_PK NOT IN (SELECT value FROM json_each(\(plan.bind(.keyList(keys.sorted())))))"
+    }
+}
+
+extension StoreLayout {
+    /// Entity names by `Z_ENT`.
+    var entityNamesByNumber: [Int: String] {
+        Dictionary(entities.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite struct FetchRequestTests {
+    @Test func sortsLimitsAndOffsetsInTheStore() throws {
+        let library = try FetchTestLibrary()
+        let context = library.context
+        try context.performAndWait {
+            var request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("title")])
+            #expect(try library.titles(context.fetch(request)) == [
+                "A Wizard of Earthsea", "Children of Dune", "Dune", "The Dispossessed", "The Hobbit", "The Lord of the Rings",
+                "anonymous notes", "the Silmarillion",
+            ])
+            request.sortDescriptors = [SortDescriptor("title", caseInsensitive: true)]
+            #expect(try library.titles(context.fetch(request)) == [
+                "A Wizard of Earthsea", "anonymous notes", "Children of Dune", "Dune", "The Dispossessed", "The Hobbit",
+                "The Lord of the Rings", "the Silmarillion",
+            ])
+            request.sortDescriptors = [SortDescriptor("rating", ascending: false), SortDescriptor("title")]
+            request.fetchOffset = 1
+            request.fetchLimit = 3
+            #expect(try library.titles(context.fetch(request)) == ["Dune", "The Hobbit", "A Wizard of Earthsea"])
+            request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("author.name"), SortDescriptor("title", ascending: false)])
+            request.predicate = try Predicate(format: "author != nil")
+            #expect(try library.titles(context.fetch(request)) == [
+                "Dune", "Children of Dune", "The Dispossessed", "A Wizard of Earthsea", "the Silmarillion", "The Lord of the Rings", "The Hobbit",
+            ])
+        }
+    }
+
+    @Test func subentitiesAreIncludedUnlessExcluded() throws {
+        let library = try FetchTestLibrary()
+        let context = library.context
+        try context.performAndWait {
+            var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "title BEGINSWITH[c] 'the'"))
+            let all = try context.fetch(request)
+            #expect(all.count == 4)
+            #expect(all.filter { $0.entity.name == "EBook" }.count == 2)
+            #expect(try all.first { $0.entity.name == "EBook" }?.value(forKey: "format") as? String == "epub")
+            request.includesSubentities = false
+            #expect(try library.titles(context.fetch(request)).sorted() == ["The Hobbit", "The Lord of the Rings"])
+            #expect(try context.count(for: request) == 2)
+            #expect(try context.fetch(FetchRequest(entityName: "EBook")).count == 2)
+        }
+    }
+
+    @Test func pendingChangesCountUnlessExcluded() throws {
+        let library = try FetchTestLibrary()
+        let context = library.context
+        try context.performAndWait {
+            var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "rating >= 4.5"))
+            request.sortDescriptors = [SortDescriptor("rating", ascending: false), SortDescriptor("title")]
+            #expect(try library.titles(context.fetch(request)) == ["The Lord of the Rings", "Dune", "The Hobbit"])
+            let inserted = try library.fixture.book("Zed", isbn: "9780000000999")
+            try inserted.setValue(4.8, forKey: "rating")
+            let hobbit = try #require(context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "title == 'The Hobbit'"))).first)
+            try hobbit.setValue(5.0, forKey: "rating")
+            let dune = try #require(context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "title == 'Dune'"))).first)
+            try context.delete(dune)
+            let earthsea = try #require(context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "title BEGINSWITH 'A Wiz'"))).first)
+            try earthsea.setValue(1.0, forKey: "rating")
+            #expect(try library.titles(context.fetch(request)) == ["The Hobbit", "The Lord of the Rings", "Zed"])
+            #expect(try context.count(for: request) == 3)
+            request.fetchLimit = 2
+            #expect(try library.titles(context.fetch(request)) == ["The Hobbit", "The Lord of the Rings"])
+            request.fetchOffset = 2
+            #expect(try library.titles(context.fetch(request)) == ["Zed"])
+            #expect(try context.count(for: request) == 1)
+            #expect(try context.fetchObjectIDs(request) == [inserted.objectID])
+            request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "rating >= 4.5"))
+            request.includesPendingChanges = false
+            request.sortDescriptors = [SortDescriptor("title")]
+            // The saved state, though the registered objects show their changed values.
+            #expect(try context.fetch(request).map(\.objectID).contains(dune.objectID))
+            #expect(try context.count(for: request) == 3)
+        }
+    }
+
+    @Test func aChildSeesItsParentsPendingChanges() throws {
+        let library = try FetchTestLibrary()
+        let parent = library.context
+        let (insertedID, duneID) = try parent.performAndWait {
+            let inserted = try library.fixture.book("Zed", isbn: "9780000000999")
+            try inserted.setValue(4.8, forKey: "rating")
+            let dune = try #require(parent.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "title == 'Dune'"))).first)
+            try parent.delete(dune)
+            return (inserted.objectID, dune.objectID)
+        }
+        let child = ObjectContext(parent: parent)
+        try child.performAndWait {
+            let request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "rating >= 4.5"), sortDescriptors: [SortDescriptor("title")])
+            let ids = try child.fetchObjectIDs(request)
+            #expect(ids.contains(insertedID))
+            #expect(!ids.contains(duneID))
+            let hobbit = try #require(child.fetch(request).first { try $0.value(forKey: "title") as? String == "The Hobbit" })
+            try hobbit.setValue(1.0, forKey: "rating")
+            #expect(try library.titles(child.fetch(request)) == ["The Lord of the Rings", "Zed"])
+            #expect(try child.count(for: request) == 2)
+        }
+    }
+
+    @Test func resultTypes() throws {
+        let library = try FetchTestLibrary()
+        let context = library.context
+        try context.performAndWait {
+            var request = FetchRequest(entityName: "Author", sortDescriptors: [SortDescriptor("name")])
+            request.resultType = .managedObjectID
+            guard case .objectIDs(let ids) = try context.execute(request) else { Issue.record("expected IDs"); return }
+            #expect(ids.map(\.entityName) == ["Author", "Author", "Author"])
+            #expect(context.registeredObjects.isEmpty)
+            request.resultType = .count
+            guard case .count(3) = try context.execute(request) else { Issue.record("expected a count of 3"); return }
+            request.resultType = .dictionary
+            request.propertiesToFetch = [.keyPath("name"), .keyPath("remoteID", as: "id")]
+            guard case .dictionaries(let rows) = try context.execute(request) else { Issue.record("expected dictionaries"); return }
+            #expect(rows.map { $0["name"] } == [.attribute(.string("Herbert")), .attribute(.string("Le Guin")), .attribute(.string("Tolkien"))])
+            #expect(rows.map { $0["id"] } == [.attribute(.integer(3)), .attribute(.integer(2)), .attribute(.integer(1))])
+            #expect(rows[0].names == ["name", "id"])
+            request.resultType = .managedObject
+            guard case .objects(let objects) = try context.execute(request) else { Issue.record("expected objects"); return }
+            #expect(try objects.map { try $0.value(forKey: "name") as? String } == ["Herbert", "Le Guin", "Tolkien"])
+        }
+    }
+
+    @Test func objectsComeAsFaultsThatNeedNoQuery() throws {
+        let library = try FetchTestLibrary()
+        let context = library.context
+        try context.performAndWait {
+            let authors = try context.fetch(FetchRequest(entityName: "Author", sortDescriptors: [SortDescriptor("name")]))
+            #expect(authors.allSatisfy { $0.isFault && $0.prefetchedRow != nil })
+            // The row read by the fetch is enough: the store being closed shows no query runs.
+            library.store.close()
+            #expect(try authors[0].value(forKey: "name") as? String == "Herbert")
+            #expect(!authors[0].isFault)
+        }
+        let reopened = try library.fixture.otherContext()
+        try reopened.performAndWait {
+            var request = FetchRequest(entityName: "Author")
+            request.returnsObjectsAsFaults = false
+            #expect(try reopened.fetch(request).allSatisfy { !$0.isFault })
+            request.includesPropertyValues = false
+            reopened.reset()
+            let faults = try reopened.fetch(request)
+            #expect(faults.allSatisfy { $0.isFault && $0.prefetchedRow == nil })
+            #expect(try faults[0].value(forKey: "name") != nil)
+        }
+    }
+
+    @Test func batchedFetchesLoadOneBatchAtATime() throws {
+        let library = try FetchTestLibrary()
+        let context = library.context
+        try context.performAndWait {
+            var request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("title")])
+            request.fetchBatchSize = 3
+            let books = try context.fetch(request)
+            #expect(books.count == 8)
+            #expect(books.allSatisfy { $0.isFault })
+            #expect(try books[4].value(forKey: "title") as? String == "The Hobbit")
+            #expect(books.map(\.isFault) == [true, true, true, false, false, false, true, true])
+            #expect(try library.titles(books) == library.titles(context.fetch(FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("title")]))))
+        }
+    }
+
+    @Test func aMergedSaveReplacesARowKeptOnAFault() throws {
+        let library = try FetchTestLibrary()
+        let context = library.context
+        let other = try library.fixture.otherContext()
+        let author = try context.performAndWait { try #require(context.fetch(FetchRequest(entityName: "Author", predicate: try Predicate(format: "name == 'Herbert'"))).first) }
+        let observation = other.addDidSaveObserver { note in context.perform { context.mergeChanges(fromContextDidSave: note) } }
+        try other.performAndWait {
+            let same = try #require(other.fetch(FetchRequest(entityName: "Author", predicate: try Predicate(format: "name == 'Herbert'"))).first)
+            try same.setValue("Frank Herbert", forKey: "name")
+            try other.save()
+        }
+        let stillFault = context.performAndWait { author.isFault }
+        let name = try context.performAndWait { try author.value(forKey: "name") as? String }
+        #expect(stillFault)
+        #expect(name == "Frank Herbert")
+        _ = observation
+    }
+
+    @Test func prefetchingLoadsRelationshipsInOneQueryPerLevel() throws {
+        let library = try FetchTestLibrary()
+        let context = library.context
+        try context.performAndWait {
+            var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "author != nil"))
+            request.relationshipKeyPathsForPrefetching = ["author.books", "pages", "tags"]
+            let books = try context.fetch(request)
+            library.store.close()
+            // Everything below was read by the fetch: the closed store is never asked.
+            for book in books {
+                let author = try #require(book.value(forKey: "author") as? ManagedObject)
+                #expect(try author.objects(forKey: "books").contains { $0 === book })
+                #expect(try book.objects(forKey: "pages").allSatisfy { try $0.value(forKey: "number") is Int64 })
+                _ = try book.objects(forKey: "tags").map { try $0.value(forKey: "name") }
+            }
+            let dune = try #require(books.first { try $0.value(forKey: "title") as? String == "Dune" })
+            #expect(try dune.objects(forKey: "pages").map { try $0.value(forKey: "number") as? Int64 } == [1, 2, 3, 4])
+            #expect(try Set(dune.objects(forKey: "tags").map { try $0.value(forKey: "name") as? String }) == ["Sci-Fi", "Classic"])
+        }
+    }
+
+    @Test(arguments: [
+        ("titel", "entity 'Book' has no property 'titel' (in titel); did you mean 'title'?"),
+        ("tags.name", "sort key 'tags.name' of Book: to-many key path 'tags.name' needs ANY, ALL, NONE or an aggregate here"),
+    ])
+    func badSortKeysNameTheirFault(key: String, message: String) throws {
+        let library = try FetchTestLibrary()
+        let context = library.context
+        let request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor(key)])
+        let failure = context.performAndWait { () -> (any Error)? in
+            do {
+                _ = try context.fetch(request)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(failure.map { String(describing: $0).hasPrefix(message) } == true, "\(String(describing: failure))")
+    }
+
+    @Test func sortDescriptorsParseTheCommandLineForm() throws {
+        #expect(try SortDescriptor(parsing: "title") == SortDescriptor("title"))
+        #expect(try SortDescriptor(parsing: "rating:desc") == SortDescriptor("rating", ascending: false))
+        #expect(try SortDescriptor(parsing: "-author.name:nocase") == SortDescriptor("author.name", ascending: false, caseInsensitive: true))
+        #expect(throws: FetchRequestError("sort key 'title:up': unknown modifier 'up' (use asc, desc or nocase)")) { try SortDescriptor(parsing: "title:up") }
+        #expect(throws: FetchRequestError("sort key ':desc' names no key path")) { try SortDescriptor(parsing: ":desc") }
+    }
+}
