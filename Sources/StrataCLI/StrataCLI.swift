@@ -58,6 +58,10 @@ public enum StrataCLI {
         case let storeError as StoreError:
             printError("strata: \(storeError)")
             return ExitStatus(for: storeError).rawValue
+        case is PredicateKeyError, is PredicateCompileError, is PredicateSyntaxError, is FetchRequestError:
+            // A request that names what the model lacks, or that does not parse, is a usage error.
+            printError("strata: \(error)")
+            return ExitStatus.usage.rawValue
         case let stackError as StackError:
             printError("strata: \(stackError)")
             return ExitStatus.dataError.rawValue

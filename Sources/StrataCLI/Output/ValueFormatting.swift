@@ -29,20 +29,28 @@ enum ValueFormatting {
     /// The value for JSON output: numbers and strings as themselves, dates in ISO 8601, UUIDs
     /// as text, binary data in base64.
     static func json(_ value: DatabaseValue, type: AttributeType?) -> JSONValue {
-        switch typed(value, type) {
-        case .date(let date)?: return .string(date.formatted(.iso8601))
-        case .uuid(let uuid)?: return .string(uuid.uuidString)
-        case .boolean(let bool)?: return .bool(bool)
-        case .decimal(let decimal)?: return JSONValue(.number(NSDecimalNumber(decimal: decimal).stringValue))
-        case .uri(let url)?: return .string(url.absoluteString)
-        default: break
-        }
+        if let typed = typed(value, type) { return json(typed) }
         switch value {
         case .null: return .null
         case .integer(let integer): return .number(integer)
         case .real(let real): return .number(real)
         case .text(let text): return .string(text)
         case .blob(let data): return .string(data.base64EncodedString())
+        }
+    }
+
+    /// An attribute's value for JSON output, as ``json(_:type:)`` writes it.
+    static func json(_ value: AttributeValue) -> JSONValue {
+        switch value {
+        case .integer(let integer): .number(integer)
+        case .double(let double): .number(double)
+        case .decimal(let decimal): JSONValue(.number(NSDecimalNumber(decimal: decimal).stringValue))
+        case .string(let text): .string(text)
+        case .boolean(let bool): .bool(bool)
+        case .date(let date): .string(date.formatted(.iso8601))
+        case .binary(let data): .string(data.base64EncodedString())
+        case .uuid(let uuid): .string(uuid.uuidString)
+        case .uri(let url): .string(url.absoluteString)
         }
     }
 

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata fetch`: the objects of an entity with their values, as a table, JSON, NDJSON or CSV.
+struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Print the objects of an entity with their attributes.",
+        discussion: """
+            Each object is printed with its URI (x-coredata://STORE-UUID/ENTITY/pN), its \
+            attributes (or those --select names) and its to-one relationships as the \
+            destination object's URI; --include adds to-many relationships as lists of URIs. \
+            Objects of sub-entities are included unless the predicate says otherwise. Sort keys read KEY, KEY:desc or KEY:nocase; key paths may go through to-one \
+            relationships (author.name). The store is opened read-only.
+            """)
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "The entity whose objects to print; may be left out with --template.")
+    var entity: String?
+
+    @OptionGroup var request: RequestOptions
+
+    @Option(help: ArgumentHelp("Print only these properties, comma-separated (attributes, to-one relationships, key paths through to-ones).", valueName: "a,b,…"))
+    var select: String?
+
+    @Option(name: .customLong("include"), help: ArgumentHelp("Add this to-many relationship as a list of object URIs; repeatable.", valueName: "relationship"))
+    var includes: [String] = []
+
+    func run() async throws {
+        let (store, _) = try options.openStoreForReading()
+        defer { store.close() }
+        var fetch = try request.makeRequest(entity: entity, model: store.model)
+        guard fetch.resultType == .managedObject || fetch.resultType == .managedObjectID else {
+            throw CLIError("template '\(request.template ?? "")' returns \(fetch.resultType.rawValue) results; run it with strata query", status: .usage)
+        }
+        fetch.resultType = .managedObject
+        fetch.relationshipKeyPathsForPrefetching = includes
+        let rows = try ObjectTable.rows(of: fetch, store: store, select: try selection(), includes: includes)
+        FileHandle.standardOutput.write(Data(rows.rendered(as: request.format).utf8))
+    }
+
+    private func selection() throws -> [String]? {
+        guard let select else { return nil }
+        let keys = select.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        if let empty = keys.firstIndex(of: "") { throw CLIError("--select: item \(empty + 1) is empty", status: .usage) }
+        return keys
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata query`: values and aggregates of an entity's objects, grouped, as a table, JSON,
+/// NDJSON or CSV.
+struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Print selected values and aggregates of an entity's objects, optionally grouped.",
+        discussion: """
+            --select lists key paths and aggregates, each optionally renamed with 'as NAME': \
+            'location, avg(age) as mean_age, count(*)'. Aggregates: avg (or average), sum, \
+            stddev (population), min, max, median, count; count(*) counts objects. An unnamed \
+            aggregate is called FUNCTION_KEY (avg_age), count(*) is called count. --having \
+            compares these names after grouping ('count > 1 AND mean_age < 40'), and --sort may \
+            name them too. Without --select, every attribute is printed. Reads the store as \
+            saved, read-only.
+            """)
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "The entity to query; may be left out with --template.")
+    var entity: String?
+
+    @Option(help: ArgumentHelp("Key paths and aggregates to print, comma-separated.", valueName: "list"))
+    var select: String?
+
+    @Option(name: .customLong("group-by"), help: ArgumentHelp("Group by this key path; repeatable.", valueName: "key"))
+    var groupBy: [String] = []
+
+    @Option(help: ArgumentHelp("Keep only the groups that satisfy this predicate over the selected names.", valueName: "predicate"))
+    var having: String?
+
+    @Flag(help: "Print each distinct row once.")
+    var distinct = false
+
+    @OptionGroup var request: RequestOptions
+
+    func validate() throws {
+        if having != nil, groupBy.isEmpty { throw ValidationError("--having needs --group-by") }
+    }
+
+    func run() async throws {
+        let (store, _) = try options.openStoreForReading()
+        defer { store.close() }
+        var fetch = try request.makeRequest(entity: entity, model: store.model)
+        fetch.resultType = .dictionary
+        do {
+            if let select { fetch.propertiesToFetch = try FetchedProperty.list(select) }
+        } catch {
+            throw CLIError("--select: \(error)", status: .usage)
+        }
+        fetch.propertiesToGroupBy = groupBy
+        fetch.returnsDistinctResults = distinct
+        do {
+            fetch.havingPredicate = try having.map { try Strata.Predicate(format: $0) }
+        } catch {
+            throw CLIError("--having: \(error)", status: .usage)
+        }
+        let fetched = try store.fetchDictionaries(fetch)
+        var rows = ResultRows(columns: fetched.first?.names ?? fetch.propertiesToFetch?.map(\.name) ?? [])
+        for row in fetched {
+            rows.rows.append(row.names.map { name in
+                switch row[name] {
+                case nil: .null
+                case .attribute(let value)?: ValueFormatting.json(value)
+                case .object(let id)?: .string(id.uriRepresentation().absoluteString)
+                }
+            })
+        }
+        FileHandle.standardOutput.write(Data(rows.rendered(as: request.format).utf8))
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// The options that shape a fetch request, shared by `strata fetch` and `strata query`.
+struct RequestOptions: ParsableArguments {
+    @Option(name: .customLong("where"), help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format.", valueName: "predicate"))
+    var predicate: String?
+
+    @Option(
+        name: .customLong("sort"),
+        help: ArgumentHelp("Order by this key path; repeat for more keys. Add :desc to reverse, :nocase to ignore case.", valueName: "key[:desc]"))
+    var sortKeys: [String] = []
+
+    @Option(help: ArgumentHelp("At most this many results.", valueName: "n"))
+    var limit: Int?
+
+    @Option(help: ArgumentHelp("Skip this many results first.", valueName: "n"))
+    var offset: Int?
+
+    @Option(help: "How to print the results: an aligned table, a JSON array, one JSON object per line, or CSV with a header.")
+    var format: RowFormat = .table
+
+    @Option(help: ArgumentHelp("Run the model's fetch request template of this name (ENTITY may then be left out).", valueName: "name"))
+    var template: String?
+
+    @Option(
+        name: .customLong("var"),
+        help: ArgumentHelp(
+            "A value for a $VARIABLE of the template's predicate; repeatable. VALUE is read as a number, YES/NO, nil, or a quoted string; anything else is a string.",
+            valueName: "name=value"))
+    var variables: [String] = []
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit cannot be negative") }
+        if let offset, offset < 0 { throw ValidationError("--offset cannot be negative") }
+        if template == nil, !variables.isEmpty { throw ValidationError("--var needs --template") }
+        for variable in variables where !variable.contains("=") {
+            throw ValidationError("--var '\(variable)': expected NAME=VALUE")
+        }
+    }
+
+    /// The request for `entity` (or the template's) with the options applied; the --where
+    /// predicate narrows a template's own.
+    func makeRequest(entity: String?, model: ObjectModel) throws -> FetchRequest {
+        var request: FetchRequest
+        if let template {
+            request = try model.fetchRequest(fromTemplate: template, substitutionVariables: substitutionVariables)
+            if let entity, entity != request.entityName {
+                throw CLIError("template '\(template)' fetches \(request.entityName), not \(entity)", status: .usage)
+            }
+        } else if let entity {
+            request = FetchRequest(entityName: entity)
+        } else {
+            throw CLIError("name the ENTITY to fetch, or a --template", status: .usage)
+        }
+        if let predicate {
+            let parsed: Strata.Predicate
+            do {
+                parsed = try Strata.Predicate(format: predicate)
+            } catch {
+                throw CLIError("--where: \(error)", status: .usage)
+            }
+            request.predicate = request.predicate.map { .and([$0, parsed]) } ?? parsed
+        }
+        do {
+            request.sortDescriptors += try sortKeys.map { try SortDescriptor(parsing: $0) }
+        } catch {
+            throw CLIError("--sort: \(error)", status: .usage)
+        }
+        if let limit { request.fetchLimit = limit }
+        if let offset { request.fetchOffset = offset }
+        return request
+    }
+
+    private var substitutionVariables: [String: PredicateValue] {
+        Dictionary(variables.map { entry in
+            let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (String(parts[0]).trimmingCharacters(in: CharacterSet(charactersIn: "$")), PredicateValue(commandLine: String(parts[1])))
+        }, uniquingKeysWith: { _, last in last })
+    }
+}
+
+/// How `fetch` and `query` print rows.
+enum RowFormat: String, CaseIterable, ExpressibleByArgument {
+    case table
+    case json
+    case ndjson
+    case csv
+}
+
+extension PredicateValue {
+    /// A value given on the command line: an integer or a decimal number, `YES`/`NO`/`true`/
+    /// `false`, `nil`/`null`, a string in single or double quotes; anything else is a string.
+    init(commandLine text: String) {
+        let lowered = text.lowercased()
+        if let integer = Int64(text) {
+            self = .integer(integer)
+        } else if let number = Double(text), number.isFinite, text.contains(where: \.isNumber) {
+            self = .double(number)
+        } else if ["yes", "true"].contains(lowered) {
+            self = .bool(true)
+        } else if ["no", "false"].contains(lowered) {
+            self = .bool(false)
+        } else if ["nil", "null"].contains(lowered) {
+            self = .null
+        } else if text.count >= 2, let quote = text.first, quote == "'" || quote == "\"", text.last == quote {
+            self = .string(String(text.dropFirst().dropLast()))
+        } else {
+            self = .string(text)
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import Strata
+import Testing
+
+/// `strata fetch` and `strata query` on the real Core Data stores, checked against SQL written
+/// here by hand, and on stores made here for what the real ones lack.
+@Suite(.enabled(if: StrataRunner.fixturesAvailable, "shared/fixtures/coredata not found: fixture test skipped"))
+struct FetchCommandTests {
+    static let stores = StrataRunner.sharedFixtures.appendingPathComponent("real-stores")
+    static let books = stores.appendingPathComponent("CoreDataBooks.sqlite").path
+
+    private func sql(_ path: String, _ text: String) throws -> [[DatabaseValue]] {
+        let database = try Database(path: path, configuration: .readOnly)
+        defer { database.close() }
+        return try database.rows(text)
+    }
+
+    private func json(_ text: String) throws -> [[String: Any]] {
+        try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
+    }
+
+    @Test func fetchPrintsWhatSQLSelectsInOrder() throws {
+        let before = try Data(contentsOf: URL(fileURLWithPath: Self.books))
+        let result = try StrataRunner.run([
+            "fetch", "Book", "--store", Self.books, "--where", "author BEGINSWITH[c] 'b'", "--sort", "copyright:desc", "--limit", "3",
+            "--offset", "1", "--format", "json",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let objects = try json(result.standardOutput)
+        let expected = try sql(Self.books, "SELECT Z_PK, ZTITLE FROM ZBOOK WHERE lower(ZAUTHOR) LIKE 'b%' ORDER BY ZCOPYRIGHT DESC LIMIT 3 OFFSET 1")
+        #expect(objects.map { $0["title"] as? String } == expected.map { $0[1].stringValue })
+        #expect(objects.map { ($0["uri"] as? String)?.components(separatedBy: "/").last } == expected.map { "p\($0[0].int64Value ?? 0)" })
+        #expect(objects.first.map { Set($0.keys) } == ["uri", "title", "author", "copyright", "contents"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: Self.books)) == before)
+    }
+
+    @Test func toOnesPrintAsTheDestinationsURI() throws {
+        let path = Self.stores.appendingPathComponent("TavantTrade.sqlite").path
+        let model = StrataRunner.sharedFixtures.appendingPathComponent("models/TavantTrade.xcdatamodeld").path
+        let result = try StrataRunner.run(["fetch", "FeedbackSubCategory", "--store", path, "--model", model, "--format", "ndjson", "--sort", "name"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n")
+        let expected = try sql(path, "SELECT ZNAME, ZCATEGORY FROM ZFEEDBACKSUBCATEGORY ORDER BY ZNAME, Z_PK")
+        #expect(lines.count == expected.count && lines.count == 79)
+        for (line, row) in zip(lines, expected) {
+            let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["name"] as? String == row[0].stringValue)
+            #expect((object["category"] as? String)?.hasSuffix("/FeedbackCategory/p\(row[1].int64Value ?? -1)") == true)
+        }
+    }
+
+    @Test func includeListsAManyToManyAsURIs() throws {
+        let path = Self.stores.appendingPathComponent("FinalCutLibrary.sqlite").path
+        let result = try StrataRunner.run(["fetch", "Collection", "--store", path, "--include", "childCollections", "--select", "name", "--format", "json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let objects = try json(result.standardOutput)
+        #expect(objects.count == 15)
+        let links = try sql(path, "SELECT Z_3PARENTCOLLECTIONS, Z_3CHILDCOLLECTIONS FROM Z_3CHILDCOLLECTIONS")
+        let columns = try sql(path, "PRAGMA table_info(Z_3CHILDCOLLECTIONS)").compactMap { $0[1].stringValue }
+        #expect(columns.count == 2, "\(columns)")
+        var printed: Set<[Int64]> = []
+        for object in objects {
+            let owner = Int64((object["uri"] as? String)?.components(separatedBy: "/p").last ?? "") ?? -1
+            for child in object["childCollections"] as? [String] ?? [] {
+                printed.insert([owner, Int64(child.components(separatedBy: "/p").last ?? "") ?? -1])
+            }
+        }
+        let stored = Set(links.map { [$0[0].int64Value ?? 0, $0[1].int64Value ?? 0] })
+        let reversed = Set(links.map { [$0[1].int64Value ?? 0, $0[0].int64Value ?? 0] })
+        #expect(!printed.isEmpty)
+        #expect(printed == stored || printed == reversed)
+    }
+
+    @Test func queryGroupsAndFiltersAsSQLDoes() throws {
+        for format in ["csv", "json"] {
+            let result = try StrataRunner.run([
+                "query", "Book", "--store", Self.books, "--select", "author, count(*) as n, max(copyright) as latest", "--group-by", "author",
+                "--having", "n >= 2", "--sort", "n:desc", "--sort", "author", "--format", format,
+            ])
+            #expect(result.status == 0, "\(result.standardError)")
+            let expected = try sql(Self.books, "SELECT ZAUTHOR, COUNT(*) AS n FROM ZBOOK GROUP BY ZAUTHOR HAVING n >= 2 ORDER BY n DESC, ZAUTHOR")
+            if format == "csv" {
+                let lines = result.standardOutput.components(separatedBy: "\r\n").dropLast()
+                #expect(lines.first == "author,n,latest")
+                #expect(lines.dropFirst().map { $0.components(separatedBy: ",").prefix(2).joined(separator: ",") }
+                    == expected.map { "\($0[0].stringValue ?? ""),\($0[1].int64Value ?? 0)" })
+            } else {
+                let rows = try json(result.standardOutput)
+                #expect(rows.map { $0["author"] as? String } == expected.map { $0[0].stringValue })
+                #expect(rows.map { $0["n"] as? Int } == expected.map { ($0[1].int64Value).map(Int.init) })
+            }
+        }
+        let total = try StrataRunner.run(["query", "Collection", "--store", Self.stores.appendingPathComponent("FinalCutEvent.sqlite").path, "--select", "count(*)"])
+        #expect(total.standardOutput == "count\n53\n", "\(total.standardError)")
+    }
+
+    @Test func csvQuotesWhatNeedsQuoting() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.libraryStore(titles: ["Plain", "Comma, and \"quotes\"", "Two\nlines"])
+        let result = try StrataRunner.run(["fetch", "Book", "--store", path, "--select", "title", "--sort", "isbn", "--format", "csv"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("uri,title\r\n"))
+        #expect(result.standardOutput.contains(",Plain\r\n"))
+        #expect(result.standardOutput.contains(",\"Comma, and \"\"quotes\"\"\"\r\n"))
+        #expect(result.standardOutput.contains(",\"Two\nlines\"\r\n"))
+    }
+
+    @Test func templatesRunWithTheirVariables() throws {
+        let folder = try TemporaryFolder()
+        let bundle = StrataRunner.sharedFixtures.appendingPathComponent("models/SwiftGen.xcdatamodeld").path
+        let model = try ModelLoader.load(URL(fileURLWithPath: bundle)).currentVersion.model
+        let path = folder.url.appendingPathComponent("SwiftGen.sqlite").path
+        let store = try PersistentStore.create(at: path, model: model)
+        try store.withConnection {
+            try store.database.inTransaction {
+                let secondary = try store.insert("SecondaryEntity", values: ["name": .text("needle owner")])
+                try store.insert("MainEntity", values: ["string": .text("plain")], toOne: ["oneToOne": RowReference(entityName: "SecondaryEntity", primaryKey: secondary)])
+                try store.insert("MainEntity", values: ["string": .text("needle")])
+                try store.insert("MainEntity", values: ["string": .text("other")])
+            }
+        }
+        store.close()
+        let base = ["fetch", "--store", path, "--model", bundle, "--template", "ObjectIDFetchRequest", "--select", "string", "--format", "csv", "--sort", "string"]
+        let found = try StrataRunner.run(base + ["--var", "NAME=needle owner", "--var", "NEEDLE='needle'"])
+        #expect(found.status == 0, "\(found.standardError)")
+        #expect(found.standardOutput.components(separatedBy: "\r\n").dropFirst().compactMap { $0.components(separatedBy: ",").last } == ["needle", "plain", ""])
+        let narrowed = try StrataRunner.run(base + ["--var", "NAME=x", "--var", "NEEDLE=needle", "--where", "string != 'plain'"])
+        #expect(narrowed.standardOutput.hasSuffix(",needle\r\n"), "\(narrowed.standardError)")
+        let missing = try StrataRunner.run(base + ["--var", "NAME=x"])
+        #expect(missing.status == 2)
+        #expect(missing.standardError == "strata: fetch request template 'ObjectIDFetchRequest': no value for $NEEDLE\n")
+        let unknown = try StrataRunner.run(base.map { $0 == "ObjectIDFetchRequest" ? "ObjectIDFetchRequests" : $0 })
+        #expect(unknown.status == 2)
+        #expect(unknown.standardError.contains("no fetch request template 'ObjectIDFetchRequests'; did you mean 'ObjectIDFetchRequest'?"), "\(unknown.standardError)")
+    }
+
+    @Test(arguments: [
+        (["fetch", "Book", "--sort", "titel"], "strata: entity 'Book' has no property 'titel' (in titel); did you mean 'title'?"),
+        (["fetch", "Book", "--sort", "title:up"], "strata: --sort: sort key 'title:up': unknown modifier 'up' (use asc, desc or nocase)"),
+        (["fetch", "Book", "--select", "title,,author"], "strata: --select: item 2 is empty"),
+        (["query", "Book", "--select", "avg(title)"], "strata: avg(title): avg needs a numeric attribute; 'title' is a string attribute"),
+        (["query", "Book", "--select", "title, count(*)", "--group-by", "author"], "strata: 'title' is fetched but neither grouped nor aggregated"),
+        (["query", "Book", "--select", "author, count(*)", "--having", "n > 1"], "Error: --having needs --group-by"),
+        (["query", "Book", "--select", "sum(*)"], "strata: --select: select list, column 1 ('sum(*)'): only count takes '*'"),
+        (["fetch"], "strata: name the ENTITY to fetch, or a --template"),
+        (["fetch", "Book", "--var", "A=1"], "Error: --var needs --template"),
+    ])
+    func mistakesAreUsageErrors(arguments: [String], message: String) throws {
+        let result = try StrataRunner.run(arguments + ["--store", Self.books])
+        #expect(result.status == 2)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError.hasPrefix(message), "\(result.standardError)")
+    }
+}
+
+/// A folder removed when the test ends.
+final class TemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// A store of the example Library model holding books with `titles` (ISBNs in order).
+    func libraryStore(titles: [String]) throws -> String {
+        let model = try ModelLoader.load(StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/Library.xcdatamodeld")).currentVersion.model
+        let path = url.appendingPathComponent("Library.sqlite").path
+        let store = try PersistentStore.create(at: path, model: model)
+        let context = ObjectContext(store: store, name: "seed")
+        try context.performAndWait {
+            for (index, title) in titles.enumerated() {
+                let book = try context.insert("Book")
+                try book.setValue(title, forKey: "title")
+                try book.setValue("012345678\(index)", forKey: "isbn")
+            }
+            try context.save()
+        }
+        store.close()
+        return path
+    }
+}
