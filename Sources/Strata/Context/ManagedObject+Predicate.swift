@@ -28,4 +28,16 @@ extension ManagedObject: PredicateSubject {
     func relatedObject(_ id: ObjectID) throws(ContextError) -> ManagedObject {
         try requireContext().object(with: id)
     }
+
+    func keyPathCrossesToMany(_ components: [String]) -> Bool {
+        guard let model = managedObjectContext?.model, !components.contains(where: { $0.hasPrefix("@") }) else { return false }
+        var current = entity
+        for key in components {
+            guard !key.hasPrefix("@"), let relationship = model.relationship(named: key, in: current) else { return false }
+            if relationship.isToMany { return true }
+            guard let destination = model.entity(named: relationship.destinationEntityName) else { return false }
+            current = destination
+        }
+        return false
+    }
 }

@@ -15,6 +15,11 @@ protocol PredicateSubject {
 
     /// The object with `id`, from the same source as this one.
     func relatedObject(_ id: ObjectID) throws(Failure) -> Related
+
+    /// Whether `components`, followed from this object's entity, cross a to-many relationship
+    /// before ending on a value (an aggregate ends it as one value): the model's answer, which
+    /// holds also where a nil to-one stops the walk through the objects.
+    func keyPathCrossesToMany(_ components: [String]) -> Bool
 }
 
 /// What a property of a ``PredicateSubject`` holds.
@@ -97,7 +102,10 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
             guard case .one(let value) = try operand(inner, of: object, variables: variables), let seconds = value.number else { return .one(.null) }
             return .one(.date(Date(timeIntervalSinceReferenceDate: seconds)))
         case .keyPath(let components):
-            return try follow(components[...], from: [object], variables: variables, many: false)
+            let result = try follow(components[...], from: [object], variables: variables, many: false)
+            // A to-many behind a nil to-one has no members, as in SQL, rather than one nil value.
+            if case .one(.null) = result, object.keyPathCrossesToMany(components) { return .many([]) }
+            return result
         case .subquery(let collection, let variable, let predicate, let then):
             guard case .many(let members) = try operand(collection, of: object, variables: variables) else { return .one(.integer(0)) }
             var matching = 0

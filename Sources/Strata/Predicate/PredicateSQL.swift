@@ -153,6 +153,9 @@ struct PredicateCompiler {
         let sql: String
         let isString: Bool
         var isNull = false
+        /// For an object's key: the table of its entity, so that objects of another table,
+        /// whose keys may be equal, never compare equal to it.
+        var table: String?
     }
 
     /// The right side of a comparison: one value, or the constants of `IN {…}` and `BETWEEN {…}`.
@@ -202,7 +205,13 @@ struct PredicateCompiler {
 
     /// Equality that holds for two nils, as `IS` does; strings compare through the options.
     private func equality(_ left: Operand, _ right: Operand, options: Int) -> String {
+        // Still names both sides, so that every bound parameter keeps its place in the SQL.
+        if let a = left.table, let b = right.table, a != b { return "(0 AND \(left.sql) IS \(right.sql))" }
         guard left.isString || right.isString, !left.isNull, !right.isNull else { return "(\(left.sql) IS \(right.sql))" }
+        // Two strings without options compare byte for byte, as Core Data's SQL does, so that an
+        // index on the column serves `title == "x"`. In memory, Swift also equates the same text
+        // in another Unicode normalization: the one case where the two evaluators differ.
+        if options == 0, left.isString, right.isString { return "(\(left.sql) IS \(right.sql))" }
         return "COALESCE(NSCoreDataStringCompare(\(left.sql), \(right.sql), 4, \(options), 0), \(left.sql) IS NULL AND \(right.sql) IS NULL)"
     }
 
@@ -223,10 +232,10 @@ struct PredicateCompiler {
     private mutating func scalar(_ expression: PredicateExpression, in scope: Scope) throws(PredicateCompileError) -> Operand {
         switch expression {
         case .value(let value): return try bind(value)
-        case .evaluatedObject: return Operand(sql: "\(scope.alias).Z_PK", isString: false)
+        case .evaluatedObject: return Operand(sql: "\(scope.alias).Z_PK", isString: false, table: table(of: scope.entity))
         case .variable(let name):
             guard let bound = variables[name] else { throw PredicateCompileError(message: "no value for $\(name)") }
-            return Operand(sql: "\(bound.alias).Z_PK", isString: false)
+            return Operand(sql: "\(bound.alias).Z_PK", isString: false, table: table(of: bound.entity))
         case .castToDate(let inner):
             guard case .value(let value) = inner, let seconds = value.number else {
                 throw PredicateCompileError(message: "CAST(…, \"NSDate\") needs a number")
@@ -254,7 +263,8 @@ struct PredicateCompiler {
         if case .null = value { return Operand(sql: "NULL", isString: false, isNull: true) }
         guard let stored = value.databaseValue else { throw PredicateCompileError(message: "a list is only allowed after IN or BETWEEN") }
         arguments.append(stored)
-        return Operand(sql: "?\(arguments.count)", isString: { if case .text = stored { true } else { false } }())
+        let table: String? = if case .objectID(let id) = value { layout.entity(named: id.entityName)?.tableName ?? "" } else { nil }
+        return Operand(sql: "?\(arguments.count)", isString: { if case .text = stored { true } else { false } }(), table: table)
     }
 
     // MARK: - Key paths
@@ -274,7 +284,7 @@ struct PredicateCompiler {
             (entity, key, row) = (bound.entity, "\(bound.alias).Z_PK", bound.alias)
             path = path.dropFirst()
         }
-        guard !path.isEmpty else { return .scalar(Operand(sql: key, isString: false)) }
+        guard !path.isEmpty else { return .scalar(Operand(sql: key, isString: false, table: table(of: entity))) }
         while let name = path.first {
             path = path.dropFirst()
             if name.hasPrefix("@") {
@@ -309,7 +319,11 @@ struct PredicateCompiler {
             }
             (entity, key, row) = (destination, columnValue(column, table: layoutEntity.tableName, row: row, key: key), nil)
         }
-        return .scalar(Operand(sql: key, isString: false))
+        return .scalar(Operand(sql: key, isString: false, table: table(of: entity)))
+    }
+
+    private func table(of entity: EntityDescription) -> String? {
+        layout.entity(named: entity.name)?.tableName
     }
 
     private func columnValue(_ column: String, table: String, row: String?, key: String) -> String {
