@@ -227,4 +227,20 @@ import Testing
         #expect(throws: FetchRequestError("sort key 'title:up': unknown modifier 'up' (use asc, desc or nocase)")) { try SortDescriptor(parsing: "title:up") }
         #expect(throws: FetchRequestError("sort key ':desc' names no key path")) { try SortDescriptor(parsing: ":desc") }
     }
+
+    @Test func stringEqualityWithoutOptionsUsesAnIndex() throws {
+        let library = try FetchTestLibrary()
+        let store = library.store
+        let book = try #require(store.model.entity(named: "Book"))
+        let plan = try store.withConnection { () -> String in
+            let indexes = try store.database.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZBOOK' AND sql LIKE '%ZISBN%'")
+            #expect(!indexes.isEmpty, "the Library model's unique isbn should have an index")
+            let compiled = try PredicateSQL(try Predicate(format: "isbn == %@", "9780000000003"), entity: book, model: store.model, layout: store.layout)
+            return try store.database.rows("EXPLAIN QUERY PLAN SELECT t0.Z_PK FROM ZBOOK t0 WHERE \(compiled.condition)", compiled.arguments)
+                .compactMap { $0.last?.stringValue }.joined(separator: "; ")
+        }
+        #expect(plan.contains("USING INDEX") || plan.contains("USING COVERING INDEX"), "\(plan)")
+        let found = try library.context.performAndWait { try library.context.find(.all, "Book", by: "isbn", equalTo: "9780000000003") }
+        #expect(found.count == 1)
+    }
 }

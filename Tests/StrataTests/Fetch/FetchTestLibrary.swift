@@ -19,8 +19,8 @@ struct FetchTestLibrary {
         ("anonymous notes", nil, nil, false, 1, []),
     ]
 
-    init() throws {
-        let fixture = try LibraryFixture()
+    init(model: ObjectModel? = nil) throws {
+        let fixture = try LibraryFixture(model: model)
         self.fixture = fixture
         let context = fixture.context
         try context.performAndWait {

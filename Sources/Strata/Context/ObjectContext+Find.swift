@@ -1,0 +1,189 @@
+import Foundation
+
+/// Which of the matching objects ``ObjectContext/find(_:_:where:sortedBy:)`` returns.
+public enum FindScope: Sendable, Equatable {
+    /// All of them.
+    case all
+    /// The first in order, if any.
+    case first
+    /// The last in order, if any.
+    case last
+    /// The first `n`, in order.
+    case firsts(Int)
+    /// The last `n`, in order.
+    case lasts(Int)
+}
+
+/// The short forms Core Data wrappers offer over ``FetchRequest`` (SugarRecord's `find`,
+/// CoreDataMonk's `fetchOrCreate`, `query` and `queryValue`, KarthVader's `objects`), with
+/// the entity's default order from its userInfo.
+///
+/// An entity whose userInfo has `strata.sortBy` (DKDBManager's `sortingAttributeName`) is
+/// sorted by it when a call gives no order: one key path or a comma-separated list, each in
+/// the form of ``SortDescriptor/init(parsing:)`` (`"name"`, `"order:desc, name"`).
+extension ObjectContext {
+    // MARK: - Finding objects
+
+    /// The objects of `entityName` that match `predicate`, in `sortedBy` order (else the
+    /// entity's default order, else the store's), narrowed by `scope`. Pending changes count.
+    ///
+    /// ```swift
+    /// let newest = try context.find(.firsts(5), "Book", where: Predicate(format: "rating > 3"), sortedBy: [SortDescriptor("published", ascending: false)])
+    /// let last = try context.find(.last, "Book").first
+    /// ```
+    public func find(_ scope: FindScope = .all, _ entityName: String, where predicate: Predicate? = nil, sortedBy: [SortDescriptor] = []) throws -> [ManagedObject] {
+        var request = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: try order(sortedBy, of: entityName))
+        switch scope {
+        case .all:
+            return try fetch(request)
+        case .first, .firsts:
+            request.fetchLimit = max(scope.limit, 0)
+            return request.fetchLimit == 0 ? [] : try fetch(request)
+        case .last, .lasts:
+            let wanted = scope.limit
+            guard wanted > 0 else { return [] }
+            guard !request.sortDescriptors.isEmpty else {
+                // Without an order to reverse, the last objects are the tail of the store's order.
+                let ids = try fetchObjectIDs(request).suffix(wanted)
+                return try ids.map { id throws(ContextError) in try existingObject(with: id) }
+            }
+            request.sortDescriptors = request.sortDescriptors.map { SortDescriptor($0.keyPath, ascending: !$0.ascending, caseInsensitive: $0.caseInsensitive) }
+            request.fetchLimit = wanted
+            return try fetch(request).reversed()
+        }
+    }
+
+    /// The objects of `entityName` whose `attribute` equals `value` (SugarRecord's
+    /// `filtered(with:equalTo:)`), narrowed by `scope`.
+    ///
+    /// ```swift
+    /// let knight = try context.find(.first, "Person", by: "name", equalTo: "Knight").first
+    /// ```
+    public func find(
+        _ scope: FindScope = .all, _ entityName: String, by attribute: String, equalTo value: some PredicateValueConvertible, sortedBy: [SortDescriptor] = []
+    ) throws -> [ManagedObject] {
+        try find(scope, entityName, where: .comparison(.init(.keyPath([attribute]), .equal, .value(value.predicateValue))), sortedBy: sortedBy)
+    }
+
+    /// ``find(_:_:where:sortedBy:)`` for a typed subclass registered with ``register(_:for:)``.
+    ///
+    /// ```swift
+    /// let books: [Book] = try context.find(.all, Book.self, where: Predicate(format: "rating >= 4"))
+    /// ```
+    public func find<Object: ManagedObject>(_ scope: FindScope = .all, _ type: Object.Type, where predicate: Predicate? = nil, sortedBy: [SortDescriptor] = []) throws -> [Object] {
+        try find(scope, type.entityName, where: predicate, sortedBy: sortedBy).compactMap { $0 as? Object }
+    }
+
+    /// KarthVader's `objects(_:filter:sort:range:)`: the objects in positions `range` of the
+    /// ordered results (all of them when `range` is `nil`).
+    ///
+    /// ```swift
+    /// let secondPage = try context.objects("Book", filter: nil, sort: [SortDescriptor("title")], range: 20..<40)
+    /// ```
+    public func objects(_ entityName: String, filter: Predicate? = nil, sort: [SortDescriptor] = [], range: Range<Int>? = nil) throws -> [ManagedObject] {
+        var request = FetchRequest(entityName: entityName, predicate: filter, sortDescriptors: try order(sort, of: entityName))
+        if let range {
+            guard range.lowerBound >= 0 else { throw FetchRequestError("the range \(range) starts before the first object") }
+            guard !range.isEmpty else { return [] }
+            request.fetchOffset = range.lowerBound
+            request.fetchLimit = range.count
+        }
+        return try fetch(request)
+    }
+
+    // MARK: - Counting
+
+    /// How many objects of `entityName` match `predicate`, pending changes included.
+    ///
+    /// ```swift
+    /// let unrated = try context.count("Book", where: Predicate(format: "rating == nil"))
+    /// ```
+    public func count(_ entityName: String, where predicate: Predicate? = nil) throws -> Int {
+        try count(for: FetchRequest(entityName: entityName, predicate: predicate))
+    }
+
+    /// Whether any object of `entityName` matches `predicate`, pending changes included.
+    public func any(_ entityName: String, where predicate: Predicate? = nil) throws -> Bool {
+        var request = FetchRequest(entityName: entityName, predicate: predicate)
+        request.fetchLimit = 1
+        return try count(for: request) > 0
+    }
+
+    // MARK: - Fetch or create
+
+    /// The first object of `entityName` whose attributes equal `values`, or a new one inserted
+    /// with them (CoreDataMonk's `fetchOrCreate`). Pending changes count, so two calls with the
+    /// same values before a save return the same object.
+    ///
+    /// ```swift
+    /// let tag = try context.fetchOrCreate("Tag", matching: ["name": "fantasy"])
+    /// ```
+    public func fetchOrCreate(_ entityName: String, matching values: [String: any PredicateValueConvertible & Sendable]) throws -> ManagedObject {
+        let terms = values.sorted { $0.key < $1.key }.map { key, value in
+            Predicate.comparison(.init(.keyPath([key]), .equal, .value(value.predicateValue)))
+        }
+        var request = FetchRequest(entityName: entityName, predicate: terms.isEmpty ? nil : .and(terms))
+        request.fetchLimit = 1
+        if let existing = try fetch(request).first { return existing }
+        let object = try insert(entityName)
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) { try object.setValue(value, forKey: key) }
+        return object
+    }
+
+    // MARK: - Querying values
+
+    /// CoreDataMonk's `query`: a dictionary fetch of `select` (key paths and aggregates, as
+    /// ``FetchedProperty/list(_:)`` reads them), grouped and filtered, read from the store as saved.
+    ///
+    /// ```swift
+    /// let rows = try context.query("Person", select: "location, avg(age) as meanAge", groupBy: ["location"], having: Predicate(format: "meanAge > 30"))
+    /// ```
+    public func query(
+        _ entityName: String, select: String, where predicate: Predicate? = nil, groupBy: [String] = [], having: Predicate? = nil,
+        sortedBy: [SortDescriptor] = []
+    ) throws -> [FetchedRow] {
+        var request = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: sortedBy)
+        request.resultType = .dictionary
+        request.propertiesToFetch = try FetchedProperty.list(select)
+        request.propertiesToGroupBy = groupBy
+        request.havingPredicate = having
+        return try fetchDictionaries(request)
+    }
+
+    /// CoreDataMonk's `queryValue`: the one value of `select` over the matching objects, such
+    /// as an aggregate; `nil` when there is no object or the value is nil.
+    ///
+    /// ```swift
+    /// let oldest = try context.queryValue("Person", select: .aggregate(.max, of: "age"))
+    /// ```
+    public func queryValue(_ entityName: String, select property: FetchedProperty, where predicate: Predicate? = nil) throws -> FetchedValue? {
+        var request = FetchRequest(entityName: entityName, predicate: predicate)
+        request.resultType = .dictionary
+        request.propertiesToFetch = [property]
+        request.fetchLimit = 1
+        return try fetchDictionaries(request).first?[property.name]
+    }
+
+    // MARK: - Default order
+
+    /// `sortDescriptors`, or the entity's `strata.sortBy` order when there are none.
+    func order(_ sortDescriptors: [SortDescriptor], of entityName: String) throws -> [SortDescriptor] {
+        guard sortDescriptors.isEmpty, let text = model.entity(named: entityName)?.userInfo["strata.sortBy"] else { return sortDescriptors }
+        do {
+            return try text.split(separator: ",").map { part throws(FetchRequestError) in try SortDescriptor(parsing: String(part)) }
+        } catch {
+            throw FetchRequestError("entity \(entityName), userInfo strata.sortBy '\(text)': \(error.message)")
+        }
+    }
+}
+
+extension FindScope {
+    /// How many objects the scope keeps; 0 for all.
+    fileprivate var limit: Int {
+        switch self {
+        case .all: 0
+        case .first, .last: 1
+        case .firsts(let n), .lasts(let n): n
+        }
+    }
+}
