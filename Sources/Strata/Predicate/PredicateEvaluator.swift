@@ -119,10 +119,14 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
     }
 
     /// Follows a key path from `objects`; once it crosses a to-many, the result is many values.
-    private static func follow(_ components: ArraySlice<String>, from objects: [Subject], variables: [String: Operand], many: Bool) throws(Subject.Failure) -> Operand {
+    /// `missing` counts members whose to-one along the way was nil: their value is nil, as a
+    /// NULL reached through an empty key is in SQL, until a further to-many gives them no members.
+    private static func follow(
+        _ components: ArraySlice<String>, from objects: [Subject], variables: [String: Operand], many: Bool, missing: Int = 0
+    ) throws(Subject.Failure) -> Operand {
         guard let key = components.first else {
             let ids = objects.map { PredicateValue.objectID($0.objectID) }
-            return many ? .many(ids) : .one(ids.first ?? .null)
+            return many ? .many(ids + Array(repeating: .null, count: missing)) : .one(ids.first ?? .null)
         }
         let rest = components.dropFirst()
         if key.hasPrefix("$"), let bound = variables[String(key.dropFirst())], case .one(.objectID(let id)) = bound,
@@ -142,22 +146,27 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
         }
         var next: [Subject] = []
         var values: [PredicateValue] = []
-        var crossesToMany = many
+        var isAttribute = false, isToMany = false
+        var missing = missing
         for object in objects {
             switch try object.predicateProperty(key) {
-            case .attribute(let value?): values.append(PredicateValue(value))
-            // A collection's values leave out nils, as key-value coding's do.
-            case .attribute(nil): if !many { values.append(.null) }
-            case .toOne(let related): if let related { next.append(related) }
+            case .attribute(let value):
+                isAttribute = true
+                values.append(value.map(PredicateValue.init) ?? .null)
+            case .toOne(let related):
+                if let related { next.append(related) } else if many { missing += 1 }
             case .toMany(let related):
-                crossesToMany = true
+                isToMany = true
                 next += related
             }
         }
-        if !values.isEmpty || (next.isEmpty && rest.isEmpty && !crossesToMany) {
-            return crossesToMany ? .many(values) : .one(values.first ?? .null)
+        if isAttribute {
+            guard many else { return .one(values.first ?? .null) }
+            return .many(values + Array(repeating: .null, count: missing))
         }
-        return try follow(rest, from: next, variables: variables, many: crossesToMany)
+        if isToMany { missing = 0 }
+        if next.isEmpty, rest.isEmpty, !many, !isToMany { return .one(.null) }
+        return try follow(rest, from: next, variables: variables, many: many || isToMany, missing: missing)
     }
 
     private static func aggregateValues(_ components: ArraySlice<String>, of objects: [Subject]) throws(Subject.Failure) -> [Double] {

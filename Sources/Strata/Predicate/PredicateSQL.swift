@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The condition means what ``PredicateEvaluator`` means in memory, nil semantics included:
 /// every comparison yields 0 or 1, never NULL, so `NOT` and `OR` behave as in Swift; a
-/// to-many's members with a nil value are left out of `ANY` and `ALL`. String operators call
+/// to-many's member with a nil value takes part in `ANY`, `ALL` and `NONE` as nil, as its
+/// row's NULL does in Core Data's SQL (`ANY pages.text == nil`). String operators call
 /// the `NSCoreData…` functions every Strata connection registers.
 struct PredicateSQL: Equatable {
     var condition: String
@@ -133,8 +134,7 @@ struct PredicateCompiler {
         }
     }
 
-    /// The comparison for one member of a to-many: ANY asks for a non-nil value that matches,
-    /// ALL lets nil values pass, as the evaluator leaves them out.
+    /// The comparison for one member of a to-many; a member's nil value is compared as nil.
     private mutating func memberCondition(
         _ quantifier: Quantifier, _ rest: ArraySlice<String>, in scope: Scope, _ op: ComparisonOperator, _ right: Right, options: ComparisonOptions
     ) throws(PredicateCompileError) -> String {
@@ -142,8 +142,7 @@ struct PredicateCompiler {
         case .members(let toMany, let rest):
             return try quantified(quantifier, toMany, rest, op, right, options: options)
         case .scalar(let value):
-            let matches = try leaf(value, op, right, options: options)
-            return quantifier == .all ? "(\(value.sql) IS NULL OR \(matches))" : "(\(value.sql) IS NOT NULL AND \(matches))"
+            return try leaf(value, op, right, options: options)
         }
     }
 
