@@ -46,7 +46,7 @@ import Testing
         #expect(try fixture.store.rowCounts() == ["Author": 1, "Book": 1, "EBook": 0, "Page": 0, "Tag": 0])
         let other = try fixture.otherContext()
         try other.performAndWait {
-            let book = try #require(try other.existingObject(with: ObjectID(entityName: "Book", storeIdentifier: fixture.store.metadata.uuid, key: .permanent(1))))
+            let book = try other.existingObject(with: ObjectID(entityName: "Book", storeIdentifier: fixture.store.metadata.uuid, key: .permanent(1)))
             #expect(book["author.name"] as? String == "Le Guin")
         }
     }
@@ -73,7 +73,7 @@ import Testing
         #expect(note.updatedObjectIDs == [id] && note.insertedObjectIDs.isEmpty)
         // Change the row behind both contexts' backs: a merge that refetched would see this.
         try fixture.store.withConnection { try fixture.store.database.execute("UPDATE ZTAG SET ZNAME = 'elsewhere'") }
-        try reader.performAndWait {
+        reader.performAndWait {
             reader.mergeChanges(fromContextDidSave: note)
             #expect(reader.object(with: id)["name"] as? String == "new")
         }
@@ -97,11 +97,11 @@ import Testing
             try worker.save()
             return tag.objectID
         }
-        try main.performAndWait {
+        main.performAndWait {
             #expect(main.object(with: temporaryID)["name"] as? String == "pushed")
         }
         try root.performAndWait { try root.save() }
-        try main.performAndWait {
+        main.performAndWait {
             #expect(main.registeredObjects.map(\.objectID.isTemporary) == [false])
             #expect(main.registeredObjects.first?["name"] as? String == "pushed")
         }

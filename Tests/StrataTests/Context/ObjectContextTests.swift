@@ -242,7 +242,7 @@ struct LibraryFixture {
             try other.existingObject(with: id).setValue("theirs", forKey: "name")
             try other.save()
         }
-        try fixture.context.performAndWait {
+        _ = fixture.context.performAndWait {
             #expect(throws: ContextError.conflict(object: id, expectedVersion: 1, storeVersion: 2)) { try fixture.context.save() }
         }
         #expect(try fixture.store.rows("Tag").map { $0.values["name"] } == [.text("theirs")])
