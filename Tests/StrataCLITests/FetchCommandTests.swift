@@ -126,6 +126,8 @@ struct FetchCommandTests {
         #expect(found.standardOutput.components(separatedBy: "\r\n").dropFirst().compactMap { $0.components(separatedBy: ",").last } == ["needle", "plain", ""])
         let narrowed = try StrataRunner.run(base + ["--var", "NAME=x", "--var", "NEEDLE=needle", "--where", "string != 'plain'"])
         #expect(narrowed.standardOutput.hasSuffix(",needle\r\n"), "\(narrowed.standardError)")
+        let counted = try StrataRunner.run(["count", "--store", path, "--model", bundle, "--template", "ObjectIDFetchRequest", "--var", "NAME=needle owner", "--var", "NEEDLE=other"])
+        #expect(counted.standardOutput == "2\n", "\(counted.standardError)")
         let missing = try StrataRunner.run(base + ["--var", "NAME=x"])
         #expect(missing.status == 2)
         #expect(missing.standardError == "strata: fetch request template 'ObjectIDFetchRequest': no value for $NEEDLE\n")
@@ -142,7 +144,7 @@ struct FetchCommandTests {
         (["query", "Book", "--select", "title, count(*)", "--group-by", "author"], "strata: 'title' is fetched but neither grouped nor aggregated"),
         (["query", "Book", "--select", "author, count(*)", "--having", "n > 1"], "Error: --having needs --group-by"),
         (["query", "Book", "--select", "sum(*)"], "strata: --select: select list, column 1 ('sum(*)'): only count takes '*'"),
-        (["fetch"], "strata: name the ENTITY to fetch, or a --template"),
+        (["fetch"], "strata: name the ENTITY, or a --template"),
         (["fetch", "Book", "--var", "A=1"], "Error: --var needs --template"),
     ])
     func mistakesAreUsageErrors(arguments: [String], message: String) throws {

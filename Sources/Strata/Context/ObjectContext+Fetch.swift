@@ -70,8 +70,7 @@ extension ObjectContext {
         let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames) : PendingObjects()
         var total = try store.withConnection { try store.countRows(plan, excluding: pending.storedKeys) }
         for id in pending.candidates where try matches(object(with: id), request.predicate) { total += 1 }
-        total = max(0, total - request.fetchOffset)
-        return request.fetchLimit > 0 ? min(total, request.fetchLimit) : total
+        return request.windowed(count: total)
     }
 
     /// The dictionaries of a dictionary fetch, read from the store as saved (see

@@ -81,6 +81,14 @@ public struct FetchRequest: Sendable, Equatable {
     }
 }
 
+extension FetchRequest {
+    /// How many of `total` matching objects the request returns after its offset and limit.
+    func windowed(count total: Int) -> Int {
+        let afterOffset = max(0, total - fetchOffset)
+        return fetchLimit > 0 ? min(afterOffset, fetchLimit) : afterOffset
+    }
+}
+
 /// Why a fetch request cannot run, naming the part of the request at fault.
 public struct FetchRequestError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String

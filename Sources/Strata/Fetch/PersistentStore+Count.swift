@@ -18,6 +18,13 @@ extension PersistentStore {
     public func count(of entityName: String, matching predicate: Predicate? = nil, includesSubentities: Bool = true) throws -> Int {
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.includesSubentities = includesSubentities
-        return try countRows(FetchPlan(request, store: self))
+        return try count(for: request)
+    }
+
+    /// The number of stored objects `request` selects, within its offset and limit, counted
+    /// in SQL as the store is on disk; the errors are those of ``count(of:matching:includesSubentities:)``
+    /// and ``FetchRequestError``.
+    public func count(for request: FetchRequest) throws -> Int {
+        request.windowed(count: try countRows(FetchPlan(request, store: self)))
     }
 }

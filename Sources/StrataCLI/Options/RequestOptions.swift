@@ -2,10 +2,66 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// The options that shape a fetch request, shared by `strata fetch` and `strata query`.
-struct RequestOptions: ParsableArguments {
+/// The options that choose what a read command looks at: an entity's objects narrowed by a
+/// predicate, or a model's fetch request template with its variables.
+struct PredicateOptions: ParsableArguments {
     @Option(name: .customLong("where"), help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format.", valueName: "predicate"))
     var predicate: String?
+
+    @Option(help: ArgumentHelp("Run the model's fetch request template of this name (ENTITY may then be left out).", valueName: "name"))
+    var template: String?
+
+    @Option(
+        name: .customLong("var"),
+        help: ArgumentHelp(
+            "A value for a $VARIABLE of the template's predicate; repeatable. VALUE is read as a number, YES/NO, nil, or a quoted string; anything else is a string.",
+            valueName: "name=value"))
+    var variables: [String] = []
+
+    func validate() throws {
+        if template == nil, !variables.isEmpty { throw ValidationError("--var needs --template") }
+        for variable in variables where !variable.contains("=") {
+            throw ValidationError("--var '\(variable)': expected NAME=VALUE")
+        }
+    }
+
+    /// The request for `entity` (or the template's); the --where predicate narrows a
+    /// template's own.
+    func makeRequest(entity: String?, model: ObjectModel) throws -> FetchRequest {
+        var request: FetchRequest
+        if let template {
+            request = try model.fetchRequest(fromTemplate: template, substitutionVariables: substitutionVariables)
+            if let entity, entity != request.entityName {
+                throw CLIError("template '\(template)' fetches \(request.entityName), not \(entity)", status: .usage)
+            }
+        } else if let entity {
+            request = FetchRequest(entityName: entity)
+        } else {
+            throw CLIError("name the ENTITY, or a --template", status: .usage)
+        }
+        if let predicate {
+            let parsed: Strata.Predicate
+            do {
+                parsed = try Strata.Predicate(format: predicate)
+            } catch {
+                throw CLIError("--where: \(error)", status: .usage)
+            }
+            request.predicate = request.predicate.map { .and([$0, parsed]) } ?? parsed
+        }
+        return request
+    }
+
+    private var substitutionVariables: [String: PredicateValue] {
+        Dictionary(variables.map { entry in
+            let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (String(parts[0]).trimmingCharacters(in: CharacterSet(charactersIn: "$")), PredicateValue(commandLine: String(parts[1])))
+        }, uniquingKeysWith: { _, last in last })
+    }
+}
+
+/// The options that shape a fetch's results, shared by `strata fetch` and `strata query`.
+struct RequestOptions: ParsableArguments {
+    @OptionGroup var selection: PredicateOptions
 
     @Option(
         name: .customLong("sort"),
@@ -21,48 +77,16 @@ struct RequestOptions: ParsableArguments {
     @Option(help: "How to print the results: an aligned table, a JSON array, one JSON object per line, or CSV with a header.")
     var format: RowFormat = .table
 
-    @Option(help: ArgumentHelp("Run the model's fetch request template of this name (ENTITY may then be left out).", valueName: "name"))
-    var template: String?
-
-    @Option(
-        name: .customLong("var"),
-        help: ArgumentHelp(
-            "A value for a $VARIABLE of the template's predicate; repeatable. VALUE is read as a number, YES/NO, nil, or a quoted string; anything else is a string.",
-            valueName: "name=value"))
-    var variables: [String] = []
-
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit cannot be negative") }
         if let offset, offset < 0 { throw ValidationError("--offset cannot be negative") }
-        if template == nil, !variables.isEmpty { throw ValidationError("--var needs --template") }
-        for variable in variables where !variable.contains("=") {
-            throw ValidationError("--var '\(variable)': expected NAME=VALUE")
-        }
     }
 
-    /// The request for `entity` (or the template's) with the options applied; the --where
-    /// predicate narrows a template's own.
+    var template: String? { selection.template }
+
+    /// The request for `entity` (or the template's) with the options applied.
     func makeRequest(entity: String?, model: ObjectModel) throws -> FetchRequest {
-        var request: FetchRequest
-        if let template {
-            request = try model.fetchRequest(fromTemplate: template, substitutionVariables: substitutionVariables)
-            if let entity, entity != request.entityName {
-                throw CLIError("template '\(template)' fetches \(request.entityName), not \(entity)", status: .usage)
-            }
-        } else if let entity {
-            request = FetchRequest(entityName: entity)
-        } else {
-            throw CLIError("name the ENTITY to fetch, or a --template", status: .usage)
-        }
-        if let predicate {
-            let parsed: Strata.Predicate
-            do {
-                parsed = try Strata.Predicate(format: predicate)
-            } catch {
-                throw CLIError("--where: \(error)", status: .usage)
-            }
-            request.predicate = request.predicate.map { .and([$0, parsed]) } ?? parsed
-        }
+        var request = try selection.makeRequest(entity: entity, model: model)
         do {
             request.sortDescriptors += try sortKeys.map { try SortDescriptor(parsing: $0) }
         } catch {
@@ -71,13 +95,6 @@ struct RequestOptions: ParsableArguments {
         if let limit { request.fetchLimit = limit }
         if let offset { request.fetchOffset = offset }
         return request
-    }
-
-    private var substitutionVariables: [String: PredicateValue] {
-        Dictionary(variables.map { entry in
-            let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (String(parts[0]).trimmingCharacters(in: CharacterSet(charactersIn: "$")), PredicateValue(commandLine: String(parts[1])))
-        }, uniquingKeysWith: { _, last in last })
     }
 }
 
