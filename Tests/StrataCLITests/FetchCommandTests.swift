@@ -145,6 +145,9 @@ struct FetchCommandTests {
         (["query", "Book", "--select", "author, count(*)", "--having", "n > 1"], "Error: --having needs --group-by"),
         (["query", "Book", "--select", "sum(*)"], "strata: --select: select list, column 1 ('sum(*)'): only count takes '*'"),
         (["fetch"], "strata: name the ENTITY, or a --template"),
+        (["fetch", "Book", "--select", "."], "strata: '.' is not a key path"),
+        (["fetch", "Book", "--include", ""], "strata: '' is not a key path"),
+        (["fetch", "Book", "--limit", "0"], "Error: --limit must be at least 1"),
         (["fetch", "Book", "--var", "A=1"], "Error: --var needs --template"),
     ])
     func mistakesAreUsageErrors(arguments: [String], message: String) throws {

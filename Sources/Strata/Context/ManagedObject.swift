@@ -38,8 +38,9 @@ open class ManagedObject: CustomStringConvertible {
     var changedValues: [String: PropertyValue] = [:]
     /// `Z_OPT` of the row when it was read: a save checks that no one else saved since.
     var version: Int64 = 0
-    /// The row a fetch read for this fault, loaded on first access without a query.
-    var prefetchedRow: RowSnapshot?
+    /// The row a fetch read for this fault, loaded on first access without a query unless the
+    /// store's connection has written since (``PersistentStore/writeGeneration``).
+    var prefetchedRow: (row: RowSnapshot, generation: Int64)?
     /// The faults a batched fetch returned together with this one: the first access loads them all.
     var faultBatch: FaultBatch?
 

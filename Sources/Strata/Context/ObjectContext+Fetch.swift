@@ -32,13 +32,14 @@ extension ObjectContext {
         let plan = try FetchPlan(request, store: store)
         // A child reads values through its parent, which may hold newer ones than the store.
         let readsValues = request.includesPropertyValues && parent == nil
+        let generation = try store.writeGeneration
         let selected = try select(plan, readsValues: readsValues && request.fetchBatchSize == 0)
         var objects: [ManagedObject] = []
         objects.reserveCapacity(selected.count)
         for (id, row) in selected {
             let object = object(with: id)
             if object.isFault, let row {
-                if request.returnsObjectsAsFaults { object.prefetchedRow = row } else { load(row, into: object) }
+                if request.returnsObjectsAsFaults { object.prefetchedRow = (row, generation) } else { load(row, into: object) }
             }
             objects.append(object)
         }
@@ -50,7 +51,7 @@ extension ObjectContext {
                 for object in members { object.faultBatch = batch }
             }
         }
-        try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, entityName: plan.entity.name)
+        try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, entityName: plan.entity.name, generation: generation)
         return objects
     }
 
@@ -97,32 +98,46 @@ extension ObjectContext {
         let request = plan.request
         let limit = request.fetchLimit > 0 ? request.fetchLimit : nil
         let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames) : PendingObjects()
-        if pending.candidates.isEmpty && pending.storedKeys.isEmpty {
+        // A sort key read through a changed related object has its current value only in memory.
+        let sortsInMemory = request.includesPendingChanges && !plan.sortedRelatedEntityNames.isEmpty
+            && pendingObjects(among: plan.sortedRelatedEntityNames).candidates.contains { !$0.isTemporary }
+        if pending.candidates.isEmpty && pending.storedKeys.isEmpty && !sortsInMemory {
             return try store.withConnection {
                 try store.selectRows(plan, excluding: [], readsValues: readsValues, readsSortValues: false, limit: limit, offset: request.fetchOffset)
             }.map { (objectID(for: $0.reference), $0.snapshot) }
         }
         // Saved rows without pending changes come sorted from SQL; the changed and inserted
         // objects are judged and sorted in memory, and both merge by the same order.
-        let stored = try store.withConnection {
-            try store.selectRows(
-                plan, excluding: pending.storedKeys, readsValues: readsValues, readsSortValues: true,
-                limit: limit.map { $0 + request.fetchOffset }, offset: 0)
+        let window = limit.flatMap { limit in
+            let (end, overflow) = limit.addingReportingOverflow(request.fetchOffset)
+            return overflow || sortsInMemory ? nil : end
         }
-        var entries = stored.map {
-            SortEntry(id: objectID(for: $0.reference), row: $0.snapshot, sortValues: $0.sortValues, rank: (0, $0.reference.primaryKey))
+        let stored = try store.withConnection {
+            try store.selectRows(plan, excluding: pending.storedKeys, readsValues: readsValues, readsSortValues: !sortsInMemory, limit: window, offset: 0)
+        }
+        var entries: [SortEntry] = []
+        entries.reserveCapacity(stored.count + pending.candidates.count)
+        for row in stored {
+            let id = objectID(for: row.reference)
+            let values = sortsInMemory ? try sortValues(of: object(with: id), plan) : row.sortValues
+            entries.append(SortEntry(id: id, row: row.snapshot, sortValues: values, rank: (0, row.reference.primaryKey)))
         }
         for (index, id) in pending.candidates.enumerated() {
             let object = object(with: id)
             guard try matches(object, request.predicate) else { continue }
-            var values: [DatabaseValue] = []
-            for key in plan.sortKeys {
-                values.append(try PredicateEvaluator.value(ofKeyPath: key.descriptor.components, on: object).databaseValue ?? .null)
-            }
-            entries.append(SortEntry(id: id, row: nil, sortValues: values, rank: id.primaryKey.map { (0, $0) } ?? (1, Int64(index))))
+            entries.append(SortEntry(id: id, row: nil, sortValues: try sortValues(of: object, plan), rank: id.primaryKey.map { (0, $0) } ?? (1, Int64(index))))
         }
         entries.sort { SortEntry.precedes($0, $1, keys: plan.sortKeys) }
         return entries.dropFirst(request.fetchOffset).prefix(limit ?? .max).map { ($0.id, $0.row) }
+    }
+
+    /// The values of the plan's sort keys on an object as it is now, changes included.
+    private func sortValues(of object: ManagedObject, _ plan: FetchPlan) throws(ContextError) -> [DatabaseValue] {
+        var values: [DatabaseValue] = []
+        for key in plan.sortKeys {
+            values.append(try PredicateEvaluator.value(ofKeyPath: key.descriptor.components, on: object).databaseValue ?? .null)
+        }
+        return values
     }
 
     private func matches(_ object: ManagedObject, _ predicate: Predicate?) throws(ContextError) -> Bool {
@@ -143,8 +158,7 @@ extension ObjectContext {
         pending.candidates.removeAll { deletedIDs.contains(permanentAliases[$0] ?? $0) }
         var listed = Set(pending.candidates)
         var changed = insertionOrder.filter { insertedIDs.contains($0) && entityNames.contains($0.entityName) }
-        changed += registered.values
-            .filter { entityNames.contains($0.entity.name) && !insertedIDs.contains($0.objectID) && !deletedIDs.contains($0.objectID) && !$0.changedKeys.isEmpty }
+        changed += registered.values.filter { entityNames.contains($0.entity.name) && isUpdated($0) }
             .map(\.objectID).sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
         for id in changed where listed.insert(id).inserted { pending.candidates.append(id) }
         for id in deletedIDs where entityNames.contains(id.entityName) {
@@ -176,7 +190,7 @@ extension ObjectContext {
 
     /// Reads the destinations of `keyPaths` for `objects`, one query per relationship level,
     /// and keeps their rows on their faults.
-    private func prefetch(_ keyPaths: [String], of objects: [ManagedObject], entityName: String) throws {
+    private func prefetch(_ keyPaths: [String], of objects: [ManagedObject], entityName: String, generation: Int64) throws {
         guard parent == nil, !objects.isEmpty else { return }
         for keyPath in keyPaths {
             var sources = objects, entity = entityName
@@ -185,15 +199,18 @@ extension ObjectContext {
                     let known = model.entity(named: entity).map { model.allRelationships(of: $0).map(\.name) } ?? []
                     throw FetchRequestError("prefetch key path '\(keyPath)': \(entity) has no relationship '\(name)'\(didYouMean(name, among: known))")
                 }
-                sources = try relationship.isToMany
-                    ? prefetchMembers(of: relationship, for: sources, ownerEntity: entity)
-                    : prefetchDestinations(of: relationship, for: sources)
+                let reached = try relationship.isToMany
+                    ? prefetchMembers(of: relationship, for: sources, ownerEntity: entity, generation: generation)
+                    : prefetchDestinations(of: relationship, for: sources, generation: generation)
+                // Many sources share destinations: each is followed once at the next level.
+                var seen: Set<ObjectID> = []
+                sources = reached.filter { seen.insert($0.objectID).inserted }
                 entity = relationship.destinationEntityName
             }
         }
     }
 
-    private func prefetchDestinations(of relationship: RelationshipDescription, for sources: [ManagedObject]) throws -> [ManagedObject] {
+    private func prefetchDestinations(of relationship: RelationshipDescription, for sources: [ManagedObject], generation: Int64) throws -> [ManagedObject] {
         var destinations: [ObjectID] = []
         for source in sources {
             if case .toOne(let id?) = try source.propertyValue(relationship.name) { destinations.append(id) }
@@ -203,12 +220,14 @@ extension ObjectContext {
             let rows = try store.withConnection {
                 try store.rows(relationship.destinationEntityName, where: "Z_PK IN (SELECT value FROM json_each(?))", [.keyList(missing.sorted())])
             }
-            for row in rows { keep(row) }
+            for row in rows { keep(row, generation: generation) }
         }
         return destinations.map { object(with: $0) }
     }
 
-    private func prefetchMembers(of relationship: RelationshipDescription, for sources: [ManagedObject], ownerEntity: String) throws -> [ManagedObject] {
+    private func prefetchMembers(
+        of relationship: RelationshipDescription, for sources: [ManagedObject], ownerEntity: String, generation: Int64
+    ) throws -> [ManagedObject] {
         let unread = sources.filter {
             $0.changedValues[relationship.name] == nil && $0.committedValues[relationship.name] == nil && $0.objectID.primaryKey != nil
         }
@@ -218,7 +237,7 @@ extension ObjectContext {
             }
             for source in unread {
                 let rows = members[source.objectID.primaryKey ?? 0] ?? []
-                source.committedValues[relationship.name] = .toMany(rows.map { keep($0).objectID })
+                source.committedValues[relationship.name] = .toMany(rows.map { keep($0, generation: generation).objectID })
             }
         }
         var members: [ManagedObject] = []
@@ -230,9 +249,9 @@ extension ObjectContext {
 
     /// The object of a prefetched row, which keeps the row when it is a fault.
     @discardableResult
-    private func keep(_ row: RowSnapshot) -> ManagedObject {
+    private func keep(_ row: RowSnapshot, generation: Int64) -> ManagedObject {
         let object = object(with: permanentID(entityName: row.entityName, primaryKey: row.primaryKey))
-        if object.isFault, object.prefetchedRow == nil { object.prefetchedRow = row }
+        if object.isFault, object.prefetchedRow == nil { object.prefetchedRow = (row, generation) }
         return object
     }
 }

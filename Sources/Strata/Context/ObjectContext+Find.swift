@@ -40,16 +40,12 @@ extension ObjectContext {
             request.fetchLimit = max(scope.limit, 0)
             return request.fetchLimit == 0 ? [] : try fetch(request)
         case .last, .lasts:
+            // The tail of the same order, ties included, rather than the head of a reversed one.
             let wanted = scope.limit
             guard wanted > 0 else { return [] }
-            guard !request.sortDescriptors.isEmpty else {
-                // Without an order to reverse, the last objects are the tail of the store's order.
-                let ids = try fetchObjectIDs(request).suffix(wanted)
-                return try ids.map { id throws(ContextError) in try existingObject(with: id) }
-            }
-            request.sortDescriptors = request.sortDescriptors.map { SortDescriptor($0.keyPath, ascending: !$0.ascending, caseInsensitive: $0.caseInsensitive) }
+            request.fetchOffset = max(0, try count(for: request) - wanted)
             request.fetchLimit = wanted
-            return try fetch(request).reversed()
+            return try fetch(request)
         }
     }
 
@@ -102,11 +98,12 @@ extension ObjectContext {
         try count(for: FetchRequest(entityName: entityName, predicate: predicate))
     }
 
-    /// Whether any object of `entityName` matches `predicate`, pending changes included.
+    /// Whether any object of `entityName` matches `predicate`, pending changes included; the
+    /// store stops at the first match.
     public func any(_ entityName: String, where predicate: Predicate? = nil) throws -> Bool {
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.fetchLimit = 1
-        return try count(for: request) > 0
+        return try !fetchObjectIDs(request).isEmpty
     }
 
     // MARK: - Fetch or create

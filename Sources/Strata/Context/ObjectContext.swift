@@ -266,10 +266,12 @@ public final class ObjectContext: @unchecked Sendable {
             object.isFault = false
             return
         }
-        if let row = object.prefetchedRow {
+        if let kept = object.prefetchedRow {
             object.prefetchedRow = nil
-            load(row, into: object)
-            return
+            if (try? store.writeGeneration) == kept.generation {
+                load(kept.row, into: object)
+                return
+            }
         }
         if let batch = object.faultBatch {
             try load(batch)
@@ -326,7 +328,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// Whether any object has changes not saved yet.
     public var hasChanges: Bool {
         assertOnQueue()
-        return !insertedIDs.isEmpty || !deletedIDs.isEmpty || registered.values.contains { !$0.changedKeys.isEmpty }
+        return !insertedIDs.isEmpty || !deletedIDs.isEmpty || !updatedObjects.isEmpty
     }
 
     /// The objects inserted since the last save.
@@ -342,7 +344,13 @@ public final class ObjectContext: @unchecked Sendable {
     /// The saved objects changed since the last save.
     public var updatedObjects: [ManagedObject] {
         assertOnQueue()
-        return registered.values.filter { !insertedIDs.contains($0.objectID) && !deletedIDs.contains($0.objectID) && !$0.changedKeys.isEmpty }
+        return registered.values.filter { isUpdated($0) }
+    }
+
+    /// Whether `object` is saved and changed: not inserted, deleted, or inserted and deleted again.
+    func isUpdated(_ object: ManagedObject) -> Bool {
+        let id = object.objectID
+        return !object.changedKeys.isEmpty && !insertedIDs.contains(id) && !deletedIDs.contains(id) && !pendingDroppedInserts.contains(id)
     }
 
     /// Throws away every unsaved change: inserted objects leave the context, deleted ones come

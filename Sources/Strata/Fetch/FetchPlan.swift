@@ -11,6 +11,9 @@ struct FetchPlan {
     let condition: String
     /// One SQL value per sort descriptor, in order.
     let sortKeys: [SortKey]
+    /// The entities of the objects that sort keys read through to-ones (with their
+    /// sub-entities): their unsaved changes move fetched objects in the order.
+    let sortedRelatedEntityNames: Set<String>
     private(set) var compiler: PredicateCompiler
 
     struct SortKey {
@@ -40,8 +43,7 @@ struct FetchPlan {
         self.request = request
         self.entity = entity
         self.table = table
-        let kinds = request.includesSubentities ? table.numberRange : table.number...table.number
-        entityNames = Set(store.layout.entities.filter { $0.tableName == table.tableName && kinds.contains($0.number) }.map(\.name))
+        entityNames = store.layout.entityNames(of: table, includingSubentities: request.includesSubentities)
         compiler = PredicateCompiler(model: model, layout: store.layout)
         var condition = "t0." + (request.includesSubentities ? table.kindCondition : "Z_ENT = \(table.number)")
         if let predicate = request.predicate {
@@ -57,6 +59,18 @@ struct FetchPlan {
             sortKeys.append(SortKey(descriptor: descriptor, sql: value.sql, isString: value.isString))
         }
         self.sortKeys = sortKeys
+        var related: Set<String> = []
+        for key in sortKeys {
+            var current = entity
+            for name in key.descriptor.components.dropLast() {
+                guard let relationship = model.relationship(named: name, in: current), let destination = model.entity(named: relationship.destinationEntityName),
+                    let table = store.layout.entity(named: destination.name)
+                else { break }
+                related.formUnion(store.layout.entityNames(of: table, includingSubentities: true))
+                current = destination
+            }
+        }
+        sortedRelatedEntityNames = related
     }
 
     static func root(_ entity: EntityDescription) -> PredicateCompiler.Scope {
@@ -100,5 +114,14 @@ struct FetchPlan {
     mutating func bind(_ value: DatabaseValue) -> String {
         compiler.arguments.append(value)
         return "?\(compiler.arguments.count)"
+    }
+}
+
+extension StoreLayout {
+    /// The names of `entity` and, when asked, of its sub-entities: the entities whose rows a
+    /// fetch of `entity` selects.
+    func entityNames(of entity: Entity, includingSubentities: Bool) -> Set<String> {
+        let kinds = includingSubentities ? entity.numberRange : entity.number...entity.number
+        return Set(entities.filter { $0.tableName == entity.tableName && kinds.contains($0.number) }.map(\.name))
     }
 }

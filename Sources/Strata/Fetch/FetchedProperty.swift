@@ -73,8 +73,12 @@ public struct FetchedProperty: Sendable, Hashable, CustomStringConvertible {
             words.removeLast()
             guard alias!.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { throw fail("the alias must be a plain name") }
         }
+        // Spaces may stand inside an aggregate's parentheses, nowhere else.
         let expression = words.joined()
         guard !expression.isEmpty else { throw fail("expected a key path or an aggregate such as avg(age)") }
+        if words.count > 1, !expression.contains("(") || words.contains(where: { $0.lowercased() == "as" }) {
+            throw fail("expected one key path or aggregate, then optionally 'as NAME'")
+        }
         guard let open = expression.firstIndex(of: "(") else {
             guard isKeyPath(expression) else { throw fail("'\(expression)' is not a key path") }
             return .keyPath(expression, as: alias)

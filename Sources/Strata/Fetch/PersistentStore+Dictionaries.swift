@@ -19,6 +19,8 @@ extension PersistentStore {
     ///   property, group or HAVING that does not fit: an aggregate of a non-numeric attribute,
     ///   a fetched key path that is neither grouped nor aggregated, a HAVING without groups.
     public func fetchDictionaries(_ request: FetchRequest) throws -> [FetchedRow] {
+        var request = request
+        request.resultType = .dictionary
         var plan = try FetchPlan(request, store: self)
         let entity = plan.entity
         let properties = request.propertiesToFetch

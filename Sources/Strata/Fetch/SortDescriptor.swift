@@ -36,7 +36,7 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
         guard !key.isEmpty else { throw FetchRequestError("sort key '\(text)' names no key path") }
         var caseInsensitive = false
         for modifier in parts {
-            switch modifier.lowercased() {
+            switch modifier.trimmingCharacters(in: .whitespaces).lowercased() {
             case "asc": ascending = true
             case "desc": ascending = false
             case "nocase": caseInsensitive = true

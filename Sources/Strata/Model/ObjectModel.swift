@@ -28,6 +28,16 @@ public struct ObjectModel: Sendable, Equatable {
     public var xcodeSettings: [String: String] = [:]
 
     private var entityIndexByName: [String: Int] = [:]
+    /// Each entity's properties with the inherited ones, by entity name: property access and
+    /// fetches look them up per object, so they are gathered once per change of the entities.
+    private var propertiesByEntity: [String: EntityProperties] = [:]
+
+    private struct EntityProperties: Sendable {
+        var attributes: [AttributeDescription]
+        var relationships: [RelationshipDescription]
+        var attributesByName: [String: AttributeDescription]
+        var relationshipsByName: [String: RelationshipDescription]
+    }
 
     /// A model of `entities`, with no configurations, fetch request templates or version identifier.
     public init(entities: [EntityDescription]) {
@@ -40,6 +50,21 @@ public struct ObjectModel: Sendable, Equatable {
         for (index, entity) in entities.enumerated() where entityIndexByName[entity.name] == nil {
             entityIndexByName[entity.name] = index
         }
+        propertiesByEntity = [:]
+        for index in entityIndexByName.values {
+            let lineage = ancestors(of: entities[index]).reversed() + [entities[index]]
+            let attributes = lineage.flatMap(\.attributes), relationships = lineage.flatMap(\.relationships)
+            propertiesByEntity[entities[index].name] = EntityProperties(
+                attributes: attributes, relationships: relationships,
+                attributesByName: Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last }),
+                relationshipsByName: Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last }))
+        }
+    }
+
+    /// The gathered properties of the model's entity named as `entity`; an entity description
+    /// the model does not hold by that name has its properties gathered on each call.
+    private func indexedProperties(of entity: EntityDescription) -> EntityProperties? {
+        propertiesByEntity[entity.name]
     }
 
     /// Whether two models have equal entities, configurations, fetch request templates, version
@@ -53,6 +78,7 @@ public struct ObjectModel: Sendable, Equatable {
 
 // MARK: - Looking up entities and properties
 
+/// The lookups of an entity's properties find the model's entity by the name of the one given.
 extension ObjectModel {
     /// The entity named `name`.
     public func entity(named name: String) -> EntityDescription? {
@@ -97,17 +123,18 @@ extension ObjectModel {
 
     /// The entity's attributes, inherited ones first (from the root down), then its own.
     public func allAttributes(of entity: EntityDescription) -> [AttributeDescription] {
-        (ancestors(of: entity).reversed() + [entity]).flatMap(\.attributes)
+        indexedProperties(of: entity)?.attributes ?? (ancestors(of: entity).reversed() + [entity]).flatMap(\.attributes)
     }
 
     /// The entity's relationships, inherited ones first (from the root down), then its own.
     public func allRelationships(of entity: EntityDescription) -> [RelationshipDescription] {
-        (ancestors(of: entity).reversed() + [entity]).flatMap(\.relationships)
+        indexedProperties(of: entity)?.relationships ?? (ancestors(of: entity).reversed() + [entity]).flatMap(\.relationships)
     }
 
     /// The attribute named `name` on the entity or an ancestor.
     public func attribute(named name: String, in entity: EntityDescription) -> AttributeDescription? {
-        allAttributes(of: entity).last { $0.name == name }
+        if let properties = indexedProperties(of: entity) { return properties.attributesByName[name] }
+        return allAttributes(of: entity).last { $0.name == name }
     }
 
     /// The entity, `entity` or one of its ancestors, that declares the relationship `name`.
@@ -117,7 +144,8 @@ extension ObjectModel {
 
     /// The relationship named `name` on the entity or an ancestor.
     public func relationship(named name: String, in entity: EntityDescription) -> RelationshipDescription? {
-        allRelationships(of: entity).last { $0.name == name }
+        if let properties = indexedProperties(of: entity) { return properties.relationshipsByName[name] }
+        return allRelationships(of: entity).last { $0.name == name }
     }
 
     /// Whether `entity` is `ancestor` or one of its sub-entities.

@@ -91,6 +91,12 @@ public final class PersistentStore: @unchecked Sendable {
         return try body()
     }
 
+    /// A number that changes whenever the store's connection writes: a row read before it
+    /// changed may be out of date.
+    public var writeGeneration: Int64 {
+        get throws { try withConnection { database.totalChangedRowCount } }
+    }
+
     /// Closes the store's connection, waiting for any work in progress on it.
     public func close() {
         connectionLock.lock()

@@ -78,7 +78,7 @@ struct RequestOptions: ParsableArguments {
     var format: RowFormat = .table
 
     func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit cannot be negative") }
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         if let offset, offset < 0 { throw ValidationError("--offset cannot be negative") }
     }
 

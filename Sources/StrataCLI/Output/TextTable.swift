@@ -17,14 +17,20 @@ struct TextTable {
     /// The table as lines without trailing spaces.
     var lines: [String] {
         let all = [header] + rows
-        let widths = (0..<header.count).map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        var widths = Array(repeating: 0, count: header.count)
+        for row in all {
+            for (column, cell) in row.enumerated() where column < widths.count { widths[column] = max(widths[column], cell.count) }
+        }
         let prefix = String(repeating: " ", count: indent)
         return all.map { row in
-            let cells = row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            var line = prefix
+            for (column, cell) in row.enumerated() {
+                if column > 0 { line += "  " }
+                line += cell
+                if column < row.count - 1, column < widths.count { line += String(repeating: " ", count: widths[column] - cell.count) }
             }
-            let line = prefix + cells.joined(separator: "  ")
-            return String(line.reversed().drop { $0 == " " }.reversed())
+            while line.last == " " { line.removeLast() }
+            return line
         }
     }
 

@@ -19,6 +19,10 @@ import Testing
             #expect(try library.titles(context.find(.firsts(2), "Book", where: rated, sortedBy: byRating)) == ["the Silmarillion", "Children of Dune"])
             #expect(try library.titles(context.find(.lasts(2), "Book", where: rated, sortedBy: byRating)) == ["The Hobbit", "The Lord of the Rings"])
             #expect(try context.find(.firsts(0), "Book").isEmpty)
+            // Ties keep the order of `.all`: the last of equal ratings is the last listed.
+            let tied = try Predicate(format: "rating == 4.5")
+            #expect(try library.titles(context.find(.last, "Book", where: tied, sortedBy: [SortDescriptor("rating")]))
+                == library.titles(context.find(.all, "Book", where: tied, sortedBy: [SortDescriptor("rating")])).suffix(1))
             // Without an order, the last objects are the last saved.
             #expect(try library.titles(context.find(.lasts(2), "Book")) == ["Children of Dune", "anonymous notes"])
             #expect(try library.titles(context.find(.first, "Book", by: "title", equalTo: "Dune")) == ["Dune"])

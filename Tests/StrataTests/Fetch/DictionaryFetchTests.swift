@@ -95,6 +95,15 @@ import Testing
         })
     }
 
+    @Test func aFetchedNameSortsWhateverTheRequestsResultType() throws {
+        let library = try FetchTestLibrary()
+        var request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("n", ascending: false), SortDescriptor("author")])
+        request.propertiesToFetch = try FetchedProperty.list("author.name as author, count(*) as n")
+        request.propertiesToGroupBy = ["author.name"]
+        let rows = try library.store.fetchDictionaries(request)
+        #expect(rows.map { $0["n"] } == [.attribute(.integer(3)), .attribute(.integer(2)), .attribute(.integer(2)), .attribute(.integer(1))])
+    }
+
     @Test func selectListsParseWithColumnsInTheirErrors() throws {
         #expect(try FetchedProperty.list("location, avg(age) as mean_age, COUNT(*)") == [
             .keyPath("location"), .aggregate(.average, of: "age", as: "mean_age"), .count(),
@@ -104,6 +113,12 @@ import Testing
             try FetchedProperty.list("name, avrg(age)")
         }
         #expect(throws: FetchRequestError("select list, column 1 ('sum(*)'): only count takes '*'")) { try FetchedProperty.list("sum(*)") }
+        #expect(try FetchedProperty.list("avg( age ) as mean, count (*)") == [.aggregate(.average, of: "age", as: "mean"), .count()])
+        for text in ["a as", "title as x as y", "first last"] {
+            #expect(throws: FetchRequestError("select list, column 1 ('\(text)'): expected one key path or aggregate, then optionally 'as NAME'")) {
+                try FetchedProperty.list(text)
+            }
+        }
         #expect(throws: FetchRequestError("select list, column 6 (''): expected a key path or an aggregate such as avg(age)")) { try FetchedProperty.list("name,") }
     }
 }

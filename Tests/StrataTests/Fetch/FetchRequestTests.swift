@@ -129,8 +129,11 @@ import Testing
         try context.performAndWait {
             let authors = try context.fetch(FetchRequest(entityName: "Author", sortDescriptors: [SortDescriptor("name")]))
             #expect(authors.allSatisfy { $0.isFault && $0.prefetchedRow != nil })
-            // The row read by the fetch is enough: the store being closed shows no query runs.
-            library.store.close()
+            // The row read by the fetch is enough: a row deleted through another connection
+            // (which the kept row cannot know of) shows that no query runs.
+            let other = try PersistentStore.open(at: library.store.path, model: library.store.model)
+            try other.withConnection { try other.database.execute("DELETE FROM ZAUTHOR WHERE ZNAME = 'Herbert'") }
+            other.close()
             #expect(try authors[0].value(forKey: "name") as? String == "Herbert")
             #expect(!authors[0].isFault)
         }
@@ -187,8 +190,12 @@ import Testing
             var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "author != nil"))
             request.relationshipKeyPathsForPrefetching = ["author.books", "pages", "tags"]
             let books = try context.fetch(request)
-            library.store.close()
-            // Everything below was read by the fetch: the closed store is never asked.
+            // Everything below was read by the fetch: rows deleted through another connection,
+            // which the kept rows cannot know of, show that no query runs.
+            let other = try PersistentStore.open(at: library.store.path, model: library.store.model)
+            let joinTable = try #require(other.layout.joinTables.first).name
+            try other.withConnection { try other.database.execute("DELETE FROM ZAUTHOR; DELETE FROM ZPAGE; DELETE FROM ZTAG; DELETE FROM \(joinTable)") }
+            other.close()
             for book in books {
                 let author = try #require(book.value(forKey: "author") as? ManagedObject)
                 #expect(try author.objects(forKey: "books").contains { $0 === book })
@@ -224,6 +231,7 @@ import Testing
         #expect(try SortDescriptor(parsing: "title") == SortDescriptor("title"))
         #expect(try SortDescriptor(parsing: "rating:desc") == SortDescriptor("rating", ascending: false))
         #expect(try SortDescriptor(parsing: "-author.name:nocase") == SortDescriptor("author.name", ascending: false, caseInsensitive: true))
+        #expect(try SortDescriptor(parsing: " name : desc ") == SortDescriptor("name", ascending: false))
         #expect(throws: FetchRequestError("sort key 'title:up': unknown modifier 'up' (use asc, desc or nocase)")) { try SortDescriptor(parsing: "title:up") }
         #expect(throws: FetchRequestError("sort key ':desc' names no key path")) { try SortDescriptor(parsing: ":desc") }
     }
@@ -242,5 +250,61 @@ import Testing
         #expect(plan.contains("USING INDEX") || plan.contains("USING COVERING INDEX"), "\(plan)")
         let found = try library.context.performAndWait { try library.context.find(.all, "Book", by: "isbn", equalTo: "9780000000003") }
         #expect(found.count == 1)
+    }
+
+    @Test func aKeptRowIsNotUsedOnceTheStoreWrote() throws {
+        let library = try FetchTestLibrary()
+        let reader = library.context
+        let writer = ObjectContext(store: library.store, name: "writer")
+        let herbert = try reader.performAndWait { try #require(reader.find(.first, "Author", by: "name", equalTo: "Herbert").first) }
+        try writer.performAndWait {
+            let same = try #require(writer.find(.first, "Author", by: "name", equalTo: "Herbert").first)
+            try same.setValue("Frank Herbert", forKey: "name")
+            try writer.save()
+        }
+        let name = try reader.performAndWait { try herbert.value(forKey: "name") as? String }
+        #expect(name == "Frank Herbert")
+        try reader.performAndWait {
+            try herbert.setValue("F. Herbert", forKey: "name")
+            try reader.save()
+        }
+    }
+
+    @Test func anObjectInsertedAndDeletedIsGone() throws {
+        let library = try FetchTestLibrary()
+        let context = library.context
+        try context.performAndWait {
+            let request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "rating >= 4.5"))
+            let zed = try library.fixture.book("Zed", isbn: "9780000000999")
+            try zed.setValue(4.8, forKey: "rating")
+            try context.delete(zed)
+            #expect(try context.count(for: request) == 3)
+            #expect(try !context.fetch(request).contains { $0 === zed })
+            #expect(!context.hasChanges)
+            try context.save()
+        }
+        #expect(try library.store.count(of: "Book") == 8)
+    }
+
+    @Test func sortKeysThroughChangedRelatedObjectsUseTheirCurrentValues() throws {
+        let library = try FetchTestLibrary()
+        let context = library.context
+        try context.performAndWait {
+            let herbert = try #require(context.find(.first, "Author", by: "name", equalTo: "Herbert").first)
+            try herbert.setValue("Zzz", forKey: "name")
+            let dune = try #require(context.find(.first, "Book", by: "title", equalTo: "Dune").first)
+            try dune.setValue(1.0, forKey: "rating")
+            var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "author != nil"))
+            request.sortDescriptors = [SortDescriptor("author.name"), SortDescriptor("title")]
+            #expect(try library.titles(context.fetch(request)) == [
+                "A Wizard of Earthsea", "The Dispossessed", "The Hobbit", "The Lord of the Rings", "the Silmarillion", "Children of Dune", "Dune",
+            ])
+            request.fetchOffset = 5
+            request.fetchLimit = 1
+            #expect(try library.titles(context.fetch(request)) == ["Children of Dune"])
+            request.fetchLimit = .max
+            request.fetchOffset = 1
+            #expect(try context.fetch(request).count == 6)
+        }
     }
 }

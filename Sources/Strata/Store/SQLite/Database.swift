@@ -189,6 +189,10 @@ public final class Database {
     /// The rowid of the last row inserted on this connection.
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// How many rows every INSERT, UPDATE and DELETE on this connection has changed since it
+    /// opened: a value that moves whenever this connection writes.
+    public var totalChangedRowCount: Int64 { sqlite3_total_changes64(handle) }
+
     /// How many rows the last INSERT, UPDATE or DELETE changed.
     public var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
 

@@ -15,6 +15,12 @@ public enum JSONWriter {
         return output
     }
 
+    /// Appends the JSON text of `value` to `output`; `pretty` spreads containers over lines
+    /// indented from `level` spaces on, for a value nested in text written elsewhere.
+    public static func append(_ value: JSONValue, to output: inout String, pretty: Bool = true, level: Int = 0) {
+        write(value, to: &output, indent: pretty ? level : nil)
+    }
+
     private static func write(_ value: JSONValue, to output: inout String, indent: Int?) {
         switch value.kind {
         case .null: output += "null"
@@ -55,6 +61,12 @@ public enum JSONWriter {
 
     private static func writeString(_ string: String, to output: inout String) {
         output += "\""
+        // Most strings need no escape: they are copied whole, not scalar by scalar.
+        guard string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            output += string
+            output += "\""
+            return
+        }
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

@@ -37,8 +37,7 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
         }
         fetch.resultType = .managedObject
         fetch.relationshipKeyPathsForPrefetching = includes
-        let rows = try ObjectTable.rows(of: fetch, store: store, select: try selection(), includes: includes)
-        FileHandle.standardOutput.write(Data(rows.rendered(as: request.format).utf8))
+        try ObjectTable.write(fetch, store: store, select: try selection(), includes: includes, format: request.format)
     }
 
     private func selection() throws -> [String]? {

@@ -59,9 +59,9 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
             throw CLIError("--having: \(error)", status: .usage)
         }
         let fetched = try store.fetchDictionaries(fetch)
-        var rows = ResultRows(columns: fetched.first?.names ?? fetch.propertiesToFetch?.map(\.name) ?? [])
+        var writer = RowWriter(columns: fetched.first?.names ?? fetch.propertiesToFetch?.map(\.name) ?? [], format: request.format)
         for row in fetched {
-            rows.rows.append(row.names.map { name in
+            writer.write(row.names.map { name in
                 switch row[name] {
                 case nil: .null
                 case .attribute(let value)?: ValueFormatting.json(value)
@@ -69,6 +69,6 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
                 }
             })
         }
-        FileHandle.standardOutput.write(Data(rows.rendered(as: request.format).utf8))
+        writer.finish()
     }
 }
