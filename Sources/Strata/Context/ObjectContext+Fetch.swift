@@ -33,7 +33,7 @@ extension ObjectContext {
         // A child reads values through its parent, which may hold newer ones than the store.
         let readsValues = request.includesPropertyValues && parent == nil
         let generation = try store.writeGeneration
-        let selected = try select(plan, readsValues: readsValues && request.fetchBatchSize == 0)
+        let selected = try select(plan, readsValues: readsValues && request.fetchBatchSize == 0, generation: generation)
         var objects: [ManagedObject] = []
         objects.reserveCapacity(selected.count)
         for (id, row) in selected {
@@ -56,10 +56,11 @@ extension ObjectContext {
     }
 
     /// The IDs of the objects `request` selects, pending changes included as ``fetch(_:)``
-    /// includes them; no object is registered.
+    /// includes them. No object is registered, except when sort keys read through related
+    /// objects with unsaved changes: then the objects are read to be sorted.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
         assertOnQueue()
-        return try select(FetchPlan(request, store: store), readsValues: false).map(\.id)
+        return try select(FetchPlan(request, store: store), readsValues: false, generation: store.writeGeneration).map(\.id)
     }
 
     /// The number of objects `request` selects (within its offset and limit), pending changes
@@ -94,7 +95,7 @@ extension ObjectContext {
     // MARK: - Selecting with pending changes
 
     /// The objects a plan selects, in order, with the rows read for them.
-    private func select(_ plan: FetchPlan, readsValues: Bool) throws -> [(id: ObjectID, row: RowSnapshot?)] {
+    private func select(_ plan: FetchPlan, readsValues: Bool, generation: Int64) throws -> [(id: ObjectID, row: RowSnapshot?)] {
         let request = plan.request
         let limit = request.fetchLimit > 0 ? request.fetchLimit : nil
         let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames) : PendingObjects()
@@ -113,14 +114,29 @@ extension ObjectContext {
             return overflow || sortsInMemory ? nil : end
         }
         let stored = try store.withConnection {
-            try store.selectRows(plan, excluding: pending.storedKeys, readsValues: readsValues, readsSortValues: !sortsInMemory, limit: window, offset: 0)
+            try store.selectRows(
+                plan, excluding: pending.storedKeys, readsValues: readsValues || (sortsInMemory && parent == nil), readsSortValues: !sortsInMemory,
+                limit: window, offset: 0)
         }
         var entries: [SortEntry] = []
         entries.reserveCapacity(stored.count + pending.candidates.count)
-        for row in stored {
-            let id = objectID(for: row.reference)
-            let values = sortsInMemory ? try sortValues(of: object(with: id), plan) : row.sortValues
-            entries.append(SortEntry(id: id, row: row.snapshot, sortValues: values, rank: (0, row.reference.primaryKey)))
+        if sortsInMemory {
+            // The objects are read to be sorted: their rows and the related objects the sort
+            // keys pass through are loaded in one query each, not one per object.
+            let objects = stored.map { row in
+                let object = object(with: objectID(for: row.reference))
+                if object.isFault, let snapshot = row.snapshot { object.prefetchedRow = (snapshot, generation) }
+                return object
+            }
+            let paths = Set(plan.sortKeys.map { $0.descriptor.components.dropLast().joined(separator: ".") }).filter { !$0.isEmpty }
+            try prefetch(paths.sorted(), of: objects, entityName: plan.entity.name, generation: generation)
+            for (row, object) in zip(stored, objects) {
+                entries.append(SortEntry(id: object.objectID, row: row.snapshot, sortValues: try sortValues(of: object, plan), rank: (0, row.reference.primaryKey)))
+            }
+        } else {
+            for row in stored {
+                entries.append(SortEntry(id: objectID(for: row.reference), row: row.snapshot, sortValues: row.sortValues, rank: (0, row.reference.primaryKey)))
+            }
         }
         for (index, id) in pending.candidates.enumerated() {
             let object = object(with: id)
@@ -215,7 +231,7 @@ extension ObjectContext {
         for source in sources {
             if case .toOne(let id?) = try source.propertyValue(relationship.name) { destinations.append(id) }
         }
-        let missing = Set(destinations.filter { registered[$0].map { $0.isFault && $0.prefetchedRow == nil } ?? true }.compactMap(\.primaryKey))
+        let missing = Set(destinations.filter { registered[$0].map { $0.isFault && $0.prefetchedRow?.generation != generation } ?? true }.compactMap(\.primaryKey))
         if !missing.isEmpty {
             let rows = try store.withConnection {
                 try store.rows(relationship.destinationEntityName, where: "Z_PK IN (SELECT value FROM json_each(?))", [.keyList(missing.sorted())])
@@ -251,7 +267,7 @@ extension ObjectContext {
     @discardableResult
     private func keep(_ row: RowSnapshot, generation: Int64) -> ManagedObject {
         let object = object(with: permanentID(entityName: row.entityName, primaryKey: row.primaryKey))
-        if object.isFault, object.prefetchedRow == nil { object.prefetchedRow = (row, generation) }
+        if object.isFault, object.prefetchedRow?.generation != generation { object.prefetchedRow = (row, generation) }
         return object
     }
 }

@@ -9,7 +9,10 @@ extension ObjectContext {
     /// A child context's save instead pushes its changes into its parent (see ``init(parent:concurrencyType:name:)``).
     public func save() throws(ContextError) {
         assertOnQueue()
-        guard hasChanges else { return }
+        guard hasChanges else {
+            forgetDroppedInserts()
+            return
+        }
         try validateForSave()
         if parent != nil {
             try pushToParent()
@@ -83,13 +86,18 @@ extension ObjectContext {
             registered[object.objectID] = nil
             object.managedObjectContext = nil
         }
+        forgetDroppedInserts()
+        insertedIDs = []
+        insertionOrder = []
+        deletedIDs = []
+    }
+
+    /// Takes the objects inserted and deleted again out of the context: a save ends them.
+    private func forgetDroppedInserts() {
         for id in pendingDroppedInserts {
             registered[id]?.managedObjectContext = nil
             registered[id] = nil
         }
-        insertedIDs = []
-        insertionOrder = []
-        deletedIDs = []
         pendingDroppedInserts = []
     }
 

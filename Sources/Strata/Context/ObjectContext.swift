@@ -268,7 +268,7 @@ public final class ObjectContext: @unchecked Sendable {
         }
         if let kept = object.prefetchedRow {
             object.prefetchedRow = nil
-            if (try? store.writeGeneration) == kept.generation {
+            if kept.generation >= 0, (try? store.writeGeneration) == kept.generation {
                 load(kept.row, into: object)
                 return
             }

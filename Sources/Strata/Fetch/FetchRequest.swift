@@ -46,7 +46,8 @@ public struct FetchRequest: Sendable, Equatable {
     /// Skips this many results first.
     public var fetchOffset = 0
     /// When above 0, fetched objects load their values in batches of this size, as they are
-    /// first used, instead of all at once.
+    /// first used, instead of all at once; they come as faults whatever
+    /// ``returnsObjectsAsFaults`` says.
     public var fetchBatchSize = 0
     public var includesSubentities = true
     /// Whether the context's unsaved inserts, changes and deletes (and its parents') count:

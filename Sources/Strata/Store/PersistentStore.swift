@@ -92,9 +92,10 @@ public final class PersistentStore: @unchecked Sendable {
     }
 
     /// A number that changes whenever the store's connection writes: a row read before it
-    /// changed may be out of date.
+    /// changed may be out of date. Inside a transaction it is -1, since a rollback could undo
+    /// what was read without the number changing back.
     public var writeGeneration: Int64 {
-        get throws { try withConnection { database.totalChangedRowCount } }
+        get throws { try withConnection { database.isInTransaction ? -1 : database.totalChangedRowCount } }
     }
 
     /// Closes the store's connection, waiting for any work in progress on it.

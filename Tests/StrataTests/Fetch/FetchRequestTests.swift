@@ -270,6 +270,24 @@ import Testing
         }
     }
 
+    @Test func aRowReadInARolledBackTransactionIsNotKept() throws {
+        struct Abort: Error {}
+        let library = try FetchTestLibrary()
+        let context = library.context, store = library.store
+        var authors: [ManagedObject] = []
+        #expect(throws: Abort.self) {
+            try store.withConnection {
+                try store.database.inTransaction {
+                    try store.database.execute("UPDATE ZAUTHOR SET ZNAME = 'rolled back'")
+                    authors = try context.performAndWait { try context.fetch(FetchRequest(entityName: "Author")) }
+                    throw Abort()
+                }
+            }
+        }
+        let names = try context.performAndWait { try authors.map { try $0.value(forKey: "name") as? String } }
+        #expect(Set(names) == ["Tolkien", "Le Guin", "Herbert"])
+    }
+
     @Test func anObjectInsertedAndDeletedIsGone() throws {
         let library = try FetchTestLibrary()
         let context = library.context
@@ -282,6 +300,8 @@ import Testing
             #expect(try !context.fetch(request).contains { $0 === zed })
             #expect(!context.hasChanges)
             try context.save()
+            #expect(!context.registeredObjects.contains { $0 === zed })
+            #expect(zed.managedObjectContext == nil)
         }
         #expect(try library.store.count(of: "Book") == 8)
     }

@@ -12,7 +12,9 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
             attributes (or those --select names) and its to-one relationships as the \
             destination object's URI; --include adds to-many relationships as lists of URIs. \
             Objects of sub-entities are included unless the predicate says otherwise. Sort keys read KEY, KEY:desc or KEY:nocase; key paths may go through to-one \
-            relationships (author.name). The store is opened read-only.
+            relationships (author.name). The store is opened read-only. JSON, NDJSON and CSV \
+            are printed as objects are read, so an error part-way (exit status not 0) leaves \
+            the rows printed before it.
             """)
 
     @OptionGroup var options: StoreOptions
