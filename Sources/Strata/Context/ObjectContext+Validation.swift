@@ -13,20 +13,26 @@ extension ObjectContext {
         }
         var failures: [ValidationFailure] = []
         let saved = (insertedObjects + updatedObjects).sorted { $0.objectID.description < $1.objectID.description }
-        for object in saved {
-            for attribute in model.allAttributes(of: object.entity) where !attribute.isTransient {
-                let value = try object.attributeValue(forKey: attribute.name)
-                if let reason = problem(with: value, for: attribute) {
-                    failures.append(ValidationFailure(object: object.objectID, property: attribute.name, reason: reason))
-                }
-            }
-            for relationship in model.allRelationships(of: object.entity) where !relationship.isTransient {
-                if let reason = try problem(with: relationship, of: object) {
-                    failures.append(ValidationFailure(object: object.objectID, property: relationship.name, reason: reason))
-                }
+        for object in saved { failures += try validationFailures(of: object) }
+        if !failures.isEmpty { throw .validation(failures) }
+    }
+
+    /// The model's rules `object` breaks as it is now: required values, ranges, lengths,
+    /// patterns and relationship counts.
+    public func validationFailures(of object: ManagedObject) throws(ContextError) -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        for attribute in model.allAttributes(of: object.entity) where !attribute.isTransient {
+            let value = try object.attributeValue(forKey: attribute.name)
+            if let reason = problem(with: value, for: attribute) {
+                failures.append(ValidationFailure(object: object.objectID, property: attribute.name, reason: reason))
             }
         }
-        if !failures.isEmpty { throw .validation(failures) }
+        for relationship in model.allRelationships(of: object.entity) where !relationship.isTransient {
+            if let reason = try problem(with: relationship, of: object) {
+                failures.append(ValidationFailure(object: object.objectID, property: relationship.name, reason: reason))
+            }
+        }
+        return failures
     }
 
     private func heldIDs(_ relationship: RelationshipDescription, of object: ManagedObject) throws(ContextError) -> [ObjectID] {

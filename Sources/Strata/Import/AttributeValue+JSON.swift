@@ -1,0 +1,133 @@
+import Foundation
+
+extension AttributeValue {
+    /// The value a JSON value gives an attribute of `type`, converting only what converts
+    /// without loss: numbers from numeric strings, integers from integral numbers, booleans from
+    /// 0/1 and yes/no, strings from numbers; dates from ISO 8601 text (with or without
+    /// fraction, zone or time), from Unix seconds, or by `dateFormat` when one is given.
+    ///
+    /// - Returns: the value, or a description of why it does not fit (`"a string that is not a number"`).
+    static func fromJSON(_ json: JSONValue, type: AttributeType, dateFormat: String? = nil) -> Result<AttributeValue, ImportValueMismatch> {
+        func mismatch(_ reason: String) -> Result<AttributeValue, ImportValueMismatch> { .failure(ImportValueMismatch(reason: reason)) }
+        let text: String? = switch json.kind {
+        case .number(let literal): literal
+        case .string(let string): string
+        default: nil
+        }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            guard let text else { return mismatch("\(json.kindDescription) is not an integer") }
+            if let value = AttributeValue(modelText: text, type: type) { return .success(value) }
+            if let number = Double(text.trimmingCharacters(in: .whitespaces)), number.rounded() == number, abs(number) < 9.2e18,
+                let value = AttributeValue(modelText: String(Int64(number)), type: type)
+            {
+                return .success(value)
+            }
+            return mismatch(Double(text) == nil ? "\(json.kindDescription) that is not a number" : "\(text) is not an integer in the range of \(type)")
+        case .double, .float, .decimal:
+            guard let text, let value = AttributeValue(modelText: text, type: type) else {
+                return mismatch("\(json.kindDescription) is not a number" + (text == nil ? "" : " in the range of \(type)"))
+            }
+            return .success(value)
+        case .string:
+            switch json.kind {
+            case .string(let string): return .success(.string(string))
+            case .number(let literal): return .success(.string(literal))
+            case .bool(let flag): return .success(.string(flag ? "true" : "false"))
+            default: return mismatch("\(json.kindDescription) is not a string")
+            }
+        case .boolean:
+            if let flag = json.boolValue { return .success(.boolean(flag)) }
+            guard let text, let value = AttributeValue(modelText: text, type: .boolean) else { return mismatch("\(json.kindDescription) is not a boolean") }
+            return .success(value)
+        case .date:
+            if case .number(let literal) = json.kind, let seconds = Double(literal), seconds.isFinite {
+                return .success(.date(Date(timeIntervalSince1970: seconds)))
+            }
+            guard let string = json.stringValue else { return mismatch("\(json.kindDescription) is not a date") }
+            if let dateFormat {
+                let formatter = DateFormatter()
+                formatter.locale = Locale(identifier: "en_US_POSIX")
+                formatter.timeZone = TimeZone(identifier: "UTC")
+                formatter.dateFormat = dateFormat
+                guard let date = formatter.date(from: string) else { return mismatch("\"\(string)\" does not match the date format \(dateFormat)") }
+                return .success(.date(date))
+            }
+            guard let date = ISO8601Text.date(from: string) else { return mismatch("\"\(string)\" is not an ISO 8601 date") }
+            return .success(.date(date))
+        case .binary:
+            guard let string = json.stringValue, let data = Data(base64Encoded: string) else { return mismatch("\(json.kindDescription) is not base64 data") }
+            return .success(.binary(data))
+        case .uuid:
+            guard let string = json.stringValue, let uuid = UUID(uuidString: string) else { return mismatch("\(json.kindDescription) is not a UUID") }
+            return .success(.uuid(uuid))
+        case .uri:
+            guard let string = json.stringValue, let url = URL(string: string) else { return mismatch("\(json.kindDescription) is not a URI") }
+            return .success(.uri(url))
+        default:
+            return mismatch("a \(type) attribute cannot be imported from JSON")
+        }
+    }
+}
+
+/// Why a JSON value does not fit an attribute.
+struct ImportValueMismatch: Error, Sendable {
+    let reason: String
+}
+
+/// ISO 8601 dates as APIs write them: `2024-05-01`, `2024-05-01T12:30`, `2024-05-01T12:30:15`,
+/// with a fraction of seconds, and `Z` or an offset (`+02:00`, `+0200`); no zone means UTC.
+enum ISO8601Text {
+    static func date(from text: String) -> Date? {
+        let scalars = Array(text.utf8)
+        var index = 0
+        func number(_ digits: Int) -> Int? {
+            guard index + digits <= scalars.count else { return nil }
+            var value = 0
+            for byte in scalars[index..<(index + digits)] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            index += digits
+            return value
+        }
+        func skip(_ byte: UInt8) -> Bool {
+            guard index < scalars.count, scalars[index] == byte else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), skip(45), let month = number(2), skip(45), let day = number(2) else { return nil }
+        var hour = 0, minute = 0, second = 0.0, offset = 0
+        if skip(84) || skip(116) || skip(32) {
+            guard let h = number(2), skip(58), let m = number(2) else { return nil }
+            (hour, minute) = (h, m)
+            if skip(58) {
+                guard let s = number(2) else { return nil }
+                second = Double(s)
+                if skip(46) || skip(44) {
+                    let start = index
+                    while index < scalars.count, (48...57).contains(scalars[index]) { index += 1 }
+                    guard index > start, let fraction = Double("0." + String(decoding: scalars[start..<index], as: UTF8.self)) else { return nil }
+                    second += fraction
+                }
+            }
+            if skip(90) || skip(122) {
+                offset = 0
+            } else if index < scalars.count, scalars[index] == 43 || scalars[index] == 45 {
+                let sign = scalars[index] == 45 ? -1 : 1
+                index += 1
+                guard let h = number(2) else { return nil }
+                _ = skip(58)
+                let m = number(2) ?? 0
+                offset = sign * (h * 3600 + m * 60)
+            }
+        }
+        guard index == scalars.count, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        guard let midnight = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+            calendar.component(.day, from: midnight) == day
+        else { return nil }
+        return midnight.addingTimeInterval(Double(hour * 3600 + minute * 60) + second - Double(offset))
+    }
+}

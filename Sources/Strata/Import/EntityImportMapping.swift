@@ -1,0 +1,67 @@
+/// How the records of one entity map onto its objects: the identity, and where each property's
+/// value lies in a record (see ``ImportKeys``).
+struct EntityImportMapping: Sendable {
+    let entity: EntityDescription
+    let identity: ImportIdentity
+    let attributes: [(attribute: AttributeDescription, keys: ImportKeys)]
+    let relationships: [RelationshipMapping]
+    /// DKDBManager's should-update check: the attribute whose unchanged value means the record
+    /// changes nothing (entity userInfo `strata.updatedAtKey`).
+    let updatedAtAttribute: String?
+    /// Entity userInfo `strata.invalidIf`: objects it matches are deleted as invalid.
+    let invalidIf: Predicate?
+
+    struct RelationshipMapping: Sendable {
+        let relationship: RelationshipDescription
+        let keys: ImportKeys
+        /// Sync's key of bare identity values: `user_id` for a to-one, `tags_ids` for a to-many.
+        let identityKey: String
+    }
+
+    init(entity: EntityDescription, model: ObjectModel, identity: ImportIdentity? = nil) throws(ImportError) {
+        self.entity = entity
+        let identity = identity ?? .conventional(for: entity, in: model)
+        if case .attribute(let name) = identity, model.attribute(named: name, in: entity) == nil {
+            let known = model.allAttributes(of: entity).map(\.name)
+            throw ImportError("entity \(entity.name) has no attribute '\(name)' to identify records by\(didYouMean(name, among: known))")
+        }
+        self.identity = identity
+        let identityName: String? = if case .attribute(let name) = identity { name } else { nil }
+        attributes = model.allAttributes(of: entity).filter { !$0.isTransient && !$0.isDerived }.map { attribute in
+            (attribute, ImportKeys(property: attribute.name, userInfo: attribute.userInfo, isRemoteIdentity: attribute.name == identityName))
+        }
+        relationships = model.allRelationships(of: entity).filter { !$0.isTransient }.map { relationship in
+            RelationshipMapping(
+                relationship: relationship, keys: ImportKeys(property: relationship.name, userInfo: relationship.userInfo),
+                identityKey: ImportKeys.snakeCase(relationship.name) + (relationship.isToMany ? "_ids" : "_id"))
+        }
+        updatedAtAttribute = entity.userInfo["strata.updatedAtKey"]
+        if let text = entity.userInfo["strata.invalidIf"] {
+            do {
+                invalidIf = try Predicate(format: text)
+            } catch {
+                throw ImportError("entity \(entity.name), userInfo strata.invalidIf: \(error)")
+            }
+        } else {
+            invalidIf = nil
+        }
+    }
+
+    /// The identity attribute and its keys, when records are matched by one.
+    var identityAttribute: (attribute: AttributeDescription, keys: ImportKeys)? {
+        guard case .attribute(let name) = identity else { return nil }
+        return attributes.first { $0.attribute.name == name }
+    }
+}
+
+/// Why an import stopped: a record that does not fit the model, named by its place and the
+/// key, attribute and value at fault. Nothing of the import is saved.
+public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

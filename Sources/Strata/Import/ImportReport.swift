@@ -1,0 +1,59 @@
+/// What an import did to an object.
+public enum ImportState: String, Sendable, CaseIterable, Comparable {
+    case created
+    case updated
+    /// Seen, with nothing to change (or skipped by the should-update check).
+    case unchanged
+    /// Deleted: invalid after the import, or deprecated by ``ImportSession/removeDeprecated(_:where:)``.
+    case deleted
+
+    public static func < (lhs: ImportState, rhs: ImportState) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// The counts of an import per entity and state, and the objects deleted as invalid.
+///
+/// ```swift
+/// let report = try session.import(records, into: "Book")
+/// report.count("Book", .created)     // 12
+/// report.description                 // Book: 12 created, 3 updated, 40 unchanged
+/// ```
+public struct ImportReport: Sendable, Equatable, CustomStringConvertible {
+    /// Objects per entity and state.
+    public var counts: [String: [ImportState: Int]] = [:]
+    /// The objects deleted as invalid, with their reason.
+    public var invalid: [InvalidObject] = []
+    /// Identity values that named no object, by relationship (`Book.tags: "17"`).
+    public var unresolvedLinks: [String] = []
+
+    /// An object the import deleted as invalid.
+    public struct InvalidObject: Sendable, Equatable, CustomStringConvertible {
+        public var entity: String
+        /// The object as the log names it: its identity value, or its ID.
+        public var object: String
+        public var reason: String
+
+        /// `Book 9780261103252: title is required`.
+        public var description: String { "\(entity) \(object): \(reason)" }
+    }
+
+    public init() {}
+
+    /// How many objects of `entity` ended in `state`.
+    public func count(_ entity: String, _ state: ImportState) -> Int {
+        counts[entity]?[state] ?? 0
+    }
+
+    mutating func record(_ entity: String, _ state: ImportState) {
+        counts[entity, default: [:]][state, default: 0] += 1
+    }
+
+    /// One line per entity: `Book: 12 created, 3 updated, 40 unchanged, 1 deleted`.
+    public var description: String {
+        counts.keys.sorted().map { entity in
+            let states = ImportState.allCases.compactMap { state in counts[entity]?[state].map { "\($0) \(state.rawValue)" } }
+            return "\(entity): " + states.joined(separator: ", ")
+        }.joined(separator: "\n")
+    }
+}

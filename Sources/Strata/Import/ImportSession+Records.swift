@@ -1,0 +1,284 @@
+import Foundation
+
+/// The records of one entity, imported as one batch: identities looked up in one query, then
+/// attributes, then each relationship's nested records as a batch of their own.
+extension ImportSession {
+    /// A record being imported: its members, the object it stands for, and its name in errors.
+    private struct Entry {
+        let record: JSONRecordIndex
+        let object: ManagedObject
+        let label: String
+        let isNew: Bool
+    }
+
+    /// Imports `records` into `entityName` and returns the object each stands for, in order.
+    func importRecords(_ records: [JSONValue], into entityName: String, labels: [String]) throws -> [ManagedObject] {
+        let mapping = try mapping(for: entityName)
+        var indexes: [JSONRecordIndex] = []
+        for (record, label) in zip(records, labels) {
+            guard let index = JSONRecordIndex(record) else {
+                throw ImportError("\(label)\(Self.place(record)): expected an object for \(entityName), found \(record.kindDescription)")
+            }
+            indexes.append(index)
+        }
+        let found = try findOrCreate(indexes, labels: labels, mapping: mapping)
+        var entries: [Entry] = []
+        var before: [ObjectIdentifier: [String: PropertyValue]] = [:]
+        for (index, record) in indexes.enumerated() {
+            let (object, isNew) = found[index]
+            seen[object.entity.name, default: []].insert(object.objectID)
+            touched.append(object)
+            if !isNew, let key = mapping.updatedAtAttribute, try isUnchanged(object, record, mapping: mapping, key: key, label: labels[index]) {
+                // DKDBManager's should-update: nothing of it or below it changes, all of it stays.
+                try markSeen(below: object, record: record, mapping: mapping)
+                setState(.unchanged, of: object)
+                continue
+            }
+            before[ObjectIdentifier(object)] = before[ObjectIdentifier(object)] ?? object.effectiveChanges
+            try applyAttributes(of: record, to: object, mapping: mapping, label: labels[index])
+            entries.append(Entry(record: record, object: object, label: labels[index], isNew: isNew))
+        }
+        for relationship in mapping.relationships {
+            try importRelationship(relationship, of: entries)
+        }
+        for entry in entries {
+            let changed = entry.object.effectiveChanges != before[ObjectIdentifier(entry.object)]
+            setState(entry.isNew ? .created : changed ? .updated : .unchanged, of: entry.object)
+        }
+        return found.map(\.object)
+    }
+
+    // MARK: - Identity
+
+    /// The object of each record, with whether it is new: one query for the identity values
+    /// the session has not met yet; a value repeated in the payload gives the same object.
+    private func findOrCreate(_ records: [JSONRecordIndex], labels: [String], mapping: EntityImportMapping) throws -> [(object: ManagedObject, isNew: Bool)] {
+        let entity = mapping.entity.name
+        switch mapping.identity {
+        case .neverMatch:
+            return try records.map { _ in
+                let object = try context.insert(entity)
+                createdObjects.insert(ObjectIdentifier(object))
+                return (object, true)
+            }
+        case .singleton:
+            if let known = singletons[entity] { return records.map { _ in (known, false) } }
+            var request = FetchRequest(entityName: entity)
+            request.fetchLimit = 1
+            let existing = try context.fetch(request).first
+            let object = try existing ?? context.insert(entity)
+            if existing == nil { createdObjects.insert(ObjectIdentifier(object)) }
+            singletons[entity] = object
+            return records.map { _ in (object, existing == nil) }
+        case .attribute:
+            guard let identity = mapping.identityAttribute else { return [] }
+            var values: [AttributeValue?] = []
+            for (record, label) in zip(records, labels) {
+                values.append(try value(of: identity.attribute, keys: identity.keys, in: record, label: label) ?? nil)
+            }
+            let unknown = Set(values.compactMap { $0 }).filter { byIdentity[entity]?[$0] == nil }
+            for (value, object) in try existingObjects(Array(unknown), mapping: mapping) { byIdentity[entity, default: [:]][value] = object }
+            var result: [(ManagedObject, Bool)] = []
+            for value in values {
+                if let value, let object = byIdentity[entity]?[value] {
+                    result.append((object, createdObjects.contains(ObjectIdentifier(object))))
+                    continue
+                }
+                let object = try context.insert(entity)
+                createdObjects.insert(ObjectIdentifier(object))
+                if let value {
+                    try object.setValue(value, forKey: identity.attribute.name)
+                    byIdentity[entity, default: [:]][value] = object
+                }
+                result.append((object, true))
+            }
+            return result
+        }
+    }
+
+    /// The objects of `mapping`'s entity whose identity attribute holds one of `values`,
+    /// pending changes included, in queries of at most 500 values.
+    private func existingObjects(_ values: [AttributeValue], mapping: EntityImportMapping) throws -> [(AttributeValue, ManagedObject)] {
+        guard let identity = mapping.identityAttribute, !values.isEmpty else { return [] }
+        var found: [(AttributeValue, ManagedObject)] = []
+        for start in stride(from: 0, to: values.count, by: 500) {
+            let chunk = values[start..<min(start + 500, values.count)].map(PredicateValue.init)
+            let predicate = Predicate.comparison(.init(.keyPath([identity.attribute.name]), .in, .value(.array(chunk))))
+            for object in try context.fetch(FetchRequest(entityName: mapping.entity.name, predicate: predicate)) {
+                if let value = try object.attributeValue(forKey: identity.attribute.name) { found.append((value, object)) }
+            }
+        }
+        return found
+    }
+
+    // MARK: - Attributes
+
+    /// The typed value of an attribute in a record: `nil` when the key is missing, `.some(nil)`
+    /// for `null`.
+    private func value(of attribute: AttributeDescription, keys: ImportKeys, in record: JSONRecordIndex, label: String) throws -> AttributeValue?? {
+        guard let json = keys.value(in: record) else { return nil }
+        guard let json else { return .some(nil) }
+        switch AttributeValue.fromJSON(json, type: attribute.type, dateFormat: attribute.userInfo["dateFormat"]) {
+        case .success(let value): return .some(value)
+        case .failure(let mismatch):
+            let key = Self.keyName(of: json, in: record) ?? keys.names.first ?? attribute.name
+            throw ImportError("\(label)\(Self.place(json)): key '\(key)' for \(attribute.name) (\(attribute.type)): \(Self.excerpt(json)) — \(mismatch.reason)")
+        }
+    }
+
+    private func applyAttributes(of record: JSONRecordIndex, to object: ManagedObject, mapping: EntityImportMapping, label: String) throws {
+        for (attribute, keys) in mapping.attributes {
+            guard let value = try value(of: attribute, keys: keys, in: record, label: label) else { continue }
+            try object.setValue(value, forKey: attribute.name)
+        }
+    }
+
+    private func isUnchanged(_ object: ManagedObject, _ record: JSONRecordIndex, mapping: EntityImportMapping, key: String, label: String) throws -> Bool {
+        guard let (attribute, keys) = mapping.attributes.first(where: { $0.attribute.name == key }),
+            let incoming = try value(of: attribute, keys: keys, in: record, label: label)
+        else { return false }
+        return try incoming == object.attributeValue(forKey: key)
+    }
+
+    // MARK: - Relationships
+
+    /// Imports one relationship for a batch: nested records as one batch of the destination,
+    /// identity values resolved in one query, `null` clearing it.
+    private func importRelationship(_ mapping: EntityImportMapping.RelationshipMapping, of entries: [Entry]) throws {
+        let relationship = mapping.relationship
+        var nested: [(entry: Entry, records: [JSONValue])] = []
+        var links: [(entry: Entry, values: [JSONValue])] = []
+        for entry in entries {
+            guard let payload = mapping.keys.value(in: entry.record) ?? entry.record.valueIgnoringCase(mapping.identityKey).map({ $0.isNull ? nil : $0 }) else {
+                continue
+            }
+            guard let payload else {
+                try entry.object.setValue(relationship.isToMany ? [ManagedObject]() : nil, forKey: relationship.name)
+                continue
+            }
+            let items = relationship.isToMany ? payload.arrayValue : [payload]
+            guard let items, !(relationship.isToMany == false && payload.arrayValue != nil) else {
+                throw ImportError("\(entry.label)\(Self.place(payload)): key '\(Self.keyName(of: payload, in: entry.record) ?? relationship.name)' for \(relationship.name): expected \(relationship.isToMany ? "an array" : "an object or an identity value"), found \(payload.kindDescription)")
+            }
+            if items.allSatisfy({ $0.objectMembers != nil }) {
+                nested.append((entry, items))
+            } else if items.allSatisfy({ $0.objectMembers == nil && $0.arrayValue == nil }) {
+                links.append((entry, items))
+            } else {
+                throw ImportError("\(entry.label)\(Self.place(payload)): \(relationship.name) mixes nested objects with other values")
+            }
+        }
+        if !nested.isEmpty {
+            let labels = nested.flatMap { owner in owner.records.indices.map { "\(owner.entry.label).\(relationship.name)[\($0 + 1)]" } }
+            let objects = try importRecords(nested.flatMap(\.records), into: relationship.destinationEntityName, labels: labels)
+            var position = 0
+            for (entry, records) in nested {
+                let slice = Array(objects[position..<(position + records.count)])
+                position += records.count
+                try assign(slice, to: relationship, of: entry.object)
+            }
+        }
+        if !links.isEmpty { try link(links, through: relationship) }
+    }
+
+    /// Links existing objects named by identity values: one query for all the batch's values.
+    private func link(_ links: [(entry: Entry, values: [JSONValue])], through relationship: RelationshipDescription) throws {
+        let destination = try mapping(for: relationship.destinationEntityName)
+        guard let identity = destination.identityAttribute else {
+            throw ImportError("\(links[0].entry.label): \(relationship.name) holds identity values, but \(destination.entity.name) has no identity attribute to find them by")
+        }
+        var typed: [[AttributeValue]] = []
+        for (entry, values) in links {
+            var row: [AttributeValue] = []
+            for json in values {
+                switch AttributeValue.fromJSON(json, type: identity.attribute.type) {
+                case .success(let value): row.append(value)
+                case .failure(let mismatch):
+                    throw ImportError("\(entry.label)\(Self.place(json)): \(relationship.name) identity \(Self.excerpt(json)) for \(destination.entity.name).\(identity.attribute.name) — \(mismatch.reason)")
+                }
+            }
+            typed.append(row)
+        }
+        let entity = destination.entity.name
+        let unknown = Set(typed.flatMap { $0 }).filter { byIdentity[entity]?[$0] == nil }
+        for (value, object) in try existingObjects(Array(unknown), mapping: destination) { byIdentity[entity, default: [:]][value] = object }
+        for ((entry, _), values) in zip(links, typed) {
+            var objects: [ManagedObject] = []
+            for value in values {
+                if let object = byIdentity[entity]?[value] {
+                    objects.append(object)
+                } else {
+                    report.unresolvedLinks.append("\(entry.object.entity.name).\(relationship.name): \(value.displayText)")
+                }
+            }
+            try assign(objects, to: relationship, of: entry.object)
+        }
+    }
+
+    private func assign(_ objects: [ManagedObject], to relationship: RelationshipDescription, of owner: ManagedObject) throws {
+        if relationship.isToMany {
+            // Setting an equal set would still count as a change of order for an unordered to-many.
+            let current = try owner.objects(forKey: relationship.name)
+            let same = relationship.isOrdered ? current.map(\.objectID) == objects.map(\.objectID) : Set(current.map(\.objectID)) == Set(objects.map(\.objectID))
+            if !same { try owner.setValue(objects, forKey: relationship.name) }
+        } else if try (owner.value(forKey: relationship.name) as? ManagedObject) !== objects.first {
+            try owner.setValue(objects.first, forKey: relationship.name)
+        }
+    }
+
+    /// Counts the objects below an unchanged object as seen, along the relationships its record holds.
+    private func markSeen(below object: ManagedObject, record: JSONRecordIndex, mapping: EntityImportMapping) throws {
+        for relationship in mapping.relationships {
+            guard let payload = relationship.keys.value(in: record) ?? nil else { continue }
+            let related: [ManagedObject] = relationship.relationship.isToMany
+                ? try object.objects(forKey: relationship.relationship.name)
+                : [try object.value(forKey: relationship.relationship.name) as? ManagedObject].compactMap { $0 }
+            let nested = (payload.arrayValue ?? [payload]).compactMap(JSONRecordIndex.init)
+            let destination = try self.mapping(for: relationship.relationship.destinationEntityName)
+            for child in related where seen[child.entity.name, default: []].insert(child.objectID).inserted {
+                setState(.unchanged, of: child)
+                if let first = nested.first { try markSeen(below: child, record: first, mapping: destination) }
+            }
+        }
+    }
+
+    // MARK: - States and messages
+
+    /// Records an object's state once per import. An object met again keeps the strongest
+    /// state: created over updated over unchanged.
+    func setState(_ state: ImportState, of object: ManagedObject) {
+        let entity = object.entity.name
+        if let previous = states[object.objectID] {
+            let strength: [ImportState] = [.unchanged, .updated, .created]
+            guard let old = strength.firstIndex(of: previous), let new = strength.firstIndex(of: state), new > old else { return }
+            report.counts[entity]?[previous]? -= 1
+        }
+        states[object.objectID] = state
+        report.record(entity, state)
+        if state == .created || state == .updated {
+            activity.record("\(state == .created ? "Creating" : "Updating") \(describe(object))", entity: entity)
+        }
+        onObject?(object, state)
+    }
+
+    static func place(_ json: JSONValue) -> String {
+        json.location.map { " (\($0))" } ?? ""
+    }
+
+    static func keyName(of json: JSONValue, in record: JSONRecordIndex) -> String? {
+        record.members.first { $0.value.location == json.location && json.location != nil }?.key
+    }
+
+    static func excerpt(_ json: JSONValue) -> String {
+        let text = JSONWriter.string(from: json, pretty: false)
+        return text.count > 40 ? String(text.prefix(37)) + "..." : text
+    }
+}
+
+extension ManagedObject {
+    /// The unsaved values that differ from the saved ones: setting a property to its saved
+    /// value is no change.
+    fileprivate var effectiveChanges: [String: PropertyValue] {
+        changedValues.filter { committedValues[$0.key] != $0.value }
+    }
+}
