@@ -16,15 +16,30 @@ public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
 /// ```
 ///
 /// Nesting deeper than ``maximumDepth`` is an error rather than a stack overflow.
+///
+/// The same parser also reads input too large for memory: ``JSONRecordReader`` feeds it a
+/// window of bytes that it refills a chunk at a time, and drives the outer array or object
+/// itself with the members below that are not private.
 public struct JSONReader {
     /// How deeply arrays and objects may nest.
     public static let maximumDepth = 512
 
-    private let bytes: [UInt8]
+    /// The bytes being read: the whole input, or a window on a stream (see `readMore`).
+    private var bytes: [UInt8]
     private var offset = 0
     private var line = 1
     private var column = 1
     private var depth = 0
+
+    /// Appends the stream's next bytes to the window, or nothing at the end of the input; `nil`
+    /// when `bytes` holds the whole input, and once the stream has ended.
+    private var readMore: ((inout [UInt8]) -> Void)?
+    /// Where the number being read starts: its bytes must stay in the window until it ends,
+    /// since its text is taken from there.
+    private var numberStart: Int?
+    /// The most bytes the window has held, so that tests can check that streaming stays
+    /// within its bound.
+    private(set) var peakWindowCount = 0
 
     /// Parses one JSON document; anything but whitespace after it is an error.
     public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
@@ -43,9 +58,17 @@ public struct JSONReader {
         self.bytes = bytes
     }
 
+    /// A reader of a stream that `readMore` appends to the window a chunk at a time, appending
+    /// nothing once the input has ended.
+    init(readingMore readMore: @escaping (inout [UInt8]) -> Void) {
+        self.bytes = []
+        self.readMore = readMore
+    }
+
     // MARK: - Values
 
-    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+    /// The value starting at the current byte (not whitespace).
+    mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
         let location = currentLocation
         guard let byte = peek() else { throw error("unexpected end of input, expected a value") }
         switch byte {
@@ -63,62 +86,87 @@ public struct JSONReader {
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> [JSONMember] {
-        try enterContainer()
-        advance()  // {
+        try openContainer()
+        if closeContainerIfEmpty(UInt8(ascii: "}")) { return [] }
+        let (key, keyLocation) = try parseKey()
+        return try parseMembers(firstKey: key, keyLocation: keyLocation)
+    }
+
+    /// The members of an object whose `{` and first key have been read, through its `}`.
+    ///
+    /// Separate from `parseObject()` for ``JSONRecordReader``, which reads a top-level
+    /// object's first key before it knows whether the object is one record.
+    mutating func parseMembers(firstKey: String, keyLocation: SourceLocation) throws(JSONSyntaxError) -> [JSONMember] {
         var members: [JSONMember] = []
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            advance()
-            depth -= 1
-            return members
-        }
+        var (key, keyLocation) = (firstKey, keyLocation)
         while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else {
-                throw error("unexpected \(describeCurrent()), expected a string key")
-            }
-            let keyLocation = currentLocation
-            let key = try parseString()
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else { throw error("unexpected \(describeCurrent()), expected ':'") }
-            advance()
-            skipWhitespace()
             members.append(JSONMember(key, try parseValue(), keyLocation: keyLocation))
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","): advance()
-            case UInt8(ascii: "}"): advance(); depth -= 1; return members
-            default: throw error("unexpected \(describeCurrent()), expected ',' or '}'")
-            }
+            guard try continueContainer(closedBy: UInt8(ascii: "}")) else { return members }
+            (key, keyLocation) = try parseKey()
         }
+    }
+
+    /// A member's key and where it starts, with the `:` after it and the whitespace around.
+    mutating func parseKey() throws(JSONSyntaxError) -> (String, SourceLocation) {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "\"") else {
+            throw error("unexpected \(describeCurrent()), expected a string key")
+        }
+        let keyLocation = currentLocation
+        let key = try parseString()
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else { throw error("unexpected \(describeCurrent()), expected ':'") }
+        advance()
+        skipWhitespace()
+        return (key, keyLocation)
     }
 
     private mutating func parseArray() throws(JSONSyntaxError) -> [JSONValue] {
-        try enterContainer()
-        advance()  // [
+        try openContainer()
         var values: [JSONValue] = []
-        skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
-            advance()
-            depth -= 1
-            return values
-        }
-        while true {
-            skipWhitespace()
+        if closeContainerIfEmpty(UInt8(ascii: "]")) { return values }
+        repeat {
             values.append(try parseValue())
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","): advance()
-            case UInt8(ascii: "]"): advance(); depth -= 1; return values
-            default: throw error("unexpected \(describeCurrent()), expected ',' or ']'")
-            }
-        }
+        } while try continueContainer(closedBy: UInt8(ascii: "]"))
+        return values
     }
 
-    private mutating func enterContainer() throws(JSONSyntaxError) {
+    // MARK: - Containers
+
+    /// Steps over the `[` or `{` at the current byte, one level deeper.
+    mutating func openContainer() throws(JSONSyntaxError) {
         depth += 1
         if depth > Self.maximumDepth {
             throw error("arrays and objects nest deeper than \(Self.maximumDepth) levels")
+        }
+        advance()
+    }
+
+    /// Whether the container just opened closes at once with `closing` (`]` or `}`), which is
+    /// then read; the whitespace before it is read either way.
+    mutating func closeContainerIfEmpty(_ closing: UInt8) -> Bool {
+        skipWhitespace()
+        guard peek() == closing else { return false }
+        advance()
+        depth -= 1
+        return true
+    }
+
+    /// After an element or member: `true` past a `,` and the whitespace after it, `false` past
+    /// the `closing` bracket that ends the container.
+    mutating func continueContainer(closedBy closing: UInt8) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: ","):
+            advance()
+            skipWhitespace()
+            return true
+        case closing:
+            advance()
+            depth -= 1
+            return false
+        default:
+            throw error("unexpected \(describeCurrent()), expected ',' or '\(Character(Unicode.Scalar(closing)))'")
         }
     }
 
@@ -195,7 +243,8 @@ public struct JSONReader {
     }
 
     private mutating func parseNumber() throws(JSONSyntaxError) -> String {
-        let start = offset
+        numberStart = offset
+        defer { numberStart = nil }
         if peek() == UInt8(ascii: "-") { advance() }
         guard let first = peek(), isDigit(first) else { throw error("expected a digit in the number") }
         advance()
@@ -211,7 +260,8 @@ public struct JSONReader {
             guard let digit = peek(), isDigit(digit) else { throw error("expected a digit in the exponent") }
             skipDigits()
         }
-        return String(decoding: bytes[start..<offset], as: UTF8.self)
+        // From `numberStart`, not a saved offset: refilling the window may have moved it.
+        return String(decoding: bytes[(numberStart ?? offset)..<offset], as: UTF8.self)
     }
 
     private mutating func expectWord(_ word: String) throws(JSONSyntaxError) {
@@ -226,10 +276,36 @@ public struct JSONReader {
 
     // MARK: - Bytes and positions
 
-    private var currentLocation: SourceLocation { SourceLocation(line: line, column: column) }
+    /// Where the current byte is in the whole input.
+    var currentLocation: SourceLocation { SourceLocation(line: line, column: column) }
 
-    private func peek(at distance: Int = 0) -> UInt8? {
-        offset + distance < bytes.count ? bytes[offset + distance] : nil
+    /// The byte `distance` bytes on, `nil` past the end of the input.
+    mutating func peek(at distance: Int = 0) -> UInt8? {
+        if offset + distance < bytes.count { return bytes[offset + distance] }
+        return refillWindow(toPeekAt: distance)
+    }
+
+    /// The byte `distance` bytes on when it is past the end of the window: refills the window
+    /// from the stream, if there is one.
+    private mutating func refillWindow(toPeekAt distance: Int) -> UInt8? {
+        guard let readMore else { return nil }
+        // The bytes already read go first (but a number in progress stays whole), so that the
+        // window never holds much more than one chunk, however long the input.
+        let consumed = min(offset, numberStart ?? offset)
+        bytes.removeSubrange(..<consumed)
+        offset -= consumed
+        numberStart = numberStart.map { $0 - consumed }
+        while offset + distance >= bytes.count {
+            let countBefore = bytes.count
+            readMore(&bytes)
+            if bytes.count == countBefore {
+                // Never ask again: a terminal's standard input would wait for another end.
+                self.readMore = nil
+                return nil
+            }
+            peakWindowCount = max(peakWindowCount, bytes.count)
+        }
+        return bytes[offset + distance]
     }
 
     private mutating func advance() {
@@ -243,7 +319,7 @@ public struct JSONReader {
         }
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { advance() }
     }
 
@@ -251,8 +327,9 @@ public struct JSONReader {
         while let byte = peek(), isDigit(byte) { advance() }
     }
 
-    private mutating func skipByteOrderMark() {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { offset = 3 }
+    /// Steps over a UTF-8 byte order mark at the start of the input, which takes no column.
+    mutating func skipByteOrderMark() {
+        if peek() == 0xEF, peek(at: 1) == 0xBB, peek(at: 2) == 0xBF { offset += 3 }
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
@@ -266,13 +343,15 @@ public struct JSONReader {
         }
     }
 
-    private func describeCurrent() -> String {
+    /// The current byte for an error message: `'x'`, `byte 0xFF` or `end of input`.
+    mutating func describeCurrent() -> String {
         guard let byte = peek() else { return "end of input" }
         if byte < 0x80, byte >= 0x20 { return "'\(Character(Unicode.Scalar(byte)))'" }
         return String(format: "byte 0x%02X", byte)
     }
 
-    private func error(_ message: String) -> JSONSyntaxError {
+    /// An error at the current byte.
+    func error(_ message: String) -> JSONSyntaxError {
         JSONSyntaxError(message: message, location: currentLocation)
     }
 }
