@@ -62,6 +62,10 @@ public enum StrataCLI {
             // A request that names what the model lacks, or that does not parse, is a usage error.
             printError("strata: \(error)")
             return ExitStatus.usage.rawValue
+        case is ImportError, is ContextError, is JSONSyntaxError:
+            // Records that do not fit the model, or a save the model's rules refuse.
+            printError("strata: \(error)")
+            return ExitStatus.dataError.rawValue
         case let stackError as StackError:
             printError("strata: \(stackError)")
             return ExitStatus.dataError.rawValue

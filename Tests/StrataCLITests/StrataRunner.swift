@@ -22,8 +22,8 @@ struct StrataRunner {
     }()
 
     /// Runs `strata arguments…` in the repository root with `environment` added to a clean
-    /// environment (no STRATA_* variables from the caller).
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// environment (no STRATA_* variables from the caller), and `input` on standard input.
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -39,7 +39,13 @@ struct StrataRunner {
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
+        if let input {
+            let inURL = folder.appendingPathComponent("in")
+            _ = FileManager.default.createFile(atPath: inURL.path, contents: input)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         try process.run()
         process.waitUntilExit()
         return Result(

@@ -220,9 +220,26 @@ extension ImportSession {
             // Setting an equal set would still count as a change of order for an unordered to-many.
             let current = try owner.objects(forKey: relationship.name)
             let same = relationship.isOrdered ? current.map(\.objectID) == objects.map(\.objectID) : Set(current.map(\.objectID)) == Set(objects.map(\.objectID))
-            if !same { try owner.setValue(objects, forKey: relationship.name) }
+            guard !same else { return }
+            try owner.setValue(objects, forKey: relationship.name)
+            try deleteOrphans(Set(current.map(\.objectID)).subtracting(objects.map(\.objectID)), of: current, leftBy: relationship)
         } else if try (owner.value(forKey: relationship.name) as? ManagedObject) !== objects.first {
             try owner.setValue(objects.first, forKey: relationship.name)
+        }
+    }
+
+    /// Deletes the members a replaced to-many dropped when their inverse to-one is required:
+    /// a page without its book cannot be saved, so the payload that left it out removes it.
+    private func deleteOrphans(_ dropped: Set<ObjectID>, of members: [ManagedObject], leftBy relationship: RelationshipDescription) throws {
+        guard !dropped.isEmpty, let inverseName = relationship.inverseName,
+            let destination = context.model.entity(named: relationship.destinationEntityName),
+            let inverse = context.model.relationship(named: inverseName, in: destination), !inverse.isToMany, !inverse.isOptional
+        else { return }
+        for member in members where dropped.contains(member.objectID) && !member.isDeleted {
+            guard try member.value(forKey: inverseName) == nil else { continue }
+            activity.record("Deleting \(describe(member)): its \(inverseName) no longer holds it", entity: member.entity.name)
+            try context.delete(member)
+            setDeleted(member)
         }
     }
 
@@ -259,6 +276,15 @@ extension ImportSession {
             activity.record("\(state == .created ? "Creating" : "Updating") \(describe(object))", entity: entity)
         }
         onObject?(object, state)
+    }
+
+    /// Counts `object` as deleted by this import, in place of any state it had.
+    func setDeleted(_ object: ManagedObject) {
+        if let previous = states[object.objectID] { report.counts[object.entity.name]?[previous]? -= 1 }
+        states[object.objectID] = .deleted
+        report.record(object.entity.name, .deleted)
+        seen[object.entity.name]?.remove(object.objectID)
+        onObject?(object, .deleted)
     }
 
     static func place(_ json: JSONValue) -> String {

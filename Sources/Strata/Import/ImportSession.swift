@@ -39,6 +39,7 @@ public final class ImportSession {
     /// a payload updates the same object.
     var byIdentity: [String: [AttributeValue: ManagedObject]] = [:]
     var singletons: [String: ManagedObject] = [:]
+    /// Each object's state in this session: an object met again keeps its strongest one.
     var states: [ObjectID: ImportState] = [:]
     /// The objects the current import inserted.
     var createdObjects: Set<ObjectIdentifier> = []
@@ -66,8 +67,6 @@ public final class ImportSession {
     public func `import`(_ json: JSONValue, into entityName: String? = nil) throws -> ImportReport {
         context.assertOnQueue()
         let before = report
-        states = [:]
-        createdObjects = []
         for (entity, records) in try batches(of: json, into: entityName) {
             _ = try importRecords(records, into: entity, labels: records.indices.map { "record \($0 + 1)" })
         }
@@ -80,8 +79,6 @@ public final class ImportSession {
     public func `import`(records: [JSONValue], into entityName: String, firstIndex: Int = 0) throws -> ImportReport {
         context.assertOnQueue()
         let before = report
-        states = [:]
-        createdObjects = []
         _ = try importRecords(records, into: entityName, labels: records.indices.map { "record \(firstIndex + $0 + 1)" })
         try deleteInvalidObjects()
         return report.subtracting(before)
@@ -120,6 +117,31 @@ public final class ImportSession {
             return [name, name + "s", name + "es", ImportKeys.snakeCase(entity.name), ImportKeys.snakeCase(entity.name) + "s"].contains(wanted)
                 || (name.hasSuffix("y") && String(name.dropLast()) + "ies" == wanted)
         }?.name
+    }
+
+    /// The entities whose objects the session created, updated or saw: what `--prune` prunes.
+    public var importedEntityNames: [String] {
+        seen.keys.sorted()
+    }
+
+    // MARK: - Saving in batches
+
+    /// Saves the context and empties it, keeping what the session saw, so that a long import
+    /// runs in bounded memory. Inside a transaction of the store's connection the save is a
+    /// savepoint of it, and the whole import still commits or rolls back as one.
+    public func saveAndReset() throws {
+        context.assertOnQueue()
+        try context.save()
+        let permanent = context.lastPermanentIDs
+        if !permanent.isEmpty {
+            seen = seen.mapValues { Set($0.map { permanent[$0] ?? $0 }) }
+            states = Dictionary(states.map { (permanent[$0.key] ?? $0.key, $0.value) }, uniquingKeysWith: { $1 })
+        }
+        context.reset()
+        createdObjects = []
+        byIdentity = [:]
+        singletons = [:]
+        touched = []
     }
 
     // MARK: - Deprecated objects
@@ -167,11 +189,7 @@ public final class ImportSession {
             activity.record("Deleting invalid \(describe(object)): \(reason)", entity: object.entity.name)
             report.invalid.append(ImportReport.InvalidObject(entity: object.entity.name, object: label(of: object), reason: reason))
             try context.delete(object)
-            if let state = states[object.objectID] { report.counts[object.entity.name]?[state]? -= 1 }
-            report.record(object.entity.name, .deleted)
-            states[object.objectID] = .deleted
-            seen[object.entity.name]?.remove(object.objectID)
-            onObject?(object, .deleted)
+            setDeleted(object)
         }
     }
 

@@ -89,6 +89,21 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
+    /// Opens the store for writing: with the model given by --model, which must be the
+    /// store's (a missing store is created for it), else with the store's own model.
+    func openStoreForWriting() throws -> PersistentStore {
+        if readOnly { throw CLIError("this command writes to the store; --read-only cannot be used with it", status: .usage) }
+        var configuration = Database.Configuration()
+        configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
+        let path = try requireStorePath()
+        guard modelPath != nil else { return try PersistentStore.open(at: path, configuration: configuration) }
+        let version = try loadModel()
+        guard FileManager.default.fileExists(atPath: path) else {
+            return try PersistentStore.create(at: path, model: version.model, configuration: configuration)
+        }
+        return try PersistentStore.open(at: path, model: version.model, modelOrigin: version.file.path, configuration: configuration)
+    }
+
     /// The stack on the store (default: `<model name>.sqlite` in the current folder), creating
     /// the store when it is missing; a store of another model is refused.
     func openStack() throws -> DataStack {

@@ -202,8 +202,12 @@ public final class Database {
     // MARK: - Transactions
 
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction (the write lock taken at once, waiting up to
-    /// the busy timeout), committing when it returns and rolling back when it throws.
+    /// the busy timeout), committing when it returns and rolling back when it throws. Called
+    /// inside a transaction, it runs `body` in a savepoint of it instead.
     public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        // Inside a caller's transaction (an import that saves batch after batch), the work
+        // becomes a savepoint: the caller's rollback still undoes it all.
+        if isInTransaction { return try inSavepoint(body) }
         try execute("BEGIN IMMEDIATE")
         let result: T
         do {

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata import`: JSON or NDJSON records into a store, found or created by identity.
+struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import JSON or NDJSON records into a store, updating the objects they identify.",
+        discussion: """
+            FILE holds an array of records, one record, NDJSON (one record per line), or an \
+            object whose keys name entities ({"books": [...], "authors": [...]}); each record \
+            of a top-level array, NDJSON or a single record is an object of ENTITY. Without \
+            FILE, or with -, records are read from standard input. Files are read as a stream.
+
+            Each record finds its object by the entity's identity (see the README: \
+            relatedByAttribute, hyper/sync.isPrimaryKey, a one-attribute uniqueness constraint, \
+            remoteID fed by id, <entity>ID, id; or --identity) and creates one when none \
+            matches. A missing key leaves a property as it is; null clears it. Nested objects \
+            import into the relationship's destination; identity values (and *_id / *_ids keys) \
+            link existing objects.
+
+            The whole import is one transaction: an error leaves the store as it was, and \
+            --dry-run rolls back after printing the report. Records are saved in batches \
+            within that transaction, so memory stays bounded whatever the file's size.
+            """)
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "The entity of the records (a wrapper object's keys name their own).")
+    var entity: String
+
+    @Argument(help: "JSON or NDJSON files; - or none reads standard input.")
+    var files: [String] = []
+
+    @Flag(help: "After the import, delete the objects of every imported entity (nested ones too) that the records did not hold.")
+    var prune = false
+
+    @Option(name: .customLong("prune-where"), help: ArgumentHelp("Prune only ENTITY's objects that satisfy this predicate (a page of a paginated payload).", valueName: "predicate"))
+    var pruneWhere: String?
+
+    @Option(help: ArgumentHelp("Find the objects of ENTITY by this attribute instead of the model's conventions.", valueName: "attribute"))
+    var identity: String?
+
+    @Flag(help: "Import, print the report, and roll everything back.")
+    var dryRun = false
+
+    @Option(name: .customLong("batch-size"), help: ArgumentHelp("Records per batch: looked up together and saved together.", valueName: "n"))
+    var batchSize = 1000
+
+    @Option(help: ArgumentHelp("How to print the report: text or json.", valueName: "format"))
+    var report: ReportFormat = .text
+
+    enum ReportFormat: String, ExpressibleByArgument {
+        case text
+        case json
+    }
+
+    func validate() throws {
+        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+    }
+
+    func run() async throws {
+        let prunePredicate: Strata.Predicate?
+        do {
+            prunePredicate = try pruneWhere.map { try Strata.Predicate(format: $0) }
+        } catch {
+            throw CLIError("--prune-where: \(error)", status: .usage)
+        }
+        let store = try options.openStoreForWriting()
+        defer { store.close() }
+        guard store.model.entity(named: entity) != nil else {
+            throw StoreError.unknownEntity(path: store.path, name: entity, known: store.model.entities.map(\.name).sorted())
+        }
+        let run = ImportRun(
+            store: store, entity: entity, files: files.isEmpty ? ["-"] : files, identities: identity.map { [entity: .attribute($0)] } ?? [:],
+            batchSize: batchSize, prune: prunePredicate.map { .entity(where: $0) } ?? (prune ? .all : .none), dryRun: dryRun)
+        let result = try run.execute()
+        switch report {
+        case .text:
+            print(result.description.isEmpty ? "nothing imported" : result.description)
+            for invalid in result.invalid { print("invalid \(invalid)") }
+            for link in result.unresolvedLinks { print("unresolved \(link)") }
+            if dryRun { print("dry run: rolled back") }
+        case .json:
+            print(JSONWriter.string(from: result.json(dryRun: dryRun)))
+        }
+    }
+}
+
+extension ImportReport {
+    /// The report as `--report json` prints it.
+    func json(dryRun: Bool) -> JSONValue {
+        .object([
+            "entities": .object(counts.keys.sorted().map { entity in
+                JSONMember(entity, .object(ImportState.allCases.map { JSONMember($0.rawValue, .number(count(entity, $0))) }))
+            }),
+            "invalid": .array(invalid.map { .object(["entity": .string($0.entity), "object": .string($0.object), "reason": .string($0.reason)]) }),
+            "unresolvedLinks": .array(unresolvedLinks.map(JSONValue.string)),
+            "dryRun": .bool(dryRun),
+        ])
+    }
+}

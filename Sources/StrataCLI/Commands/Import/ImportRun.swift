@@ -1,0 +1,108 @@
+import Foundation
+import Strata
+
+/// One `strata import`: reads the files' records as a stream and imports them in batches,
+/// all in one transaction of the store's connection.
+struct ImportRun {
+    let store: PersistentStore
+    let entity: String
+    let files: [String]
+    let identities: [String: ImportIdentity]
+    let batchSize: Int
+    let prune: Pruning
+
+    /// Which objects the records did not hold are deleted after the import.
+    enum Pruning {
+        case none
+        /// Those of every entity the import touched.
+        case all
+        /// Those of the imported entity that satisfy the predicate: a page of a paginated payload.
+        case entity(where: Strata.Predicate)
+    }
+    let dryRun: Bool
+
+    private struct RollBack: Error {}
+
+    func execute() throws -> ImportReport {
+        let context = ObjectContext(store: store, name: "import")
+        var result = ImportReport()
+        do {
+            try context.performAndWait {
+                try store.withConnection {
+                    try store.database.inTransaction {
+                        let session = ImportSession(context: context, identities: identities)
+                        var progress = Progress()
+                        for file in files {
+                            try importFile(file, session: session, progress: &progress)
+                        }
+                        switch prune {
+                        case .none: break
+                        case .all: try session.removeDeprecated(session.importedEntityNames)
+                        case .entity(let predicate): try session.removeDeprecated([entity], where: predicate)
+                        }
+                        try session.saveAndReset()
+                        progress.finish()
+                        result = session.report
+                        if dryRun { throw RollBack() }
+                    }
+                }
+            }
+        } catch is RollBack {
+            return result
+        }
+        return result
+    }
+
+    private func importFile(_ file: String, session: ImportSession, progress: inout Progress) throws {
+        let isEntityKey = { (key: String) in session.entityName(forKey: key) != nil }
+        var reader = file == "-"
+            ? JSONRecordReader(fileHandle: .standardInput, isEntityKey: isEntityKey)
+            : try JSONRecordReader(path: file, isEntityKey: isEntityKey)
+        var batch: [JSONValue] = []
+        var batchEntity = entity
+        var count = 0
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            do {
+                try session.import(records: batch, into: batchEntity, firstIndex: count - batch.count)
+            } catch let error as ImportError {
+                throw CLIError("\(file == "-" ? "standard input" : file): \(error.message)", status: .dataError)
+            }
+            try session.saveAndReset()
+            progress.advance(by: batch.count)
+            batch = []
+        }
+        do {
+            while let record = try reader.next() {
+                let recordEntity = record.entity.flatMap(session.entityName(forKey:)) ?? entity
+                if recordEntity != batchEntity || batch.count >= batchSize {
+                    try flush()
+                    batchEntity = recordEntity
+                }
+                batch.append(record.value)
+                count += 1
+            }
+        } catch let error as JSONSyntaxError {
+            throw CLIError("\(file == "-" ? "standard input" : file): \(error)", status: .dataError)
+        }
+        try flush()
+    }
+}
+
+/// A count of imported records on standard error, on a terminal only.
+private struct Progress {
+    private let isShown = isatty(2) == 1
+    private var count = 0
+    private var lastShown = Date.distantPast
+
+    mutating func advance(by records: Int) {
+        count += records
+        guard isShown, Date().timeIntervalSince(lastShown) > 0.2 else { return }
+        lastShown = Date()
+        FileHandle.standardError.write(Data("\rimported \(count) records".utf8))
+    }
+
+    func finish() {
+        if isShown, count > 0 { FileHandle.standardError.write(Data("\rimported \(count) records\n".utf8)) }
+    }
+}

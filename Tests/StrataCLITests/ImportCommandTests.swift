@@ -1,0 +1,79 @@
+import Foundation
+import Strata
+import Testing
+
+/// `strata import` on the example Library: the bundled payload, a changed copy with --prune,
+/// a dry run, standard input, and payloads that stop the import without changing the store.
+@Suite struct ImportCommandTests {
+    static let model = StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/Library.xcdatamodeld").path
+    static let payload = StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/library.json").path
+
+    private func rows(_ store: String, _ sql: String) throws -> [[DatabaseValue]] {
+        let database = try Database(path: store, configuration: .readOnly)
+        defer { database.close() }
+        return try database.rows(sql)
+    }
+
+    @Test func importsThePayloadAndPrunesWhatAChangedCopyLeavesOut() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.url.appendingPathComponent("Library.sqlite").path
+        let first = try StrataRunner.run(["import", "Author", Self.payload, "--store", store, "--model", Self.model, "--report", "json"])
+        #expect(first.status == 0, "\(first.standardError)")
+        let report = try #require(JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any])
+        let entities = try #require(report["entities"] as? [String: [String: Int]])
+        #expect(entities["Book"]?["created"] == 3 && entities["Author"]?["created"] == 2 && entities["Page"]?["created"] == 2)
+        #expect(try rows(store, "SELECT COUNT(*) FROM ZBOOK")[0][0] == .integer(3))
+
+        // A copy without The Hobbit, and with a new rating for The Lord of the Rings.
+        var text = try String(contentsOfFile: Self.payload, encoding: .utf8)
+        let hobbit = try #require(text.range(of: #"(?s),\s*\{\s*"isbn": "9780261102217".*?"tags": \[\{ "name": "fantasy" \}\]\s*\}"#, options: .regularExpression))
+        text.removeSubrange(hobbit)
+        text = text.replacingOccurrences(of: "\"rating\": 4.9", with: "\"rating\": 5.0")
+        let changed = folder.url.appendingPathComponent("changed.json")
+        try text.write(to: changed, atomically: true, encoding: .utf8)
+        let second = try StrataRunner.run(["import", "Author", changed.path, "--store", store, "--model", Self.model, "--prune"])
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(second.standardOutput.contains("Book: 1 updated, 1 unchanged, 1 deleted"), "\(second.standardOutput)")
+        #expect(try rows(store, "SELECT ZTITLE FROM ZBOOK ORDER BY ZTITLE").map { $0[0].stringValue } == ["A Wizard of Earthsea", "The Lord of the Rings"])
+        #expect(try rows(store, "SELECT ZRATING FROM ZBOOK WHERE ZISBN = '9780261103252'")[0][0] == .real(5.0))
+        #expect(try rows(store, "SELECT COUNT(*) FROM ZPAGE")[0][0] == .integer(2), "the Lord of the Rings keeps its pages")
+    }
+
+    @Test func aDryRunAndAFailedImportLeaveTheStoreAsItWas() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.url.appendingPathComponent("Library.sqlite").path
+        #expect(try StrataRunner.run(["import", "Author", Self.payload, "--store", store, "--model", Self.model]).status == 0)
+        let before = try rows(store, "SELECT Z_PK, Z_OPT, ZTITLE, ZRATING FROM ZBOOK ORDER BY Z_PK")
+
+        let dry = try StrataRunner.run(["import", "Book", "-", "--store", store, "--model", Self.model, "--dry-run"],
+            input: Data(#"{"isbn": "9780000000001", "title": "Dry"}"#.utf8))
+        #expect(dry.status == 0, "\(dry.standardError)")
+        #expect(dry.standardOutput == "Book: 1 created\ndry run: rolled back\n")
+
+        let broken = folder.url.appendingPathComponent("broken.json")
+        try #"[{"isbn": "9780000000002", "title": "Fine"}, {"isbn": "9780000000003", "rating": "high"}]"#.write(to: broken, atomically: true, encoding: .utf8)
+        let typeError = try StrataRunner.run(["import", "Book", broken.path, "--store", store, "--model", Self.model, "--batch-size", "1"])
+        #expect(typeError.status == 3)
+        #expect(typeError.standardError == "strata: \(broken.path): record 2 (line 1, column 82): key 'rating' for rating (double): \"high\" — a string is not a number in the range of double\n")
+
+        let truncated = folder.url.appendingPathComponent("truncated.ndjson")
+        try "{\"isbn\": \"9780000000004\", \"title\": \"One\"}\n{\"isbn\": \"9780000000005\", \"title\": \n".write(to: truncated, atomically: true, encoding: .utf8)
+        let syntax = try StrataRunner.run(["import", "Book", truncated.path, "--store", store, "--model", Self.model])
+        #expect(syntax.status == 3)
+        #expect(syntax.standardError.hasPrefix("strata: \(truncated.path): line 3, column 1:"), "\(syntax.standardError)")
+
+        #expect(try rows(store, "SELECT Z_PK, Z_OPT, ZTITLE, ZRATING FROM ZBOOK ORDER BY Z_PK") == before)
+    }
+
+    @Test func ndjsonFromStandardInputInBatches() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.url.appendingPathComponent("Library.sqlite").path
+        let lines = (1...25).map { #"{"isbn": "97800000000\#(String(format: "%02d", $0))", "title": "Book \#($0)", "tags": [{"name": "t\#($0 % 3)"}]}"# }
+        let result = try StrataRunner.run(["import", "Book", "--store", store, "--model", Self.model, "--batch-size", "4"],
+            input: Data(lines.joined(separator: "\n").utf8))
+        #expect(result.status == 0, "\(result.standardError)")
+        // Each object has one state for the whole import, however many batches meet it.
+        #expect(result.standardOutput == "Book: 25 created\nTag: 3 created\n")
+        #expect(try rows(store, "SELECT COUNT(*) FROM ZTAG")[0][0] == .integer(3))
+    }
+}
