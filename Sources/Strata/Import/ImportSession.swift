@@ -132,10 +132,10 @@ public final class ImportSession {
     public func saveAndReset() throws {
         context.assertOnQueue()
         try context.save()
-        let permanent = context.lastPermanentIDs
-        if !permanent.isEmpty {
-            seen = seen.mapValues { Set($0.map { permanent[$0] ?? $0 }) }
-            states = Dictionary(states.map { (permanent[$0.key] ?? $0.key, $0.value) }, uniquingKeysWith: { $1 })
+        // Only this batch's inserted objects change IDs: the work stays per batch, not per import.
+        for (temporary, permanent) in context.lastPermanentIDs {
+            if let state = states.removeValue(forKey: temporary) { states[permanent] = state }
+            if seen[permanent.entityName]?.remove(temporary) != nil { seen[permanent.entityName]?.insert(permanent) }
         }
         context.reset()
         createdObjects = []
@@ -180,12 +180,7 @@ public final class ImportSession {
     private func deleteInvalidObjects() throws {
         defer { touched = [] }
         for object in touched where !object.isDeleted && object.managedObjectContext != nil {
-            var reasons = try context.validationFailures(of: object).map { "\($0.property ?? "object") \($0.reason)" }
-            if let predicate = try mapping(for: object.entity.name).invalidIf, try predicate.evaluate(with: object) {
-                reasons.append("matches strata.invalidIf \(predicate)")
-            }
-            guard !reasons.isEmpty else { continue }
-            let reason = reasons.joined(separator: "; ")
+            guard let reason = try context.invalidReason(of: object, invalidIf: mapping(for: object.entity.name).invalidIf) else { continue }
             activity.record("Deleting invalid \(describe(object)): \(reason)", entity: object.entity.name)
             report.invalid.append(ImportReport.InvalidObject(entity: object.entity.name, object: label(of: object), reason: reason))
             try context.delete(object)
@@ -217,11 +212,7 @@ public final class ImportSession {
 
     /// `Book { title: "LOTR", rating: 4.9 }`, for verbose logs.
     func describe(_ object: ManagedObject) -> String {
-        let values = context.model.allAttributes(of: object.entity).compactMap { attribute -> String? in
-            guard let value = try? object.attributeValue(forKey: attribute.name) else { return nil }
-            return "\(attribute.name): \(value.displayText)"
-        }
-        return "\(object.entity.name) { \(values.joined(separator: ", ")) }"
+        context.activityDescription(of: object)
     }
 }
 

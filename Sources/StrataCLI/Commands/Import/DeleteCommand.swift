@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata delete`: deletes the objects of an entity that match a predicate (or all of them),
+/// following the model's delete rules, in one transaction.
+struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete the objects of an entity that match a predicate, or all of them, following the model's delete rules.",
+        discussion: """
+            Deletes the objects of ENTITY and of its sub-entities that satisfy the --where \
+            predicate (Core Data's format) or the model's --template, or every one with --all \
+            (DKDBManager's deleteAllEntities). The model's delete rules apply: Cascade deletes \
+            the related objects too, Nullify takes the deleted objects out of their relations, \
+            and a Deny rule that still holds objects stops the command (exit status 3) with \
+            nothing deleted. Everything is saved in one transaction, or nothing is.
+
+            Prints what was deleted, by entity: "deleted 3 Book, 7 Page (cascade)". Each \
+            deletion is logged with --reason ("Deleting Book { ... }: REASON"): at info level \
+            for the entities the model marks strata.verbose, at verbose level for the others.
+
+            When standard input and standard output are both a terminal, it asks first \
+            ("Delete 3 Book objects (and 7 Page by cascade)? [y/N]") unless --yes is given. \
+            Otherwise (a script, a pipe) it deletes without asking.
+
+            The store is opened for writing with the model of --model, which must be the \
+            store's (as strata setup opens it), else with the store's own model.
+            """)
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "The entity whose objects to delete, sub-entities included; may be left out with --template.")
+    var entity: String?
+
+    @OptionGroup var selection: PredicateOptions
+
+    @Flag(help: "Delete every object of ENTITY.")
+    var all = false
+
+    @Option(help: ArgumentHelp("Why the objects are deleted, written with each deletion in the log.", valueName: "text"))
+    var reason: String?
+
+    @Flag(help: "Delete without asking, on a terminal too.")
+    var yes = false
+
+    func validate() throws {
+        if options.readOnly { throw ValidationError("delete writes to the store; --read-only cannot be used with it") }
+        let selects = selection.predicate != nil || selection.template != nil
+        if all, selects { throw ValidationError("--all deletes every object of ENTITY: leave out --where and --template") }
+        if !all, !selects { throw ValidationError("say which objects to delete: --where PREDICATE, --template NAME, or --all") }
+        if all, entity == nil { throw ValidationError("--all needs the ENTITY") }
+    }
+
+    func run() async throws {
+        let target = try Cleanup.openForWriting(options)
+        defer { target.close() }
+        let context = target.context
+        let summary = try Cleanup.mapped {
+            try context.performAndWait { () throws -> Cleanup.Summary in
+                let request = all
+                    ? FetchRequest(entityName: entity ?? "")
+                    : try selection.makeRequest(entity: entity, model: context.model)
+                let matched = try context.fetchObjectIDs(request)
+                try context.delete(matching: request, reason: reason)
+                try context.validatePendingChanges()
+                return Cleanup.Summary(entityName: request.entityName, matched: matched, deleted: context.deletedObjects.map(\.objectID))
+            }
+        }
+        guard summary.matchedCount > 0 else {
+            print("deleted 0 \(summary.entityName)")
+            return
+        }
+        if !yes, isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 {
+            let cascade = summary.cascaded.isEmpty ? "" : " (and \(Cleanup.Summary.list(summary.cascaded)) by cascade)"
+            let noun = summary.matchedCount == 1 ? "object" : "objects"
+            FileHandle.standardError.write(Data("Delete \(Cleanup.Summary.list(summary.matched)) \(noun)\(cascade)? [y/N] ".utf8))
+            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
+                context.performAndWait { context.rollback() }
+                throw CLIError("nothing deleted")
+            }
+        }
+        try Cleanup.mapped { try context.performAndWait { try context.save() } }
+        print("deleted \(summary.description)")
+    }
+}
+
+/// What `strata delete` and `strata prune` share: opening the store for writing, the exit
+/// status of the context's errors, and the summary of what was deleted.
+enum Cleanup {
+    /// A context on the existing store, for writing: with --model, the root context of a stack
+    /// on it, as `strata setup` and `reset` open one (a store of another model is refused,
+    /// exit status 3); without, a context on the store with its own model.
+    static func openForWriting(_ options: StoreOptions) throws -> (context: ObjectContext, close: () -> Void) {
+        let path = try options.requireStorePath()
+        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("\(path): no such store; pass --store PATH") }
+        let context: ObjectContext, close: () -> Void
+        if options.modelPath != nil {
+            let stack = try options.openStack()
+            (context, close) = (stack.rootContext, stack.cleanUp)
+        } else {
+            var configuration = Database.Configuration()
+            configuration.busyTimeout = .milliseconds(Int(options.busyTimeout * 1000))
+            let store = try PersistentStore.open(at: path, configuration: configuration)
+            (context, close) = (ObjectContext(store: store, name: "cli"), store.close)
+        }
+        if context.store.database.configuration.isReadOnly {
+            close()
+            throw CLIError("\(path): the store cannot be written (no write permission)")
+        }
+        return (context, close)
+    }
+
+    /// A context on the existing store, for reading only (`--dry-run`).
+    static func openForReading(_ options: StoreOptions) throws -> (context: ObjectContext, close: () -> Void) {
+        let (store, _) = try options.openStoreForReading()
+        return (ObjectContext(store: store, name: "cli"), store.close)
+    }
+
+    /// Runs `body`, turning the context's errors and a model's bad `strata.invalidIf` into
+    /// messages with their exit status: an unknown entity is a usage error (2); a Deny rule,
+    /// a validation failure or a bad model a data error (3); a conflict or a store failure 1.
+    static func mapped<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ContextError {
+            switch error {
+            case .unknownEntity:
+                throw CLIError("\(error)", status: .usage)
+            case .deleteDenied, .validation:
+                throw CLIError("\(error); nothing was deleted", status: .dataError)
+            case .unknownProperty, .wrongType:
+                throw CLIError("\(error)", status: .dataError)
+            default:
+                // A conflict with another process, a store failure.
+                throw CLIError("\(error); nothing was deleted")
+            }
+        } catch let error as ImportError {
+            throw CLIError(error.message, status: .dataError)
+        }
+    }
+
+    /// The objects deleted, by entity: those asked for, and those their Cascade rules took.
+    struct Summary {
+        var entityName: String
+        var matched: [String: Int] = [:]
+        var cascaded: [String: Int] = [:]
+        var matchedCount = 0
+
+        init(entityName: String, matched: [ObjectID], deleted: [ObjectID]) {
+            self.entityName = entityName
+            let asked = Set(matched)
+            matchedCount = asked.count
+            for id in asked { self.matched[id.entityName, default: 0] += 1 }
+            for id in deleted where !asked.contains(id) { cascaded[id.entityName, default: 0] += 1 }
+        }
+
+        /// `3 Book, 1 EBook`.
+        static func list(_ counts: [String: Int]) -> String {
+            counts.keys.sorted().map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
+        }
+
+        /// `3 Book, 7 Page (cascade)`.
+        var description: String {
+            let cascade = cascaded.keys.sorted().map { "\(cascaded[$0]!) \($0) (cascade)" }
+            return ([Self.list(matched)].filter { !$0.isEmpty } + cascade).joined(separator: ", ")
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Strata
+import Testing
+
+/// `strata delete` and `strata prune --invalid` on a Library store made here: an author with
+/// three books (A rated 0.5 with 3 pages, B rated 1.5 with 2, C rated 4.5 with 2), whose pages
+/// go with them (Cascade).
+@Suite final class DeleteCommandTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-delete-\(UUID().uuidString)")
+    let model = StrataRunner.repositoryRoot.appendingPathComponent(ModelCommandTests.example)
+    let store: String
+
+    init() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        store = folder.appendingPathComponent("Library.sqlite").path
+        let created = try StrataRunner.run(["create", "--store", store, "--model", model.path])
+        #expect(created.status == 0, "\(created.standardError)")
+        let opened = try PersistentStore.open(at: store, model: ModelLoader.load(model).currentVersion.model)
+        defer { opened.close() }
+        let context = ObjectContext(store: opened)
+        try context.performAndWait {
+            let author = try context.insert("Author")
+            try author.setValue("Le Guin", forKey: "name")
+            for (title, isbn, rating, pages) in [("A", "9780000000001", 0.5, 3), ("B", "9780000000002", 1.5, 2), ("C", "9780000000003", 4.5, 2)] {
+                let book = try context.insert("Book")
+                try book.setValue(title, forKey: "title")
+                try book.setValue(isbn, forKey: "isbn")
+                try book.setValue(rating, forKey: "rating")
+                try book.setValue(author, forKey: "author")
+                for number in 1...pages {
+                    let page = try context.insert("Page")
+                    try page.setValue(number, forKey: "number")
+                    try book.add(page, toKey: "pages")
+                }
+            }
+            try context.save()
+        }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private func count(_ entity: String) throws -> Int {
+        Int(try StrataRunner.run(["count", entity, "--store", store]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// The store's files as they are: the main file's bytes, and whether a -wal is beside it.
+    private func snapshot() throws -> (Data, Bool) {
+        (try Data(contentsOf: URL(fileURLWithPath: store)), FileManager.default.fileExists(atPath: store + "-wal"))
+    }
+
+    /// A copy of the Library model with `replace` applied to its contents.
+    private func variant(_ name: String, _ replace: (String) -> String) throws -> String {
+        let bundle = folder.appendingPathComponent("\(name).xcdatamodeld")
+        let version = bundle.appendingPathComponent("Library.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        let contents = try String(contentsOf: model.appendingPathComponent("Library.xcdatamodel/contents"), encoding: .utf8)
+        let changed = replace(contents)
+        #expect(changed != contents)
+        try changed.write(to: version.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        return bundle.path
+    }
+
+    // MARK: - delete
+
+    @Test func deleteWherePrintsWhatItDeletedByEntityAndLogsTheReason() throws {
+        let result = try StrataRunner.run([
+            "delete", "Book", "--where", "rating < 2", "--reason", "poorly rated", "--store", store, "--log-level", "info",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "deleted 2 Book, 5 Page (cascade)\n")
+        #expect(result.standardError.contains(#"info [Book] Deleting Book { isbn: "9780000000001", rating: 0.5, title: "A" }: poorly rated"#))
+        #expect(try count("Book") == 1)
+        #expect(try count("Page") == 2)
+        #expect(try count("Author") == 1)
+    }
+
+    @Test func deleteAllWithTheModelGivenCascadesThroughEveryLevel() throws {
+        let result = try StrataRunner.run(["delete", "Author", "--all", "--yes", "--store", store, "--model", model.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "deleted 1 Author, 3 Book (cascade), 7 Page (cascade)\n")
+        for entity in ["Author", "Book", "Page"] { #expect(try count(entity) == 0) }
+        let none = try StrataRunner.run(["delete", "Author", "--all", "--store", store])
+        #expect(none.status == 0 && none.standardOutput == "deleted 0 Author\n")
+    }
+
+    @Test(arguments: [
+        (["Book"], "say which objects to delete: --where PREDICATE, --template NAME, or --all"),
+        (["Book", "--all", "--where", "rating < 1"], "--all deletes every object of ENTITY: leave out --where and --template"),
+        (["--all"], "--all needs the ENTITY"),
+    ])
+    func deleteSaysWhatItNeeds(arguments: [String], message: String) throws {
+        let before = try snapshot()
+        let result = try StrataRunner.run(["delete"] + arguments + ["--store", store])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains(message), "\(result.standardError)")
+        #expect(try snapshot() == before)
+    }
+
+    @Test(arguments: [
+        ("rating <", "--where: "),
+        ("ratng < 2", "ratng"),
+    ])
+    func aBadPredicateIsAUsageErrorAndChangesNothing(predicate: String, message: String) throws {
+        let before = try snapshot()
+        let result = try StrataRunner.run(["delete", "Book", "--where", predicate, "--store", store])
+        #expect(result.status == 2)
+        #expect(result.standardError.hasPrefix("strata: ") && result.standardError.contains(message), "\(result.standardError)")
+        #expect(result.standardOutput.isEmpty)
+        #expect(try snapshot() == before)
+    }
+
+    @Test func aBlockingDenyRuleIsADataErrorAndDeletesNothing() throws {
+        let deny = try variant("Deny") {
+            $0.replacingOccurrences(of: #"name="books" optional="YES" toMany="YES" deletionRule="Cascade""#, with: #"name="books" optional="YES" toMany="YES" deletionRule="Deny""#)
+        }
+        let before = try snapshot()
+        let result = try StrataRunner.run(["delete", "Author", "--all", "--store", store, "--model", deny])
+        #expect(result.status == 3)
+        #expect(result.standardError == "strata: cannot delete <Author p1>: its relationship 'books' (delete rule Deny) still holds 3 objects; nothing was deleted\n")
+        #expect(result.standardOutput.isEmpty)
+        #expect(try snapshot() == before)
+        #expect(try count("Book") == 3)
+    }
+
+    @Test func aMissingStoreIsAnError() throws {
+        let missing = folder.appendingPathComponent("Missing.sqlite").path
+        let result = try StrataRunner.run(["delete", "Book", "--all", "--store", missing, "--model", model.path])
+        #expect(result.status == 1)
+        #expect(result.standardError == "strata: \(missing): no such store; pass --store PATH\n")
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+
+    // MARK: - prune
+
+    @Test func pruneInvalidListsThenDeletesAndDryRunDeletesNothing() throws {
+        let database = try Database(path: store)
+        try database.execute("UPDATE ZBOOK SET ZTITLE = NULL WHERE ZISBN = '9780000000001'")
+        database.close()
+        let before = try snapshot()
+        let dryRun = try StrataRunner.run(["prune", "--invalid", "--dry-run", "--store", store])
+        #expect(dryRun.status == 0, "\(dryRun.standardError)")
+        #expect(dryRun.standardOutput == "Book p1: title is required\ndry run: would delete 1 invalid object: 1 Book, 3 Page (cascade)\n")
+        #expect(try snapshot() == before)
+
+        let invalidIf = try variant("InvalidIf") {
+            $0.replacingOccurrences(of: #"<entry key="strata.verbose" value="YES"/>"#, with: #"<entry key="strata.verbose" value="YES"/><entry key="strata.invalidIf" value="rating &gt; 4"/>"#)
+        }
+        let pruned = try StrataRunner.run(["prune", "--invalid", "Book", "--store", store, "--model", invalidIf])
+        #expect(pruned.status == 0, "\(pruned.standardError)")
+        #expect(pruned.standardOutput == """
+            Book p1: title is required
+            Book p3: matches strata.invalidIf rating > 4
+            deleted 2 invalid objects: 2 Book, 5 Page (cascade)
+
+            """)
+        #expect(try count("Book") == 1)
+        #expect(try count("Page") == 2)
+        let again = try StrataRunner.run(["prune", "--invalid", "--store", store])
+        #expect(again.status == 0 && again.standardOutput == "no invalid objects\n")
+    }
+
+    @Test func pruneErrorsChangeNothing() throws {
+        let before = try snapshot()
+        let noFlag = try StrataRunner.run(["prune", "Book", "--store", store])
+        #expect(noFlag.status == 2 && noFlag.standardError.contains("say what to prune: --invalid"))
+        let unknown = try StrataRunner.run(["prune", "--invalid", "Bok", "--store", store])
+        #expect(unknown.status == 2 && unknown.standardError == "strata: no entity 'Bok'\n", "\(unknown.standardError)")
+        let bad = try variant("BadInvalidIf") {
+            $0.replacingOccurrences(of: #"<entry key="strata.verbose" value="YES"/>"#, with: #"<entry key="strata.invalidIf" value="rating &lt;&lt;"/>"#)
+        }
+        let broken = try StrataRunner.run(["prune", "--invalid", "--store", store, "--model", bad])
+        #expect(broken.status == 3)
+        #expect(broken.standardError.hasPrefix("strata: entity Book, userInfo strata.invalidIf: "), "\(broken.standardError)")
+        #expect(try snapshot() == before)
+    }
+}
