@@ -1,0 +1,439 @@
+import Foundation
+
+/// Writes the objects of a context as JSON records that ``ImportSession`` reads back: the
+/// import's key mapping, reversed. Exported, then imported into an empty store of the same
+/// model, they make the same objects.
+///
+/// ```swift
+/// let text = try context.performAndWait {
+///     JSONWriter.string(from: try Exporter(context: context).export())   // {"authors": [...], "books": [...]}
+/// }
+/// try empty.performAndWait {                                             // a context on an empty store
+///     try ImportSession(context: empty).import(try JSONReader.parse(Data(text.utf8)))
+///     try empty.save()
+/// }
+/// ```
+///
+/// An attribute goes under the key an import reads first: its first mapped key
+/// (`mappedKeyName`, `hyper.remoteKey`, `sync.remoteKey`; a dotted path makes nested objects),
+/// else its name (`id` for an identity attribute named `remoteID`). nil is `null`; decimals
+/// are numbers in their exact text; dates ISO 8601 UTC text that reads back exactly (or by the
+/// attribute's `dateFormat`); binary data base64. Properties whose userInfo sets
+/// `hyper.nonExportable` or `sync.nonExportable`, and transformable ones, are left out.
+///
+/// A relationship is its destinations' identity values (``ImportIdentity``): `"author_id": 7`,
+/// `"tags_ids": [1, 2]`, in order for an ordered one; with `nested`, their records, nested.
+/// Destinations without identity, or without an identity value, are nested in both forms;
+/// destinations with sub-entities (which a nested record cannot name) are identity values.
+/// Each object is written in full once, where first met; met again, as its identity value
+/// alone (`{"id": 7}`; `{}` for a singleton). A nested record never goes back through the
+/// inverse it came by, and a pair of inverse nested relationships is written from the side
+/// met first (an ordered to-many from its own side). Entity arrays leave out objects already
+/// written nested.
+///
+/// ``entityNames`` is the order an import must read the entities in: link targets first. A
+/// pair of inverse relationships of identity values between exported entities is written from
+/// one side: the required or ordered one, else the later one.
+public final class Exporter {
+    /// The context whose objects are exported; use the exporter on its queue.
+    public let context: ObjectContext
+    /// Whether relationships are written as nested records rather than identity values.
+    public let nested: Bool
+    /// Identity overrides by entity name, as ``ImportSession/identities``.
+    public let identities: [String: ImportIdentity]
+    /// The entities of the export, in the order an import reads them (see above).
+    public private(set) var entityNames: [String] = []
+
+    private enum Kind { case identity, nested, omitted }
+    /// A relationship as records hold it.
+    private struct Link {
+        let relationship: RelationshipDescription
+        let keys: ImportKeys
+        let identityKey: String
+        let kind: Kind
+        /// `Entity.relationship`, by the entity that declares it; the same for the inverse.
+        let id: String
+        let inverse: Inverse?
+        typealias Inverse = (relationship: RelationshipDescription, id: String, kind: Kind)
+    }
+
+    private typealias Plan = (attributes: [(attribute: AttributeDescription, keys: ImportKeys)], links: [Link])
+
+    private var mappings: [String: EntityImportMapping] = [:]
+    private var plans: [String: Plan] = [:]
+    /// The objects written in full so far.
+    private var written: Set<ObjectID> = []
+    /// For each pair of inverse nested relationships, the one that is written.
+    private var pairOwners: [String: String] = [:]
+    /// Relationships of identity values that the other side of their inverse writes.
+    private var silenced: Set<String> = []
+    private var formatters: [String: DateFormatter] = [:]
+    private lazy var session = ImportSession(context: context, identities: identities)
+
+    /// An exporter of `entities` (abstract ones stand for their concrete sub-entities), or of
+    /// every entity that is not abstract.
+    ///
+    /// - Throws: ``StoreError/unknownEntity(path:name:known:)`` for a name the model lacks,
+    ///   ``ImportError`` for an identity override naming no attribute.
+    public init(context: ObjectContext, entities: [String]? = nil, nested: Bool = false, identities: [String: ImportIdentity] = [:]) throws {
+        self.context = context
+        self.nested = nested
+        self.identities = identities
+        let model = context.model
+        var names: [String] = []
+        for name in entities ?? model.entities.map(\.name) {
+            guard let entity = model.entity(named: name) else { throw unknownEntity(name) }
+            let concrete = entity.isAbstract ? (entities == nil ? [] : model.allSubentities(of: entity).filter { !$0.isAbstract }) : [entity]
+            for entity in concrete where !names.contains(entity.name) { names.append(entity.name) }
+        }
+        entityNames = try importOrder(names)
+        try silenceInverses()
+    }
+
+    /// The key of `entityName`'s array in a wrapper object, one that
+    /// ``ImportSession/entityName(forKey:)`` maps back: `Book` → `books`, `Category` →
+    /// `categories`, `SalesPerson` → `sales_persons`.
+    public func key(for entityName: String) -> String {
+        let lower = entityName.lowercased(), snake = ImportKeys.snakeCase(entityName)
+        let plural = lower.hasSuffix("y") && !"aeiou".contains(lower.dropLast().last ?? "a") ? [lower.dropLast() + "ies"]
+            : ["s", "x", "z", "ch", "sh"].contains(where: lower.hasSuffix) ? [lower + "es"] : []
+        return (plural + [snake + "s", lower + "s", lower, snake, entityName]).first { session.entityName(forKey: $0) == entityName } ?? entityName
+    }
+
+    /// Every entity of the export as one wrapper object, `{"authors": [...], "books": [...]}`,
+    /// in import order; the objects of each satisfy `predicate` when one is given.
+    public func export(where predicate: Predicate? = nil) throws -> JSONValue {
+        .object(try entityNames.map { JSONMember(key(for: $0), .array(try records(of: $0, where: predicate))) })
+    }
+
+    /// The records of the objects of `entityName` (not of its sub-entities) that satisfy
+    /// `predicate`, sorted by identity value, else in store order, less those already written.
+    ///
+    /// ```swift
+    /// let books = try Exporter(context: context, entities: ["Book"]).records(of: "Book", where: try Predicate(format: "rating > 4"))
+    /// ```
+    public func records(of entityName: String, where predicate: Predicate? = nil) throws -> [JSONValue] {
+        var records: [JSONValue] = []
+        try forEachRecord(of: entityName, where: predicate) { records.append($0) }
+        return records
+    }
+
+    /// Calls `body` with each record ``records(of:where:)`` returns, as it is made (objects
+    /// without unsaved changes turn back into faults once written), to stream an export:
+    ///
+    /// ```swift
+    /// try exporter.forEachRecord(of: "Book") { print(JSONWriter.string(from: $0, pretty: false)) }   // NDJSON
+    /// ```
+    public func forEachRecord(of entityName: String, where predicate: Predicate? = nil, _ body: (JSONValue) throws -> Void) throws {
+        context.assertOnQueue()
+        var request = FetchRequest(entityName: entityName, predicate: predicate)
+        request.includesSubentities = false
+        if let identity = try identity(of: entityName) { request.sortDescriptors = [SortDescriptor(identity.attribute.name)] }
+        request.relationshipKeyPathsForPrefetching = try plan(for: entityName).links
+            .filter { $0.kind != .omitted && !silenced.contains($0.id) }.map(\.relationship.name)
+        for object in try context.fetch(request) where !written.contains(object.objectID) {
+            // An object without its identity value is nested where the other side holds it.
+            if try identity(of: entityName) != nil, try identityValue(of: object, in: entityName) == nil, try isHeldByTheOtherSide(object) { continue }
+            try body(try record(of: object, through: nil))
+            if !object.hasChanges { context.refresh(object, mergeChanges: false) }
+        }
+    }
+
+    /// The keys of the values a flat record of `entityName` holds, dotted for a nested path:
+    /// attributes, then identity values of relationships (not nested records), as table columns.
+    public func fieldKeys(of entityName: String) throws -> [String] {
+        let plan = try plan(for: entityName)
+        return plan.attributes.map { $0.keys.exportKey.joined(separator: ".") }
+            + plan.links.filter { $0.kind == .identity && !silenced.contains($0.id) }.map(\.identityKey)
+    }
+
+    // MARK: - Records
+
+    private func record(of object: ManagedObject, through came: RelationshipDescription?) throws -> JSONValue {
+        written.insert(object.objectID)
+        let plan = try plan(for: object.entity.name)
+        var members: [JSONMember] = []
+        for (attribute, keys) in plan.attributes {
+            let value = try object.attributeValue(forKey: attribute.name)
+            Self.insert(value.map { json($0, dateFormat: attribute.userInfo["dateFormat"]) } ?? .null, at: keys.exportKey, into: &members)
+        }
+        for link in plan.links where link.kind != .omitted && !silenced.contains(link.id) && came?.inverseName != link.relationship.name {
+            if link.kind == .nested, let inverse = link.inverse, inverse.kind == .nested, inverse.id != link.id {
+                // The side met first writes the pair, except that an ordered to-many keeps its order.
+                let pair = [link.id, inverse.id].sorted().joined(separator: " ")
+                let owner = pairOwners[pair] ?? (inverse.relationship.isOrderedToMany && !link.relationship.isOrderedToMany ? inverse.id : link.id)
+                pairOwners[pair] = owner
+                if owner != link.id { continue }
+            }
+            let relationship = link.relationship, destination = relationship.destinationEntityName
+            let related = try relationship.isToMany && !relationship.isOrdered
+                ? sorted(self.related(object, relationship), in: destination) : self.related(object, relationship)
+            // Identity values, unless a member has none and can be nested in their stead.
+            let asValues = try link.kind == .identity && related.allSatisfy { member in
+                try written.contains(member.objectID) || member.entity.name != destination || identityValue(of: member, in: destination) != nil
+            }
+            var items: [JSONValue] = []
+            for member in related {
+                if asValues {
+                    if let value = try identityValue(of: member, in: destination, forLink: true) { items.append(value) }
+                } else if try written.contains(member.objectID)
+                    || (link.kind == .identity && (member.entity.name != destination || identityValue(of: member, in: destination) != nil))
+                {
+                    var reference: [JSONMember] = []
+                    if let value = try identityValue(of: member, in: destination), let key = try identity(of: destination)?.keys.exportKey {
+                        Self.insert(value, at: key, into: &reference)
+                    } else if try mapping(for: destination).identity != .singleton {
+                        continue
+                    }
+                    items.append(.object(reference))
+                } else {
+                    items.append(try record(of: member, through: relationship))
+                }
+            }
+            let key = asValues ? [link.identityKey] : link.keys.exportKey
+            if relationship.isToMany {
+                Self.insert(.array(items), at: key, into: &members)
+            } else if related.isEmpty || !items.isEmpty {
+                // A to-one whose destination cannot be written is left out, not cleared.
+                Self.insert(items.first ?? .null, at: key, into: &members)
+            }
+        }
+        return .object(members)
+    }
+
+    /// Whether `object` is held, through a relationship that the other side writes, by an
+    /// object with an identity value, which nests it.
+    private func isHeldByTheOtherSide(_ object: ManagedObject) throws -> Bool {
+        try plan(for: object.entity.name).links.contains { link in
+            guard silenced.contains(link.id), link.inverse?.relationship.destinationEntityName == object.entity.name else { return false }
+            return try related(object, link.relationship).contains { try identityValue(of: $0, in: link.relationship.destinationEntityName) != nil }
+        }
+    }
+
+    private func related(_ object: ManagedObject, _ relationship: RelationshipDescription) throws -> [ManagedObject] {
+        relationship.isToMany ? try object.objects(forKey: relationship.name) : [try object.value(forKey: relationship.name) as? ManagedObject].compactMap { $0 }
+    }
+
+    /// The identity value of `object` as the import of `entityName` looks it up, as JSON;
+    /// `nil` without one. Linked values are read without the attribute's `dateFormat`.
+    private func identityValue(of object: ManagedObject, in entityName: String, forLink: Bool = false) throws -> JSONValue? {
+        guard let identity = try identity(of: entityName), let value = try object.attributeValue(forKey: identity.attribute.name) else { return nil }
+        return json(value, dateFormat: forLink ? nil : identity.attribute.userInfo["dateFormat"])
+    }
+
+    /// The members of an unordered to-many in a stable order: by identity value as SQL sorts
+    /// them, else by primary key (new objects last).
+    private func sorted(_ objects: [ManagedObject], in entityName: String) throws -> [ManagedObject] {
+        let name = try identity(of: entityName)?.attribute.name
+        let keyed = try objects.map { object in
+            (object, try name.flatMap { try object.attributeValue(forKey: $0)?.databaseValue } ?? .null, object.objectID.primaryKey ?? .max)
+        }
+        return keyed.sorted { a, b in
+            let order = a.1.sortOrder(b.1, caseInsensitive: false)
+            return order == .orderedSame ? a.2 < b.2 : order == .orderedAscending
+        }.map(\.0)
+    }
+
+    /// Adds `value` at `path`, merging into the objects earlier members made.
+    private static func insert(_ value: JSONValue, at path: [String], into members: inout [JSONMember]) {
+        guard let first = path.first else { return }
+        guard path.count > 1 else { return members.append(JSONMember(first, value)) }
+        let index = members.lastIndex { $0.key == first && $0.value.objectMembers != nil }
+        if index == nil { members.append(JSONMember(first, .object([]))) }
+        let position = index ?? members.count - 1
+        var inner = members[position].value.objectMembers ?? []
+        insert(value, at: Array(path.dropFirst()), into: &inner)
+        members[position].value = .object(inner)
+    }
+
+    // MARK: - Values
+
+    private func json(_ value: AttributeValue, dateFormat: String?) -> JSONValue {
+        switch value {
+        case .integer(let integer): return .number(integer)
+        case .double(let double): return .number(double)
+        case .decimal(let decimal): return decimal.isNaN ? .null : JSONValue(.number(NSDecimalNumber(decimal: decimal).stringValue))
+        case .string(let string): return .string(string)
+        case .boolean(let bool): return .bool(bool)
+        case .binary(let data): return .string(data.base64EncodedString())
+        case .uuid(let uuid): return .string(uuid.uuidString)
+        case .uri(let url): return .string(url.absoluteString)
+        case .date(let date):
+            guard let dateFormat else { return Self.json(date) }
+            let formatter = formatters[dateFormat] ?? DateFormatter()
+            if formatters[dateFormat] == nil {
+                (formatter.locale, formatter.timeZone, formatter.dateFormat) = (Locale(identifier: "en_US_POSIX"), TimeZone(identifier: "UTC"), dateFormat)
+                formatters[dateFormat] = formatter
+            }
+            return .string(formatter.string(from: date))
+        }
+    }
+
+    /// A date as ISO 8601 text in UTC that ``ISO8601Text`` reads back exactly, with the fewest
+    /// fraction digits that do (`2024-05-01T10:30:15Z`, `2024-05-01T10:30:15.25Z`); else as
+    /// Unix seconds when those read back exactly (a year outside 1–9999), else the nearest text
+    /// (a fraction finer than the time of day's precision, just before 2001).
+    static func json(_ date: Date) -> JSONValue {
+        let seconds = date.timeIntervalSinceReferenceDate
+        let whole = seconds.rounded(.down)
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let parts = utc.dateComponents([.era, .year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSinceReferenceDate: whole))
+        var nearest: (text: String, error: Double)?
+        if parts.era == 1, let year = parts.year, (1...9999).contains(year) {
+            let base = String(format: "%04ld-%02ld-%02ldT%02ld:%02ld:%02ld", year, parts.month ?? 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+            for digits in 0...17 {
+                let fraction = String(format: "%.\(digits)f", seconds - whole)
+                guard digits == 0 ? fraction == "0" : fraction.hasPrefix("0.") else { continue }
+                let text = base + fraction.dropFirst(1) + "Z"
+                guard let back = ISO8601Text.date(from: text) else { continue }
+                if back == date { return .string(text) }
+                let error = abs(back.timeIntervalSince(date))
+                if error < nearest?.error ?? .infinity { nearest = (text, error) }
+            }
+        }
+        let unix = JSONValue.number(date.timeIntervalSince1970)
+        if let number = unix.doubleValue, Date(timeIntervalSince1970: number) == date || nearest == nil { return unix }
+        return .string(nearest?.text ?? "")
+    }
+
+    // MARK: - Plans
+
+    private func mapping(for entityName: String) throws -> EntityImportMapping {
+        if let known = mappings[entityName] { return known }
+        guard let entity = context.model.entity(named: entityName) else { throw unknownEntity(entityName) }
+        let mapping = try EntityImportMapping(entity: entity, model: context.model, identity: identities[entityName])
+        mappings[entityName] = mapping
+        return mapping
+    }
+
+    private func unknownEntity(_ name: String) -> StoreError {
+        .unknownEntity(path: context.store.path, name: name, known: context.model.entities.map(\.name).sorted())
+    }
+
+    /// The identity attribute an export can write, if the entity has one.
+    private func identity(of entityName: String) throws -> (attribute: AttributeDescription, keys: ImportKeys)? {
+        guard let identity = try mapping(for: entityName).identityAttribute, Self.isExported(identity.attribute) else { return nil }
+        return identity
+    }
+
+    private static func isExportable(_ userInfo: [String: String]) -> Bool {
+        !["hyper.nonExportable", "sync.nonExportable"].contains { userInfo[$0].map(ObjectModel.isYes) == true }
+    }
+
+    private static func isExported(_ attribute: AttributeDescription) -> Bool {
+        isExportable(attribute.userInfo) && ![.transformable, .objectID, .undefined].contains(attribute.type)
+    }
+
+    private func kind(of relationship: RelationshipDescription) throws -> Kind {
+        guard let destination = context.model.entity(named: relationship.destinationEntityName) else { return .omitted }
+        let identified = try identity(of: destination.name) != nil
+        if (nested || !identified) && !destination.isAbstract && context.model.directSubentities(of: destination).isEmpty { return .nested }
+        return identified ? .identity : .omitted
+    }
+
+    private func plan(for entityName: String) throws -> Plan {
+        if let known = plans[entityName] { return known }
+        let model = context.model, mapping = try mapping(for: entityName), entity = mapping.entity
+        func id(_ name: String, from entity: EntityDescription) -> String {
+            (model.entityDeclaring(relationship: name, from: entity)?.name ?? entity.name) + "." + name
+        }
+        var links: [Link] = []
+        for mapped in mapping.relationships where Self.isExportable(mapped.relationship.userInfo) {
+            let relationship = mapped.relationship
+            let inverse = try model.entity(named: relationship.destinationEntityName).flatMap { destination -> Link.Inverse? in
+                guard let inverse = relationship.inverseName.flatMap({ model.relationship(named: $0, in: destination) }),
+                    Self.isExportable(inverse.userInfo), !inverse.isTransient
+                else { return nil }
+                return (inverse, id(inverse.name, from: destination), try kind(of: inverse))
+            }
+            links.append(Link(
+                relationship: relationship, keys: mapped.keys, identityKey: mapped.identityKey, kind: try kind(of: relationship),
+                id: id(relationship.name, from: entity), inverse: inverse))
+        }
+        let plan: Plan = (mapping.attributes.filter { Self.isExported($0.attribute) }, links)
+        plans[entityName] = plan
+        return plan
+    }
+
+    // MARK: - Import order
+
+    /// The positions in `names` of `entityName` and its sub-entities.
+    private func positions(of entityName: String, in names: [String]) -> [Int] {
+        guard let entity = context.model.entity(named: entityName) else { return [] }
+        let family = Set(([entity] + context.model.allSubentities(of: entity)).map(\.name))
+        return names.indices.filter { family.contains(names[$0]) }
+    }
+
+    /// `names` ordered so that link targets come first: owners of nested records without
+    /// identity before that entity's own array, targets of required and inverse-less links,
+    /// then the destinations of to-one relationships when the order allows; model order else.
+    private func importOrder(_ names: [String]) throws -> [String] {
+        var nesting: [(Int, Int)] = [], required: [(Int, Int)] = [], preferred: [(Int, Int)] = []
+        for (source, name) in names.enumerated() {
+            for link in try plan(for: name).links where link.kind != .omitted {
+                let targets = positions(of: link.relationship.destinationEntityName, in: names).filter { $0 != source }
+                if link.kind == .nested, try identity(of: link.relationship.destinationEntityName) == nil {
+                    nesting += targets.map { (source, $0) }
+                    // The nested records' links are read in the owner's batch.
+                    for target in targets {
+                        for inner in try plan(for: names[target]).links where inner.kind == .identity && inner.id != link.inverse?.id {
+                            required += positions(of: inner.relationship.destinationEntityName, in: names).filter { $0 != source }.map { ($0, source) }
+                        }
+                    }
+                } else if link.kind == .identity && (link.inverse?.kind != .identity || link.relationship.mustWrite) {
+                    required += targets.map { ($0, source) }
+                } else if link.kind == .nested && link.relationship.isToMany && link.relationship.isOrdered {
+                    preferred += targets.map { (source, $0) }
+                } else if !link.relationship.isToMany && link.inverse?.relationship.mustWrite != true {
+                    preferred += targets.map { ($0, source) }
+                }
+            }
+        }
+        // Each rule in turn, kept unless it contradicts the ones before; then model order.
+        var after = Array(repeating: Set<Int>(), count: names.count)
+        func reaches(_ from: Int, _ to: Int) -> Bool {
+            var stack = [from], seen: Set<Int> = []
+            while let next = stack.popLast() {
+                if next == to { return true }
+                if seen.insert(next).inserted { stack += after[next] }
+            }
+            return false
+        }
+        for (first, second) in nesting + required + preferred where first != second && !reaches(second, first) {
+            after[first].insert(second)
+        }
+        var order: [Int] = []
+        while let next = names.indices.first(where: { index in !order.contains(index) && after.indices.allSatisfy { order.contains($0) || !after[$0].contains(index) } }) {
+            order.append(next)
+        }
+        return order.map { names[$0] }
+    }
+
+    /// Leaves each pair of inverse relationships of identity values to one side: the one that
+    /// must write (required, or ordered), else the later entity (whose targets exist by its
+    /// batch), or for an entity's own pair the to-one side.
+    private func silenceInverses() throws {
+        for (position, name) in entityNames.enumerated() {
+            for link in try plan(for: name).links where link.kind == .identity && !link.relationship.mustWrite {
+                let others = positions(of: link.relationship.destinationEntityName, in: entityNames)
+                guard let inverse = link.inverse, inverse.kind == .identity, inverse.id != link.id, !others.isEmpty else { continue }
+                if inverse.relationship.mustWrite {
+                    silenced.insert(link.id)
+                } else if others.contains(position) {
+                    let mixed = link.relationship.isToMany != inverse.relationship.isToMany
+                    if mixed ? link.relationship.isToMany : inverse.id < link.id { silenced.insert(link.id) }
+                } else if others.allSatisfy({ $0 > position }) {
+                    silenced.insert(link.id)
+                }
+            }
+        }
+    }
+}
+
+extension RelationshipDescription {
+    /// Whether only the relationship's own side can write it: a required one (its batch must
+    /// set it), or an ordered to-many (its order is its own).
+    fileprivate var mustWrite: Bool { !isOptional || minCount > 0 || isOrderedToMany }
+    fileprivate var isOrderedToMany: Bool { isToMany && isOrdered }
+}

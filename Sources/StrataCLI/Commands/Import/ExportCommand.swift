@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata export`: the objects of a store as JSON, NDJSON or CSV records that `strata import`
+/// reads back.
+struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export objects as JSON, NDJSON or CSV records that strata import reads back.",
+        discussion: """
+            Each record holds an object's attributes under the keys an import reads (the first \
+            mappedKeyName or hyper/sync.remoteKey, a dotted key making nested objects, else the \
+            attribute's name; id for an identity attribute named remoteID): dates in ISO 8601 \
+            UTC, binary data in base64, decimals as exact numbers, nil as null. Properties whose \
+            userInfo sets hyper.nonExportable are left out, and so are transformable attributes.
+
+            Relationships are the identity values of their destinations, under <name>_id \
+            for a to-one and <name>_ids for a to-many (name in snake_case; in order for an \
+            ordered one); with \
+            --nested, the destinations' records, nested. Destinations without an identity \
+            attribute, or without an identity value, are nested in either form. An object is \
+            written in full once, where it is first met; met again, as a record of its \
+            identity value alone.
+
+            With one ENTITY, JSON output is an array of its records and NDJSON one record per \
+            line: strata import ENTITY FILE reads either back. With no ENTITY (every entity \
+            that is not abstract) or several, JSON output is an object of arrays by entity \
+            ({"authors": [...], "books": [...]}), in the order an import needs (link targets \
+            first, each pair of inverse relationships written from one side), which strata \
+            import reads back whatever ENTITY it names. Into an empty store of the same model, \
+            the import makes the same objects. An abstract ENTITY stands for its sub-entities.
+
+            NDJSON and CSV (with a header; identity values of a to-many separated by spaces; \
+            nested records left out) hold exactly one entity. The store is opened read-only; \
+            records are printed as they are made, so an error part-way may leave part of the \
+            output.
+            """)
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: ArgumentHelp("The entities to export; none exports every entity that is not abstract.", valueName: "entity"))
+    var entities: [String] = []
+
+    @Option(name: .customLong("where"), help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format; every exported entity must have its keys.", valueName: "predicate"))
+    var predicate: String?
+
+    @Option(help: "How to write the records: JSON (an array, or an object of arrays by entity), NDJSON (one record per line) or CSV with a header.")
+    var format: ExportFormat = .json
+
+    @Flag(help: "Write related objects as nested records instead of their identity values.")
+    var nested = false
+
+    enum ExportFormat: String, CaseIterable, ExpressibleByArgument {
+        case json
+        case ndjson
+        case csv
+    }
+
+    func validate() throws {
+        if nested, format == .csv { throw ValidationError("--nested cannot be used with --format csv") }
+    }
+
+    func run() async throws {
+        let filter: Strata.Predicate?
+        do {
+            filter = try predicate.map { try Strata.Predicate(format: $0) }
+        } catch {
+            throw CLIError("--where: \(error)", status: .usage)
+        }
+        let (store, _) = try options.openStoreForReading()
+        defer { store.close() }
+        let model = store.model
+        for name in entities where model.entity(named: name) == nil {
+            throw StoreError.unknownEntity(path: store.path, name: name, known: model.entities.map(\.name).sorted())
+        }
+        let context = ObjectContext(store: store, name: "export")
+        var output = Output()
+        try context.performAndWait {
+            let exporter = try Exporter(context: context, entities: entities.isEmpty ? nil : entities, nested: nested)
+            let names = exporter.entityNames
+            if format != .json, names.count != 1 {
+                throw CLIError(
+                    "--format \(format.rawValue) writes the records of one entity; name exactly one ENTITY (this export has \(names.count): \(names.joined(separator: ", ")))",
+                    status: .usage)
+            }
+            switch format {
+            case .json where entities.count == 1 && names == entities:
+                var count = 0
+                try exporter.forEachRecord(of: names[0], where: filter) { record in
+                    output.write(count == 0 ? "[\n  " : ",\n  ")
+                    output.write(record, level: 2)
+                    count += 1
+                }
+                output.write(count == 0 ? "[]\n" : "\n]\n")
+            case .json:
+                output.write("{")
+                for (index, name) in names.enumerated() {
+                    output.write((index == 0 ? "\n  " : ",\n  ") + JSONWriter.string(from: .string(exporter.key(for: name))) + ": [")
+                    var count = 0
+                    try exporter.forEachRecord(of: name, where: filter) { record in
+                        output.write(count == 0 ? "\n    " : ",\n    ")
+                        output.write(record, level: 4)
+                        count += 1
+                    }
+                    output.write(count == 0 ? "]" : "\n  ]")
+                }
+                output.write(names.isEmpty ? "}\n" : "\n}\n")
+            case .ndjson:
+                try exporter.forEachRecord(of: names[0], where: filter) { record in
+                    output.write(record, level: nil)
+                    output.write("\n")
+                }
+            case .csv:
+                let keys = try exporter.fieldKeys(of: names[0])
+                let paths = keys.map { $0.split(separator: ".").map(String.init) }
+                output.flush()
+                var writer = RowWriter(columns: keys, format: .csv)
+                try exporter.forEachRecord(of: names[0], where: filter) { record in
+                    writer.write(paths.map { path in path.reduce(Optional(record)) { $0?[$1] } ?? .null })
+                }
+                writer.finish()
+            }
+        }
+        output.flush()
+    }
+
+    /// Standard output, written in chunks.
+    private struct Output {
+        private var pending = ""
+
+        mutating func write(_ text: String) {
+            pending += text
+            if pending.utf8.count >= 1 << 16 { flush() }
+        }
+
+        /// A record, pretty-printed from `level` spaces, or on one line without a level.
+        mutating func write(_ record: JSONValue, level: Int?) {
+            JSONWriter.append(record, to: &pending, pretty: level != nil, level: level ?? 0)
+            if pending.utf8.count >= 1 << 16 { flush() }
+        }
+
+        mutating func flush() {
+            guard !pending.isEmpty else { return }
+            FileHandle.standardOutput.write(Data(pending.utf8))
+            pending = ""
+        }
+    }
+}
