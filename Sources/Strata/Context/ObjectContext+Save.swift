@@ -19,7 +19,7 @@ extension ObjectContext {
             return
         }
         let inserted = insertionOrder.filter { insertedIDs.contains($0) }.compactMap { registered[$0] }
-        var updated = updatedObjects.sorted { $0.objectID.description < $1.objectID.description }
+        var updated = updatedObjects.sortedByID()
         var deleted = deletedObjects
         var permanent: [ObjectID: ObjectID] = [:]
         var versions: [ObjectID: Int64] = [:]

@@ -4,7 +4,7 @@ extension ObjectContext {
     /// Every rule the objects about to be saved break, and every Deny delete rule still
     /// holding objects; the save fails with all of them, or with the first Deny.
     func validateForSave() throws(ContextError) {
-        for id in deletedIDs.sorted(by: { $0.description < $1.description }) {
+        for id in deletedIDs.map({ ($0.description, $0) }).sorted(by: { $0.0 < $1.0 }).map(\.1) {
             guard let object = registered[id] else { continue }
             for relationship in model.allRelationships(of: object.entity) where relationship.deleteRule == .deny {
                 let held = try heldIDs(relationship, of: object).filter { !deletedIDs.contains($0) && !pendingDroppedInserts.contains($0) }
@@ -12,7 +12,7 @@ extension ObjectContext {
             }
         }
         var failures: [ValidationFailure] = []
-        let saved = (insertedObjects + updatedObjects).sorted { $0.objectID.description < $1.objectID.description }
+        let saved = (insertedObjects + updatedObjects).sortedByID()
         for object in saved { failures += try validationFailures(of: object) }
         if !failures.isEmpty { throw .validation(failures) }
     }
@@ -93,5 +93,13 @@ extension ObjectContext {
             return "holds \(count) objects, more than the maximum \(relationship.maxCount)"
         }
         return nil
+    }
+}
+
+extension [ManagedObject] {
+    /// The objects in the order of their IDs' descriptions, which saves and their errors follow;
+    /// each description is made once, not once per comparison.
+    func sortedByID() -> [ManagedObject] {
+        map { ($0.objectID.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 }

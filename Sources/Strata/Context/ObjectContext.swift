@@ -377,6 +377,8 @@ public final class ObjectContext: @unchecked Sendable {
         assertOnQueue()
         for object in registered.values { object.managedObjectContext = nil }
         registered = [:]
+        permanentAliases = [:]
+        lastPermanentIDs = [:]
         insertedIDs = []
         insertionOrder = []
         deletedIDs = []

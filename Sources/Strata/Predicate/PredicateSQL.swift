@@ -177,6 +177,13 @@ struct PredicateCompiler {
         let options = options.rawValue
         switch (op, right) {
         case (.in, .list(let members)):
+            // Plain values of the left side's kind compare as SQL's IN does, which an index
+            // serves: an import looks up a batch of identities this way.
+            if options == 0, !members.isEmpty, left.table == nil, !left.isNull,
+                members.allSatisfy({ !$0.isNull && $0.table == nil && $0.isString == left.isString })
+            {
+                return "(\(left.sql) IS NOT NULL AND \(left.sql) IN (\(members.map(\.sql).joined(separator: ", "))))"
+            }
             let alternatives = members.map { equality(left, $0, options: options) }
             return alternatives.isEmpty ? "0" : "(" + alternatives.joined(separator: " OR ") + ")"
         case (.between, .list(let bounds)):

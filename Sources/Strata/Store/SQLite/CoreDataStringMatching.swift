@@ -68,8 +68,19 @@ enum CoreDataStringMatching {
     /// anchored at both ends so that only a match of the whole value counts (with alternation,
     /// the first alternative to match need not cover the whole value).
     static func regularExpression(_ pattern: String, options: Options) -> NSRegularExpression? {
-        try? NSRegularExpression(
+        // Validation matches a model's few patterns against every object: compile each once.
+        let key = "\(options.rawValue):\(pattern)"
+        if let known = compiledExpressions.withLock({ $0[key] }) { return known }
+        guard let expression = try? NSRegularExpression(
             pattern: "^(?:" + fold(pattern, options.subtracting(.caseInsensitive)) + ")\\z",
             options: options.contains(.caseInsensitive) ? [.caseInsensitive] : [])
+        else { return nil }
+        compiledExpressions.withLock { cache in
+            if cache.count >= 256 { cache.removeAll() }
+            cache[key] = expression
+        }
+        return expression
     }
+
+    private static let compiledExpressions = Locked<[String: NSRegularExpression]>([:])
 }
