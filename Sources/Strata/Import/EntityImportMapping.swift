@@ -21,9 +21,14 @@ struct EntityImportMapping: Sendable {
     init(entity: EntityDescription, model: ObjectModel, identity: ImportIdentity? = nil) throws(ImportError) {
         self.entity = entity
         let identity = identity ?? .conventional(for: entity, in: model)
-        if case .attribute(let name) = identity, model.attribute(named: name, in: entity) == nil {
-            let known = model.allAttributes(of: entity).map(\.name)
-            throw ImportError("entity \(entity.name) has no attribute '\(name)' to identify records by\(didYouMean(name, among: known))")
+        if case .attribute(let name) = identity {
+            guard let attribute = model.attribute(named: name, in: entity) else {
+                let known = model.allAttributes(of: entity).map(\.name)
+                throw ImportError("entity \(entity.name) has no attribute '\(name)' to identify records by\(didYouMean(name, among: known))")
+            }
+            guard !attribute.isTransient, !attribute.isDerived else {
+                throw ImportError("\(entity.name).\(name) is \(attribute.isTransient ? "transient" : "derived"), so it cannot identify records")
+            }
         }
         self.identity = identity
         let identityName: String? = if case .attribute(let name) = identity { name } else { nil }

@@ -149,7 +149,11 @@ public final class Exporter {
 
     // MARK: - Records
 
-    private func record(of object: ManagedObject, through came: RelationshipDescription?) throws -> JSONValue {
+    private func record(of object: ManagedObject, through came: RelationshipDescription?, depth: Int = 0) throws -> JSONValue {
+        // An import reads JSON only so deep; a longer chain of objects without identity cannot be written.
+        guard depth < JSONReader.maximumDepth / 4 else {
+            throw ImportError("\(object.entity.name) objects are nested more than \(JSONReader.maximumDepth / 4) levels deep; give the entity an identity attribute to export them as references")
+        }
         written.insert(object.objectID)
         let plan = try plan(for: object.entity.name)
         var members: [JSONMember] = []
@@ -187,7 +191,7 @@ public final class Exporter {
                     }
                     items.append(.object(reference))
                 } else {
-                    items.append(try record(of: member, through: relationship))
+                    items.append(try record(of: member, through: relationship, depth: depth + 1))
                 }
             }
             let key = asValues ? [link.identityKey] : link.keys.exportKey

@@ -22,7 +22,7 @@ extension ImportIdentity {
     /// ImportIdentity.conventional(for: note, in: model)   // .attribute("noteID") for Sync's Note
     /// ```
     public static func conventional(for entity: EntityDescription, in model: ObjectModel) -> ImportIdentity {
-        let attributes = model.allAttributes(of: entity).filter { !$0.isTransient }
+        let attributes = model.allAttributes(of: entity).filter { !$0.isTransient && !$0.isDerived }
         let names = Set(attributes.map(\.name))
         if let related = entity.userInfo["relatedByAttribute"], names.contains(related) { return .attribute(related) }
         if let marked = attributes.first(where: { attribute in

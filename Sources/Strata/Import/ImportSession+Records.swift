@@ -1,5 +1,12 @@
 import Foundation
 
+/// An identity value of a relationship that named no object when its batch ran.
+struct PendingLink {
+    var owner: ObjectID
+    let relationship: RelationshipDescription
+    let value: AttributeValue
+}
+
 /// The records of one entity, imported as one batch: identities looked up in one query, then
 /// attributes, then each relationship's nested records as a batch of their own.
 extension ImportSession {
@@ -26,7 +33,7 @@ extension ImportSession {
         var before: [ObjectIdentifier: [String: PropertyValue]] = [:]
         for (index, record) in indexes.enumerated() {
             let (object, isNew) = found[index]
-            seen[object.entity.name, default: []].insert(object.objectID)
+            seen[object.objectID] = ()
             touched.append(object)
             if !isNew, let key = mapping.updatedAtAttribute, try isUnchanged(object, record, mapping: mapping, key: key, label: labels[index]) {
                 // DKDBManager's should-update: nothing of it or below it changes, all of it stays.
@@ -206,12 +213,41 @@ extension ImportSession {
             var objects: [ManagedObject] = []
             for value in values {
                 if let object = byIdentity[entity]?[value] {
+                    // Linked by the payload, so it stays when deprecated objects are removed.
+                    seen[object.objectID] = ()
                     objects.append(object)
                 } else {
-                    report.unresolvedLinks.append("\(entry.object.entity.name).\(relationship.name): \(value.displayText)")
+                    // Perhaps a later batch brings it: linked once every record is in.
+                    pendingLinks.append(PendingLink(owner: entry.object.objectID, relationship: relationship, value: value))
                 }
             }
-            try assign(objects, to: relationship, of: entry.object)
+            // An unresolved to-one keeps its value until the link resolves or is reported.
+            if relationship.isToMany || !objects.isEmpty || values.isEmpty { try assign(objects, to: relationship, of: entry.object) }
+        }
+    }
+
+    /// Links the identity values no object had when their batch ran, now that every record is
+    /// in; those still without an object are reported as unresolved.
+    public func resolvePendingLinks() throws {
+        context.assertOnQueue()
+        let pending = pendingLinks
+        pendingLinks = []
+        for (destinationName, links) in Dictionary(grouping: pending, by: \.relationship.destinationEntityName) {
+            let destination = try mapping(for: destinationName)
+            let found = Dictionary(try existingObjects(Array(Set(links.map(\.value))), mapping: destination), uniquingKeysWith: { first, _ in first })
+            for link in links {
+                let owner = context.object(with: link.owner)
+                guard let object = found[link.value], !owner.isDeleted else {
+                    report.unresolvedLinks.append("\(link.owner.entityName).\(link.relationship.name): \(link.value.displayText)")
+                    continue
+                }
+                seen[object.objectID] = ()
+                if link.relationship.isToMany {
+                    if try !owner.objects(forKey: link.relationship.name).contains(where: { $0 === object }) { try owner.add(object, toKey: link.relationship.name) }
+                } else {
+                    try owner.setValue(object, forKey: link.relationship.name)
+                }
+            }
         }
     }
 
@@ -222,22 +258,31 @@ extension ImportSession {
             let same = relationship.isOrdered ? current.map(\.objectID) == objects.map(\.objectID) : Set(current.map(\.objectID)) == Set(objects.map(\.objectID))
             guard !same else { return }
             try owner.setValue(objects, forKey: relationship.name)
-            try deleteOrphans(Set(current.map(\.objectID)).subtracting(objects.map(\.objectID)), of: current, leftBy: relationship)
+            if let inverse = requiredInverse(of: relationship) {
+                let kept = Set(objects.map(\.objectID))
+                droppedMembers += current.filter { !kept.contains($0.objectID) }.map { ($0, inverse) }
+            }
         } else if try (owner.value(forKey: relationship.name) as? ManagedObject) !== objects.first {
             try owner.setValue(objects.first, forKey: relationship.name)
         }
     }
 
-    /// Deletes the members a replaced to-many dropped when their inverse to-one is required:
-    /// a page without its book cannot be saved, so the payload that left it out removes it.
-    private func deleteOrphans(_ dropped: Set<ObjectID>, of members: [ManagedObject], leftBy relationship: RelationshipDescription) throws {
-        guard !dropped.isEmpty, let inverseName = relationship.inverseName,
-            let destination = context.model.entity(named: relationship.destinationEntityName),
+    /// The name of a to-many's inverse when it is a required to-one: members the to-many drops
+    /// cannot be saved alone.
+    private func requiredInverse(of relationship: RelationshipDescription) -> String? {
+        guard let inverseName = relationship.inverseName, let destination = context.model.entity(named: relationship.destinationEntityName),
             let inverse = context.model.relationship(named: inverseName, in: destination), !inverse.isToMany, !inverse.isOptional
-        else { return }
-        for member in members where dropped.contains(member.objectID) && !member.isDeleted {
-            guard try member.value(forKey: inverseName) == nil else { continue }
-            activity.record("Deleting \(describe(member)): its \(inverseName) no longer holds it", entity: member.entity.name)
+        else { return nil }
+        return inverseName
+    }
+
+    /// Deletes the members replaced to-manys dropped that no later record of the import took:
+    /// a page without its book cannot be saved, so the payload that left it out removes it.
+    func deleteOrphans() throws {
+        defer { droppedMembers = [] }
+        for (member, inverse) in droppedMembers where !member.isDeleted && member.managedObjectContext != nil {
+            guard try member.value(forKey: inverse) == nil else { continue }
+            activity.record("Deleting \(describe(member)): its \(inverse) no longer holds it", entity: member.entity.name)
             try context.delete(member)
             setDeleted(member)
         }
@@ -252,7 +297,8 @@ extension ImportSession {
                 : [try object.value(forKey: relationship.relationship.name) as? ManagedObject].compactMap { $0 }
             let nested = (payload.arrayValue ?? [payload]).compactMap(JSONRecordIndex.init)
             let destination = try self.mapping(for: relationship.relationship.destinationEntityName)
-            for child in related where seen[child.entity.name, default: []].insert(child.objectID).inserted {
+            for child in related where seen[child.objectID] == nil {
+                seen[child.objectID] = ()
                 setState(.unchanged, of: child)
                 if let first = nested.first { try markSeen(below: child, record: first, mapping: destination) }
             }
@@ -283,7 +329,7 @@ extension ImportSession {
         if let previous = states[object.objectID] { report.counts[object.entity.name]?[previous]? -= 1 }
         states[object.objectID] = .deleted
         report.record(object.entity.name, .deleted)
-        seen[object.entity.name]?.remove(object.objectID)
+        seen[object.objectID] = nil
         onObject?(object, .deleted)
     }
 

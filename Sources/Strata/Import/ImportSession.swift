@@ -33,18 +33,23 @@ public final class ImportSession {
     public internal(set) var report = ImportReport()
 
     var mappings: [String: EntityImportMapping] = [:]
-    /// Objects created, updated or seen unchanged, by entity: what deprecation keeps.
-    var seen: [String: Set<ObjectID>] = [:]
+    /// Objects created, updated or seen unchanged: what deprecation keeps.
+    var seen = ObjectLedger<Void>()
     /// Objects found or made in this session by identity value, so that a record repeated in
     /// a payload updates the same object.
     var byIdentity: [String: [AttributeValue: ManagedObject]] = [:]
     var singletons: [String: ManagedObject] = [:]
     /// Each object's state in this session: an object met again keeps its strongest one.
-    var states: [ObjectID: ImportState] = [:]
+    var states = ObjectLedger<ImportState>()
     /// The objects the current import inserted.
     var createdObjects: Set<ObjectIdentifier> = []
     /// Objects touched by the current import, checked for validity at its end.
     var touched: [ManagedObject] = []
+    /// Members that replaced to-manys dropped, with their required inverse: deleted at the end
+    /// of the import unless a later record took them.
+    var droppedMembers: [(member: ManagedObject, inverse: String)] = []
+    /// Links whose destination had not been met yet, resolved by ``resolvePendingLinks()``.
+    var pendingLinks: [PendingLink] = []
     let activity: EntityActivityLog
 
     public init(context: ObjectContext, identities: [String: ImportIdentity] = [:]) {
@@ -70,16 +75,20 @@ public final class ImportSession {
         for (entity, records) in try batches(of: json, into: entityName) {
             _ = try importRecords(records, into: entity, labels: records.indices.map { "record \($0 + 1)" })
         }
+        try resolvePendingLinks()
+        try deleteOrphans()
         try deleteInvalidObjects()
         return report.subtracting(before)
     }
 
-    /// Imports records of one entity that a reader streams, in one batch.
+    /// Imports records of one entity that a reader streams, in one batch. Identity values
+    /// that name no object yet wait for ``resolvePendingLinks()``, called after the last batch.
     @discardableResult
     public func `import`(records: [JSONValue], into entityName: String, firstIndex: Int = 0) throws -> ImportReport {
         context.assertOnQueue()
         let before = report
         _ = try importRecords(records, into: entityName, labels: records.indices.map { "record \(firstIndex + $0 + 1)" })
+        try deleteOrphans()
         try deleteInvalidObjects()
         return report.subtracting(before)
     }
@@ -121,27 +130,29 @@ public final class ImportSession {
 
     /// The entities whose objects the session created, updated or saw: what `--prune` prunes.
     public var importedEntityNames: [String] {
-        seen.keys.sorted()
+        seen.entityNames.sorted()
     }
 
     // MARK: - Saving in batches
 
     /// Saves the context and empties it, keeping what the session saw, so that a long import
-    /// runs in bounded memory. Inside a transaction of the store's connection the save is a
-    /// savepoint of it, and the whole import still commits or rolls back as one.
+    /// runs in bounded memory. Inside ``Database/inOuterTransaction(_:)`` on the store's
+    /// connection the save is a savepoint, and the whole import still commits or rolls back as one.
     public func saveAndReset() throws {
         context.assertOnQueue()
         try context.save()
         // Only this batch's inserted objects change IDs: the work stays per batch, not per import.
-        for (temporary, permanent) in context.lastPermanentIDs {
-            if let state = states.removeValue(forKey: temporary) { states[permanent] = state }
-            if seen[permanent.entityName]?.remove(temporary) != nil { seen[permanent.entityName]?.insert(permanent) }
+        states.rekey(context.lastPermanentIDs)
+        seen.rekey(context.lastPermanentIDs)
+        for index in pendingLinks.indices {
+            if let permanent = context.lastPermanentIDs[pendingLinks[index].owner] { pendingLinks[index].owner = permanent }
         }
         context.reset()
         createdObjects = []
         byIdentity = [:]
         singletons = [:]
         touched = []
+        droppedMembers = []
     }
 
     // MARK: - Deprecated objects
@@ -154,23 +165,41 @@ public final class ImportSession {
         context.assertOnQueue()
         var deleted = 0
         for entityName in entityNames {
-            let kept = seen.filter { name, _ in context.model.entity(named: name).map { isKind($0, of: entityName) } ?? false }
-                .values.reduce(into: Set<ObjectID>()) { $0.formUnion($1) }
-            for id in try context.fetchObjectIDs(FetchRequest(entityName: entityName, predicate: predicate)) where !kept.contains(id) {
+            for id in try context.fetchObjectIDs(FetchRequest(entityName: entityName, predicate: predicate)) where seen[id] == nil {
                 let object = context.object(with: id)
                 guard !object.isDeleted else { continue }
+                try keepCascadeTargetsInUse(of: object)
+                let before = Set(context.deletedObjects.map(\.objectID))
                 activity.record("Deleting \(describe(object)): not in the imported payload", entity: object.entity.name)
                 try context.delete(object)
-                report.record(object.entity.name, .deleted)
-                onObject?(object, .deleted)
-                deleted += 1
+                for removed in context.deletedObjects where !before.contains(removed.objectID) {
+                    report.record(removed.entity.name, .deleted)
+                    onObject?(removed, .deleted)
+                    deleted += 1
+                }
             }
         }
         return deleted
     }
 
-    private func isKind(_ entity: EntityDescription, of ancestorName: String) -> Bool {
-        entity.name == ancestorName || context.model.ancestors(of: entity).contains { $0.name == ancestorName }
+    /// Takes out of `object`'s Cascade relationships the objects the payload holds or another
+    /// object still holds, so that deleting `object` leaves them.
+    private func keepCascadeTargetsInUse(of object: ManagedObject) throws {
+        for relationship in context.model.allRelationships(of: object.entity) where relationship.deleteRule == .cascade {
+            let targets = relationship.isToMany
+                ? try object.objects(forKey: relationship.name)
+                : [try object.value(forKey: relationship.name) as? ManagedObject].compactMap { $0 }
+            var kept: [ManagedObject] = []
+            for target in targets {
+                let otherHolders = try relationship.inverseName.map { inverse in
+                    (try target.value(forKey: inverse) as? [ManagedObject] ?? []).filter { $0 !== object && !$0.isDeleted }
+                } ?? []
+                if seen[target.objectID] != nil || !otherHolders.isEmpty { kept.append(target) }
+            }
+            guard !kept.isEmpty else { continue }
+            let keptIDs = Set(kept.map(\.objectID))
+            try object.setValue(relationship.isToMany ? targets.filter { !keptIDs.contains($0.objectID) } : nil, forKey: relationship.name)
+        }
     }
 
     // MARK: - Invalid objects

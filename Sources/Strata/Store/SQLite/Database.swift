@@ -72,6 +72,8 @@ public final class Database {
     let handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
     private var savepointDepth = 0
+    /// Whether ``inTransaction(_:)`` nests as a savepoint: only inside ``inOuterTransaction(_:)``.
+    private var nestsTransactions = false
     /// Whether ``close()`` ran: the connection is gone and every use fails.
     public private(set) var isClosed = false
 
@@ -201,13 +203,24 @@ public final class Database {
 
     // MARK: - Transactions
 
+    /// Runs `body` in one transaction inside which ``inTransaction(_:)`` (so every context save
+    /// on this connection) makes savepoints: a long import saves batch after batch and still
+    /// commits or rolls back as one. After a rollback, contexts that saved inside hold objects
+    /// the store does not: discard them.
+    public func inOuterTransaction<T>(_ body: () throws -> T) throws -> T {
+        let outer = nestsTransactions
+        nestsTransactions = true
+        defer { nestsTransactions = outer }
+        return try inTransaction(body)
+    }
+
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction (the write lock taken at once, waiting up to
     /// the busy timeout), committing when it returns and rolling back when it throws. Called
-    /// inside a transaction, it runs `body` in a savepoint of it instead.
+    /// inside ``inOuterTransaction(_:)``, it runs `body` in a savepoint of it instead.
     public func inTransaction<T>(_ body: () throws -> T) throws -> T {
-        // Inside a caller's transaction (an import that saves batch after batch), the work
-        // becomes a savepoint: the caller's rollback still undoes it all.
-        if isInTransaction { return try inSavepoint(body) }
+        // Inside ``inOuterTransaction(_:)`` (an import that saves batch after batch), the work
+        // becomes a savepoint, which the outer rollback still undoes; any other nesting fails.
+        if isInTransaction, nestsTransactions { return try inSavepoint(body) }
         try execute("BEGIN IMMEDIATE")
         let result: T
         do {

@@ -29,12 +29,13 @@ struct ImportRun {
         do {
             try context.performAndWait {
                 try store.withConnection {
-                    try store.database.inTransaction {
+                    try store.database.inOuterTransaction {
                         let session = ImportSession(context: context, identities: identities)
                         var progress = Progress()
                         for file in files {
                             try importFile(file, session: session, progress: &progress)
                         }
+                        try session.resolvePendingLinks()
                         switch prune {
                         case .none: break
                         case .all: try session.removeDeprecated(session.importedEntityNames)
