@@ -164,8 +164,10 @@ extension ManagedObject {
     private func linkInverse(_ key: String, to owner: ManagedObject) throws(ContextError) {
         let relationship = try relationship(key)
         if relationship.isToMany {
-            let ids = try toManyIDs(key)
-            if !ids.contains(owner.objectID) { try set(.toMany(ids + [owner.objectID]), forKey: key) }
+            // An unsaved owner cannot be in the set yet (both sides change together), which
+            // spares a scan of a set that an import may grow to many thousands.
+            if !owner.objectID.isTemporary, try toManyIDs(key).contains(owner.objectID) { return }
+            try appendToMany(key, owner.objectID)
         } else {
             guard case .toOne(let previous) = try propertyValue(key), previous != owner.objectID else { return }
             try set(.toOne(owner.objectID), forKey: key)
@@ -174,6 +176,14 @@ extension ManagedObject {
                 try requireContext().object(with: previous).unlinkInverse(back, of: self)
             }
         }
+    }
+
+    /// Appends `id` to the to-many `key` in place: the set is copied once, not on every append.
+    private func appendToMany(_ key: String, _ id: ObjectID) throws(ContextError) {
+        var ids = try toManyIDs(key)
+        changedValues[key] = nil
+        ids.append(id)
+        changedValues[key] = .toMany(ids)
     }
 
     /// Makes this object's relationship `key` (the inverse of one on `owner`) let go of `owner`.
