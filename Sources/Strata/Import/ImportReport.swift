@@ -52,7 +52,7 @@ public struct ImportReport: Sendable, Equatable, CustomStringConvertible {
     /// One line per entity: `Book: 12 created, 3 updated, 40 unchanged, 1 deleted`.
     public var description: String {
         counts.keys.sorted().map { entity in
-            let states = ImportState.allCases.compactMap { state in counts[entity]?[state].map { "\($0) \(state.rawValue)" } }
+            let states = ImportState.allCases.compactMap { state in counts[entity]?[state].flatMap { $0 > 0 ? "\($0) \(state.rawValue)" : nil } }
             return "\(entity): " + states.joined(separator: ", ")
         }.joined(separator: "\n")
     }

@@ -107,12 +107,21 @@ extension ImportSession {
     /// pending changes included, in queries of at most 500 values.
     private func existingObjects(_ values: [AttributeValue], mapping: EntityImportMapping) throws -> [(AttributeValue, ManagedObject)] {
         guard let identity = mapping.identityAttribute, !values.isEmpty else { return [] }
+        // Identity values are unique across the hierarchy that shares the attribute: look in
+        // all of it, so that a record never makes a second object beside one of a sibling entity.
+        let model = context.model
+        let scope = ([mapping.entity] + model.ancestors(of: mapping.entity))
+            .last { model.attribute(named: identity.attribute.name, in: $0) != nil } ?? mapping.entity
         var found: [(AttributeValue, ManagedObject)] = []
         for start in stride(from: 0, to: values.count, by: 500) {
             let chunk = values[start..<min(start + 500, values.count)].map(PredicateValue.init)
             let predicate = Predicate.comparison(.init(.keyPath([identity.attribute.name]), .in, .value(.array(chunk))))
-            for object in try context.fetch(FetchRequest(entityName: mapping.entity.name, predicate: predicate)) {
-                if let value = try object.attributeValue(forKey: identity.attribute.name) { found.append((value, object)) }
+            for object in try context.fetch(FetchRequest(entityName: scope.name, predicate: predicate)) {
+                guard let value = try object.attributeValue(forKey: identity.attribute.name) else { continue }
+                guard model.entity(object.entity, isKindOf: mapping.entity) else {
+                    throw ImportError("\(mapping.entity.name) \(identity.attribute.name) \(value.displayText): the object with this value is of entity \(object.entity.name), not \(mapping.entity.name) or one of its sub-entities")
+                }
+                found.append((value, object))
             }
         }
         return found

@@ -78,4 +78,19 @@ import Testing
         }
         #expect(try fixture.store.count(of: "Tag") == 0)
     }
+
+    @Test func aRecordOfASubEntityNeverDuplicatesAnObjectOfItsParent() throws {
+        let fixture = try ImportFixture(modelJSON: """
+            {"entities": [{"name": "Book", "attributes": [{"name": "name", "type": "string"}], "uniquenessConstraints": [["name"]]},
+              {"name": "EBook", "parent": "Book", "attributes": [{"name": "url", "type": "string"}]}]}
+            """)
+        try fixture.importJSON(#"[{"name": "A"}]"#, into: "Book")
+        try fixture.importJSON(#"[{"name": "B", "url": "b"}]"#, into: "EBook")
+        #expect(throws: ImportError("EBook name \"A\": the object with this value is of entity Book, not EBook or one of its sub-entities")) {
+            try fixture.importJSON(#"[{"name": "A", "url": "a"}]"#, into: "EBook")
+        }
+        let report = try fixture.importJSON(#"[{"name": "B"}]"#, into: "Book")
+        #expect(report.count("EBook", .unchanged) == 1)
+        #expect(try fixture.store.count(of: "Book") == 2)
+    }
 }
