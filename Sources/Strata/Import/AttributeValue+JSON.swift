@@ -78,6 +78,13 @@ struct ImportValueMismatch: Error, Sendable {
 /// ISO 8601 dates as APIs write them: `2024-05-01`, `2024-05-01T12:30`, `2024-05-01T12:30:15`,
 /// with a fraction of seconds, and `Z` or an offset (`+02:00`, `+0200`); no zone means UTC.
 enum ISO8601Text {
+    /// Made once: a calendar is costly to make and dates are read by the million.
+    private static let calendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
     static func date(from text: String) -> Date? {
         let scalars = Array(text.utf8)
         var index = 0
@@ -123,8 +130,6 @@ enum ISO8601Text {
             }
         }
         guard index == scalars.count, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
         guard let midnight = calendar.date(from: DateComponents(year: year, month: month, day: day)),
             calendar.component(.day, from: midnight) == day
         else { return nil }

@@ -59,6 +59,48 @@ struct EntityImportMapping: Sendable {
     }
 }
 
+/// The mappings of a model's entities, made once each, with an import's identity overrides:
+/// what an import and an export both read records by.
+struct EntityImportMappings {
+    let model: ObjectModel
+    let identities: [String: ImportIdentity]
+    private var cache: [String: EntityImportMapping] = [:]
+
+    init(model: ObjectModel, identities: [String: ImportIdentity]) {
+        self.model = model
+        self.identities = identities
+    }
+
+    /// The mapping of the entity named `entityName`, made on first use.
+    mutating func mapping(for entityName: String) throws(ImportError) -> EntityImportMapping {
+        if let known = cache[entityName] { return known }
+        guard let entity = model.entity(named: entityName) else {
+            throw ImportError("no entity '\(entityName)'\(didYouMean(entityName, among: model.entities.map(\.name)))")
+        }
+        let mapping = try EntityImportMapping(entity: entity, model: model, identity: identities[entityName])
+        cache[entityName] = mapping
+        return mapping
+    }
+
+    /// The mapping of `entityName` if it was made already.
+    func existingMapping(for entityName: String) -> EntityImportMapping? {
+        cache[entityName]
+    }
+}
+
+extension ObjectModel {
+    /// The entity a wrapper object's key names in an import payload: the entity's name, its
+    /// plural (`books`, `categories`) or snake_case form (`e_books`), in any case.
+    public func entityName(forImportKey key: String) -> String? {
+        let wanted = key.lowercased()
+        return entities.first { entity in
+            let name = entity.name.lowercased(), snake = ImportKeys.snakeCase(entity.name)
+            return [name, name + "s", name + "es", snake, snake + "s"].contains(wanted)
+                || (name.hasSuffix("y") && String(name.dropLast()) + "ies" == wanted)
+        }?.name
+    }
+}
+
 /// Why an import stopped: a record that does not fit the model, named by its place and the
 /// key, attribute and value at fault. Nothing of the import is saved.
 public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -59,7 +59,7 @@ public final class Exporter {
 
     private typealias Plan = (attributes: [(attribute: AttributeDescription, keys: ImportKeys)], links: [Link])
 
-    private var mappings: [String: EntityImportMapping] = [:]
+    private var mappings: EntityImportMappings
     private var plans: [String: Plan] = [:]
     /// The objects written in full so far.
     private var written: Set<ObjectID> = []
@@ -68,7 +68,6 @@ public final class Exporter {
     /// Relationships of identity values that the other side of their inverse writes.
     private var silenced: Set<String> = []
     private var formatters: [String: DateFormatter] = [:]
-    private lazy var session = ImportSession(context: context, identities: identities)
 
     /// An exporter of `entities` (abstract ones stand for their concrete sub-entities), or of
     /// every entity that is not abstract.
@@ -79,6 +78,7 @@ public final class Exporter {
         self.context = context
         self.nested = nested
         self.identities = identities
+        mappings = EntityImportMappings(model: context.model, identities: identities)
         let model = context.model
         var names: [String] = []
         for name in entities ?? model.entities.map(\.name) {
@@ -91,13 +91,13 @@ public final class Exporter {
     }
 
     /// The key of `entityName`'s array in a wrapper object, one that
-    /// ``ImportSession/entityName(forKey:)`` maps back: `Book` → `books`, `Category` →
+    /// ``ObjectModel/entityName(forImportKey:)`` maps back: `Book` → `books`, `Category` →
     /// `categories`, `SalesPerson` → `sales_persons`.
     public func key(for entityName: String) -> String {
         let lower = entityName.lowercased(), snake = ImportKeys.snakeCase(entityName)
         let plural = lower.hasSuffix("y") && !"aeiou".contains(lower.dropLast().last ?? "a") ? [lower.dropLast() + "ies"]
             : ["s", "x", "z", "ch", "sh"].contains(where: lower.hasSuffix) ? [lower + "es"] : []
-        return (plural + [snake + "s", lower + "s", lower, snake, entityName]).first { session.entityName(forKey: $0) == entityName } ?? entityName
+        return (plural + [snake + "s", lower + "s", lower, snake, entityName]).first { context.model.entityName(forImportKey: $0) == entityName } ?? entityName
     }
 
     /// Every entity of the export as one wrapper object, `{"authors": [...], "books": [...]}`,
@@ -304,11 +304,8 @@ public final class Exporter {
     // MARK: - Plans
 
     private func mapping(for entityName: String) throws -> EntityImportMapping {
-        if let known = mappings[entityName] { return known }
-        guard let entity = context.model.entity(named: entityName) else { throw unknownEntity(entityName) }
-        let mapping = try EntityImportMapping(entity: entity, model: context.model, identity: identities[entityName])
-        mappings[entityName] = mapping
-        return mapping
+        guard context.model.entity(named: entityName) != nil else { throw unknownEntity(entityName) }
+        return try mappings.mapping(for: entityName)
     }
 
     private func unknownEntity(_ name: String) -> StoreError {

@@ -32,7 +32,7 @@ public final class ImportSession {
     /// What the session did so far.
     public internal(set) var report = ImportReport()
 
-    var mappings: [String: EntityImportMapping] = [:]
+    var mappings: EntityImportMappings
     /// Objects created, updated or seen unchanged: what deprecation keeps.
     var seen = ObjectLedger<Void>()
     /// Objects found or made in this session by identity value, so that a record repeated in
@@ -55,6 +55,7 @@ public final class ImportSession {
     public init(context: ObjectContext, identities: [String: ImportIdentity] = [:]) {
         self.context = context
         self.identities = identities
+        mappings = EntityImportMappings(model: context.model, identities: identities)
         activity = EntityActivityLog(logger: Logger(label: "strata.import"), verboseEntities: context.model.verboseEntityNames)
     }
 
@@ -120,12 +121,7 @@ public final class ImportSession {
 
     /// The entity a wrapper key names: `books`, `book`, `Books` → `Book`.
     public func entityName(forKey key: String) -> String? {
-        let wanted = key.lowercased()
-        return context.model.entities.first { entity in
-            let name = entity.name.lowercased()
-            return [name, name + "s", name + "es", ImportKeys.snakeCase(entity.name), ImportKeys.snakeCase(entity.name) + "s"].contains(wanted)
-                || (name.hasSuffix("y") && String(name.dropLast()) + "ies" == wanted)
-        }?.name
+        context.model.entityName(forImportKey: key)
     }
 
     /// The entities whose objects the session created, updated or saw: what `--prune` prunes.
@@ -220,18 +216,12 @@ public final class ImportSession {
     // MARK: - Naming objects
 
     func mapping(for entityName: String) throws -> EntityImportMapping {
-        if let known = mappings[entityName] { return known }
-        guard let entity = context.model.entity(named: entityName) else {
-            throw ImportError("no entity '\(entityName)'\(didYouMean(entityName, among: context.model.entities.map(\.name)))")
-        }
-        let mapping = try EntityImportMapping(entity: entity, model: context.model, identity: identities[entityName])
-        mappings[entityName] = mapping
-        return mapping
+        try mappings.mapping(for: entityName)
     }
 
     /// An object as logs name it: its identity value, else its ID.
     func label(of object: ManagedObject) -> String {
-        if let mapping = mappings[object.entity.name], let identity = mapping.identityAttribute,
+        if let mapping = mappings.existingMapping(for: object.entity.name), let identity = mapping.identityAttribute,
             let value = try? object.attributeValue(forKey: identity.attribute.name)
         {
             return value.displayText
