@@ -78,7 +78,10 @@ extension ImportSession {
             singletons[entity] = object
             return records.map { _ in (object, existing == nil) }
         case .attribute:
-            guard let identity = mapping.identityAttribute else { return [] }
+            // EntityImportMapping refuses an identity it cannot read, so this always holds.
+            guard let identity = mapping.identityAttribute else {
+                throw ImportError("\(entity) has no attribute to identify records by")
+            }
             var values: [AttributeValue?] = []
             for (record, label) in zip(records, labels) {
                 values.append(try value(of: identity.attribute, keys: identity.keys, in: record, label: label) ?? nil)
