@@ -46,11 +46,7 @@ extension AttributeValue {
             }
             guard let string = json.stringValue else { return mismatch("\(json.kindDescription) is not a date") }
             if let dateFormat {
-                let formatter = DateFormatter()
-                formatter.locale = Locale(identifier: "en_US_POSIX")
-                formatter.timeZone = TimeZone(identifier: "UTC")
-                formatter.dateFormat = dateFormat
-                guard let date = formatter.date(from: string) else { return mismatch("\"\(string)\" does not match the date format \(dateFormat)") }
+                guard let date = dateFormatter(for: dateFormat).date(from: string) else { return mismatch("\"\(string)\" does not match the date format \(dateFormat)") }
                 return .success(.date(date))
             }
             guard let date = ISO8601Text.date(from: string) else { return mismatch("\"\(string)\" is not an ISO 8601 date") }
@@ -69,6 +65,19 @@ extension AttributeValue {
         }
     }
 }
+
+/// The formatter of an attribute's `dateFormat`, made once per format: imports read one per value.
+private func dateFormatter(for format: String) -> DateFormatter {
+    if let known = dateFormatters.withLock({ $0[format] }) { return known }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = format
+    dateFormatters.withLock { $0[format] = formatter }
+    return formatter
+}
+
+private let dateFormatters = Locked<[String: DateFormatter]>([:])
 
 /// Why a JSON value does not fit an attribute.
 struct ImportValueMismatch: Error, Sendable {
