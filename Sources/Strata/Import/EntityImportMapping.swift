@@ -10,6 +10,8 @@ struct EntityImportMapping: Sendable {
     let updatedAtAttribute: String?
     /// Entity userInfo `strata.invalidIf`: objects it matches are deleted as invalid.
     let invalidIf: Predicate?
+    /// The record keys some property reads, lower-cased: the others are reported as ignored.
+    let knownKeys: Set<String>
 
     struct RelationshipMapping: Sendable {
         let relationship: RelationshipDescription
@@ -40,6 +42,9 @@ struct EntityImportMapping: Sendable {
                 relationship: relationship, keys: ImportKeys(property: relationship.name, userInfo: relationship.userInfo),
                 identityKey: ImportKeys.snakeCase(relationship.name) + (relationship.isToMany ? "_ids" : "_id"))
         }
+        knownKeys = Set(
+            (attributes.map(\.keys) + relationships.map(\.keys)).flatMap { $0.names + $0.mapped.compactMap(\.first) }.map { $0.lowercased() }
+                + relationships.map { $0.identityKey.lowercased() })
         updatedAtAttribute = entity.userInfo["strata.updatedAtKey"]
         if let text = entity.userInfo["strata.invalidIf"] {
             do {

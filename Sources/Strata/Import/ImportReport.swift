@@ -26,6 +26,8 @@ public struct ImportReport: Sendable, Equatable, CustomStringConvertible {
     public var invalid: [InvalidObject] = []
     /// Identity values that named no object, by relationship (`Book.tags: "17"`).
     public var unresolvedLinks: [String] = []
+    /// Record keys that no property reads, by entity (`Book.subtitle`): a misspelt key shows here.
+    public var ignoredKeys: Set<String> = []
 
     /// An object the import deleted as invalid.
     public struct InvalidObject: Sendable, Equatable, CustomStringConvertible {

@@ -27,6 +27,9 @@ extension ImportSession {
                 throw ImportError("\(label)\(Self.place(record)): expected an object for \(entityName), found \(record.kindDescription)")
             }
             indexes.append(index)
+            for member in index.members where !mapping.knownKeys.contains(member.key.lowercased()) {
+                report.ignoredKeys.insert("\(entityName).\(member.key)")
+            }
         }
         let found = try findOrCreate(indexes, labels: labels, mapping: mapping)
         var entries: [Entry] = []

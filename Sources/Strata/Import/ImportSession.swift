@@ -245,6 +245,7 @@ extension ImportReport {
         result.counts = result.counts.mapValues { $0.filter { $0.value != 0 } }.filter { !$0.value.isEmpty }
         result.invalid = Array(invalid.dropFirst(earlier.invalid.count))
         result.unresolvedLinks = Array(unresolvedLinks.dropFirst(earlier.unresolvedLinks.count))
+        result.ignoredKeys = ignoredKeys.subtracting(earlier.ignoredKeys)
         return result
     }
 }

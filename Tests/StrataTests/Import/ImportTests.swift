@@ -60,6 +60,9 @@ import Testing
         #expect(try fixture.related("User", where: "id == 1", "following", "name") == ["Bob", "Cid"])
         #expect(try fixture.related("User", where: "id == 1", "followers", "name") == ["Bob"])
         #expect(try fixture.values("User", "name", sortedBy: "id") == ["Ann", "Bob", "Cid"], "a missing key leaves the name")
+        #expect(report.ignoredKeys.isEmpty, "sex is read through mappedKeyName: \(report.ignoredKeys)")
+        let typo = try fixture.importJSON(#"[{"id": 1, "nmae": "Anne", "following_ids": [2]}]"#, into: "User")
+        #expect(typo.ignoredKeys == ["User.nmae"])
     }
 
     @Test func nullClearsAndAMissingKeyLeavesAsItIs() throws {

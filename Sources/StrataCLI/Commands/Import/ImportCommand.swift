@@ -81,6 +81,7 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
             print(result.description.isEmpty ? "nothing imported" : result.description)
             for invalid in result.invalid { print("invalid \(invalid)") }
             for link in result.unresolvedLinks { print("unresolved \(link)") }
+            if !result.ignoredKeys.isEmpty { print("ignored keys (no property reads them): \(result.ignoredKeys.sorted().joined(separator: ", "))") }
             if dryRun { print("dry run: rolled back") }
         case .json:
             print(JSONWriter.string(from: result.json(dryRun: dryRun)))
@@ -97,6 +98,7 @@ extension ImportReport {
             }),
             "invalid": .array(invalid.map { .object(["entity": .string($0.entity), "object": .string($0.object), "reason": .string($0.reason)]) }),
             "unresolvedLinks": .array(unresolvedLinks.map(JSONValue.string)),
+            "ignoredKeys": .array(ignoredKeys.sorted().map(JSONValue.string)),
             "dryRun": .bool(dryRun),
         ])
     }
