@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 
-/// DKDBManager's clean-up calls: `deleteAllEntities`, `deleteEntityWithReason`, and
-/// `invalidReason` / `deleteIfInvalid`, over an ``ObjectContext``.
+/// DKDBManager's clean-up calls: `deleteAllEntities` and `deleteEntityWithReason`, over an
+/// ``ObjectContext`` (`invalidReason` / `deleteIfInvalid` are in `ObjectContext+InvalidObjects.swift`,
+/// with the import that shares their rule).
 ///
 /// Every deletion follows the model's delete rules as ``delete(_:)`` does (Nullify, Cascade,
 /// No Action now; Deny when the context saves) and is logged with its reason through an
@@ -91,99 +92,6 @@ extension ObjectContext {
             activity: activity ?? defaultCleanupLog)
     }
 
-    // MARK: - Invalid objects
-
-    /// Why `object` is invalid, or `nil` when it is valid (DKDBManager's `invalidReason`): the
-    /// model's rules it breaks (see ``validationFailures(of:)``), and its entity's
-    /// `strata.invalidIf` userInfo predicate when it matches. Imports delete such objects.
-    ///
-    /// ```swift
-    /// try context.invalidReason(of: book)   // "title is required; matches strata.invalidIf rating < 0"
-    /// ```
-    ///
-    /// - Throws: ``ImportError`` naming the entity when its `strata.invalidIf` does not parse,
-    ///   and ``ContextError`` when the object cannot be read or the predicate names a key the
-    ///   entity lacks.
-    public func invalidReason(of object: ManagedObject) throws -> String? {
-        assertOnQueue()
-        return try invalidReason(of: object, invalidIf: Self.invalidIf(of: object.entity, in: model))
-    }
-
-    /// The one rule of invalid objects, for this context and for ``ImportSession`` (which keeps
-    /// each entity's `invalidIf` parsed in its mapping): failures as `"<property> <reason>"`,
-    /// then the `strata.invalidIf` match, joined by `"; "`.
-    func invalidReason(of object: ManagedObject, invalidIf: Predicate?) throws(ContextError) -> String? {
-        var reasons = try validationFailures(of: object).map { "\($0.property ?? "object") \($0.reason)" }
-        if let invalidIf, try invalidIf.evaluate(with: object) {
-            reasons.append("matches strata.invalidIf \(invalidIf)")
-        }
-        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
-    }
-
-    /// An entity's `strata.invalidIf` predicate, parsed as imports parse it.
-    static func invalidIf(of entity: EntityDescription, in model: ObjectModel) throws(ImportError) -> Predicate? {
-        guard entity.userInfo["strata.invalidIf"] != nil else { return nil }
-        return try EntityImportMapping(entity: entity, model: model).invalidIf
-    }
-
-    /// The objects of `entityNames` (and of their sub-entities) that are invalid, each with
-    /// its reason as ``invalidReason(of:)`` gives it, by entity in the order given, then in the
-    /// store's order. Pending changes count; an object is listed once.
-    ///
-    /// ```swift
-    /// for (object, reason) in try context.invalidObjects(["Book"]) {
-    ///     print(object.objectID, reason)     // <Book p12> title is required
-    /// }
-    /// ```
-    ///
-    /// - Throws: ``ContextError/unknownEntity(_:)``; ``ImportError`` naming the entity when a
-    ///   `strata.invalidIf` in scope does not parse (checked before any object is read); what
-    ///   ``fetch(_:)`` throws.
-    public func invalidObjects(_ entityNames: [String]) throws -> [(object: ManagedObject, reason: String)] {
-        assertOnQueue()
-        var rules: [String: Predicate] = [:]
-        for name in entityNames {
-            guard let entity = model.entity(named: name) else { throw ContextError.unknownEntity(name) }
-            for member in [entity] + model.allSubentities(of: entity) where rules[member.name] == nil {
-                if let predicate = try Self.invalidIf(of: member, in: model) { rules[member.name] = predicate }
-            }
-        }
-        var listed: Set<ObjectID> = []
-        var found: [(object: ManagedObject, reason: String)] = []
-        for name in entityNames {
-            for object in try fetch(FetchRequest(entityName: name)) where listed.insert(object.objectID).inserted {
-                if let reason = try invalidReason(of: object, invalidIf: rules[object.entity.name]) {
-                    found.append((object, reason))
-                }
-            }
-        }
-        return found
-    }
-
-    /// Deletes the objects ``invalidObjects(_:)`` finds, following the model's delete rules,
-    /// each logged with its reason (DKDBManager's `deleteIfInvalid`, over whole entities).
-    ///
-    /// ```swift
-    /// let removed = try context.deleteInvalidObjects(["Book", "Author"])
-    /// // Deleting invalid Book { isbn: "123", rating: 0.0 }: title is required
-    /// try context.save()
-    /// ```
-    ///
-    /// Objects left invalid by the deletions (a required to-one a Nullify rule cleared) are
-    /// not looked for again: ``save()`` reports them.
-    ///
-    /// - Returns: the invalid objects with their reasons, all deleted now (some by the
-    ///   cascade of another).
-    @discardableResult
-    public func deleteInvalidObjects(_ entityNames: [String], activity: EntityActivityLog? = nil) throws -> [(object: ManagedObject, reason: String)] {
-        let invalid = try invalidObjects(entityNames)
-        let log = activity ?? defaultCleanupLog
-        for (object, reason) in invalid where !isDeletedHere(object) {
-            try delete(object, logging: "Deleting invalid \(activityDescription(of: object)): \(reason)", activity: log)
-        }
-        return invalid
-    }
-
     // MARK: - Checking before a save
 
     /// Checks what ``save()`` checks, without saving: the Deny delete rules of deleted objects
@@ -202,28 +110,21 @@ extension ObjectContext {
     // MARK: - Logging deletions
 
     /// The log deletions go to when the caller gives none.
-    private var defaultCleanupLog: EntityActivityLog {
+    var defaultCleanupLog: EntityActivityLog {
         EntityActivityLog(logger: Logger(label: "strata.delete"), verboseEntities: model.verboseEntityNames)
     }
 
-    /// Deletes `object` after logging `message`; when the log shows activity, the objects its
-    /// Cascade rules deleted too are logged, naming it.
-    private func delete(_ object: ManagedObject, logging message: @autoclosure () -> String, activity: EntityActivityLog) throws(ContextError) {
+    /// Deletes `object` after logging `message`, then logs the objects its Cascade rules took.
+    func delete(_ object: ManagedObject, logging message: @autoclosure () -> String, activity: EntityActivityLog) throws(ContextError) {
         activity.record(message(), entity: object.entity.name)
-        // Comparing the deleted sets costs a copy of them: only when a line could be shown.
-        guard activity.logger.logLevel <= LogLevel.info.loggerLevel else { return try delete(object) }
-        let before = deletedIDs.union(pendingDroppedInserts)
-        try delete(object)
-        let cascaded = deletedIDs.union(pendingDroppedInserts).subtracting(before).subtracting([object.objectID])
-        for id in cascaded.sorted(by: { $0.description < $1.description }) {
-            guard let deleted = registered[id] else { continue }
-            activity.record("Deleting \(activityDescription(of: deleted)): cascade from \(object.objectID)", entity: id.entityName)
+        for cascaded in try delete(object).dropFirst() {
+            activity.record("Deleting \(activityDescription(of: cascaded)): cascade from \(object.objectID)", entity: cascaded.entity.name)
         }
     }
 
     /// Whether `object` is deleted in this context already (an earlier match's cascade, say),
     /// inserted objects deleted again included.
-    private func isDeletedHere(_ object: ManagedObject) -> Bool {
+    func isDeletedHere(_ object: ManagedObject) -> Bool {
         deletedIDs.contains(object.objectID) || pendingDroppedInserts.contains(object.objectID)
     }
 

@@ -3,10 +3,21 @@ extension ObjectContext {
     /// Nullify takes the object out of its destinations' inverses, Cascade deletes the
     /// destinations too (and theirs, recursively), No Action leaves the destinations alone,
     /// and Deny makes the save fail while the relationship still holds objects.
-    public func delete(_ object: ManagedObject) throws(ContextError) {
+    ///
+    /// - Returns: the objects this call deleted: `object` first (unless it was deleted
+    ///   already), then those its Cascade rules took, which logs and reports can name.
+    @discardableResult
+    public func delete(_ object: ManagedObject) throws(ContextError) -> [ManagedObject] {
         assertOnQueue()
         guard object.managedObjectContext === self else { throw .foreignObject(object.objectID) }
+        var deleted: [ManagedObject] = []
+        try delete(object, into: &deleted)
+        return deleted
+    }
+
+    private func delete(_ object: ManagedObject, into deleted: inout [ManagedObject]) throws(ContextError) {
         guard !deletedIDs.contains(object.objectID), !pendingDroppedInserts.contains(object.objectID) else { return }
+        deleted.append(object)
         if insertedIDs.remove(object.objectID) == nil {
             try fireFault(object)
             deletedIDs.insert(object.objectID)
@@ -23,7 +34,7 @@ extension ObjectContext {
             case .cascade:
                 let destinations = try destinations(of: relationship, from: object)
                 try nullify(relationship, of: object)
-                for destination in destinations { try delete(destination) }
+                for destination in destinations { try delete(destination, into: &deleted) }
             }
         }
     }

@@ -165,10 +165,8 @@ public final class ImportSession {
                 let object = context.object(with: id)
                 guard !object.isDeleted else { continue }
                 try keepCascadeTargetsInUse(of: object)
-                let before = Set(context.deletedObjects.map(\.objectID))
                 activity.record("Deleting \(describe(object)): not in the imported payload", entity: object.entity.name)
-                try context.delete(object)
-                for removed in context.deletedObjects where !before.contains(removed.objectID) {
+                for removed in try context.delete(object) {
                     report.record(removed.entity.name, .deleted)
                     onObject?(removed, .deleted)
                     deleted += 1

@@ -90,18 +90,29 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// Opens the store for writing: with the model given by --model, which must be the
-    /// store's (a missing store is created for it), else with the store's own model.
-    func openStoreForWriting() throws -> PersistentStore {
+    /// store's (a missing store is created for it when `creatingIfMissing`), else with the
+    /// store's own model. A store the user may not write is refused.
+    func openStoreForWriting(creatingIfMissing: Bool = true) throws -> PersistentStore {
         if readOnly { throw CLIError("this command writes to the store; --read-only cannot be used with it", status: .usage) }
         var configuration = Database.Configuration()
         configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
         let path = try requireStorePath()
-        guard modelPath != nil else { return try PersistentStore.open(at: path, configuration: configuration) }
-        let version = try loadModel()
-        guard FileManager.default.fileExists(atPath: path) else {
-            return try PersistentStore.create(at: path, model: version.model, configuration: configuration)
+        let exists = FileManager.default.fileExists(atPath: path)
+        guard exists || (creatingIfMissing && modelPath != nil) else { throw CLIError("\(path): no such store; pass --store PATH") }
+        let store: PersistentStore
+        if modelPath == nil {
+            store = try PersistentStore.open(at: path, configuration: configuration)
+        } else {
+            let version = try loadModel()
+            store = try exists
+                ? PersistentStore.open(at: path, model: version.model, modelOrigin: version.file.path, configuration: configuration)
+                : PersistentStore.create(at: path, model: version.model, configuration: configuration)
         }
-        return try PersistentStore.open(at: path, model: version.model, modelOrigin: version.file.path, configuration: configuration)
+        if store.database.configuration.isReadOnly {
+            store.close()
+            throw CLIError("\(path): the store cannot be written (no write permission)")
+        }
+        return store
     }
 
     /// The stack on the store (default: `<model name>.sqlite` in the current folder), creating

@@ -88,27 +88,11 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
 /// What `strata delete` and `strata prune` share: opening the store for writing, the exit
 /// status of the context's errors, and the summary of what was deleted.
 enum Cleanup {
-    /// A context on the existing store, for writing: with --model, the root context of a stack
-    /// on it, as `strata setup` and `reset` open one (a store of another model is refused,
-    /// exit status 3); without, a context on the store with its own model.
+    /// A context on the existing store, for writing: with --model, which must be the store's
+    /// (exit status 3 for another model), else with the store's own model.
     static func openForWriting(_ options: StoreOptions) throws -> (context: ObjectContext, close: () -> Void) {
-        let path = try options.requireStorePath()
-        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("\(path): no such store; pass --store PATH") }
-        let context: ObjectContext, close: () -> Void
-        if options.modelPath != nil {
-            let stack = try options.openStack()
-            (context, close) = (stack.rootContext, stack.cleanUp)
-        } else {
-            var configuration = Database.Configuration()
-            configuration.busyTimeout = .milliseconds(Int(options.busyTimeout * 1000))
-            let store = try PersistentStore.open(at: path, configuration: configuration)
-            (context, close) = (ObjectContext(store: store, name: "cli"), store.close)
-        }
-        if context.store.database.configuration.isReadOnly {
-            close()
-            throw CLIError("\(path): the store cannot be written (no write permission)")
-        }
-        return (context, close)
+        let store = try options.openStoreForWriting(creatingIfMissing: false)
+        return (ObjectContext(store: store, name: "cli"), store.close)
     }
 
     /// A context on the existing store, for reading only (`--dry-run`).
