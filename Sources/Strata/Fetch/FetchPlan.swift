@@ -83,7 +83,7 @@ struct FetchPlan {
         _ components: [String], role: String, of entity: EntityDescription, model: ObjectModel, compiler: inout PredicateCompiler
     ) throws -> (sql: String, isString: Bool) {
         let path = components.joined(separator: ".")
-        try Predicate.comparison(.init(.keyPath(components), .equal, .value(.null))).checkKeys(for: entity, in: model)
+        try model.checkKeyPath(components, from: entity)
         do {
             return try compiler.value(ofKeyPath: components, in: root(entity))
         } catch {

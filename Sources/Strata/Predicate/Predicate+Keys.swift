@@ -24,6 +24,16 @@ extension Predicate {
     }
 }
 
+extension ObjectModel {
+    /// Checks that `keyPath` (its components) names properties of `entity`, as a predicate's
+    /// key paths are checked: for sort keys, selected values and the like.
+    ///
+    /// - Throws: ``PredicateKeyError`` naming the entity and the key, with the nearest names.
+    public func checkKeyPath(_ keyPath: [String], from entity: EntityDescription) throws(PredicateKeyError) {
+        try PredicateExpression.keyPath(keyPath).checkKeys(for: entity, in: self, variables: [:])
+    }
+}
+
 extension PredicateExpression {
     fileprivate func checkKeys(for entity: EntityDescription, in model: ObjectModel, variables: [String: EntityDescription]) throws(PredicateKeyError) {
         switch self {

@@ -23,7 +23,7 @@ enum ObjectTable {
             throw CLIError("'\(bad.0)' is not a key path", status: .usage)
         }
         for path in paths {
-            try Predicate.comparison(.init(.keyPath(path), .equal, .value(.null))).checkKeys(for: entity, in: model)
+            try model.checkKeyPath(path, from: entity)
         }
         var request = request
         request.fetchBatchSize = batchSize
