@@ -326,11 +326,9 @@ extension ImportSession {
     /// state: created over updated over unchanged.
     func setState(_ state: ImportState, of object: ManagedObject) {
         let entity = object.entity.name
-        if let previous = states[object.objectID] {
-            let strength: [ImportState] = [.unchanged, .updated, .created]
-            guard let old = strength.firstIndex(of: previous), let new = strength.firstIndex(of: state), new > old else { return }
-            report.counts[entity]?[previous]? -= 1
-        }
+        if Self.isStronger(state, than: callStates[object.objectID]) { callStates[object.objectID] = state }
+        guard Self.isStronger(state, than: states[object.objectID]) else { return }
+        if let previous = states[object.objectID] { report.counts[entity]?[previous]? -= 1 }
         states[object.objectID] = state
         report.record(entity, state)
         if state == .created || state == .updated {
@@ -343,9 +341,19 @@ extension ImportSession {
     func setDeleted(_ object: ManagedObject) {
         if let previous = states[object.objectID] { report.counts[object.entity.name]?[previous]? -= 1 }
         states[object.objectID] = .deleted
+        callStates[object.objectID] = .deleted
         report.record(object.entity.name, .deleted)
         seen[object.objectID] = nil
         onObject?(object, .deleted)
+    }
+
+    /// Whether `state` outranks `previous` for an object met again: created over updated over
+    /// unchanged, and nothing over deleted.
+    private static func isStronger(_ state: ImportState, than previous: ImportState?) -> Bool {
+        guard let previous else { return true }
+        let strength: [ImportState] = [.unchanged, .updated, .created]
+        guard let old = strength.firstIndex(of: previous), let new = strength.firstIndex(of: state) else { return false }
+        return new > old
     }
 
     static func place(_ json: JSONValue) -> String {

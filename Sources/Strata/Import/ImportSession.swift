@@ -41,6 +41,8 @@ public final class ImportSession {
     var singletons: [String: ManagedObject] = [:]
     /// Each object's state in this session: an object met again keeps its strongest one.
     var states = ObjectLedger<ImportState>()
+    /// The state of each object the current import call met, for that call's report.
+    var callStates: [ObjectID: ImportState] = [:]
     /// The objects the current import inserted.
     var createdObjects: Set<ObjectIdentifier> = []
     /// Objects touched by the current import, checked for validity at its end.
@@ -63,7 +65,8 @@ public final class ImportSession {
 
     /// Imports `json` into `entityName`: an array of records, one record, or an object whose
     /// keys name entities (`{"books": […], "authors": […]}`, matched to entity names
-    /// case-insensitively, singular or plural). Objects found invalid at the end (the model's
+    /// case-insensitively, singular or plural; as in files, the first key decides, and a later
+    /// key that names no entity or holds no array is an error). Objects found invalid at the end (the model's
     /// validation, or the entity's `strata.invalidIf` predicate) are deleted and listed.
     ///
     /// - Returns: the report of this import alone.
@@ -73,13 +76,14 @@ public final class ImportSession {
     public func `import`(_ json: JSONValue, into entityName: String? = nil) throws -> ImportReport {
         context.assertOnQueue()
         let before = report
+        callStates = [:]
         for (entity, records) in try batches(of: json, into: entityName) {
             _ = try importRecords(records, into: entity, labels: records.indices.map { "record \($0 + 1)" })
         }
         try resolvePendingLinks()
         try deleteOrphans()
         try deleteInvalidObjects()
-        return report.subtracting(before)
+        return callReport(since: before)
     }
 
     /// Imports records of one entity that a reader streams, in one batch. Identity values
@@ -88,10 +92,11 @@ public final class ImportSession {
     public func `import`(records: [JSONValue], into entityName: String, firstIndex: Int = 0) throws -> ImportReport {
         context.assertOnQueue()
         let before = report
+        callStates = [:]
         _ = try importRecords(records, into: entityName, labels: records.indices.map { "record \(firstIndex + $0 + 1)" })
         try deleteOrphans()
         try deleteInvalidObjects()
-        return report.subtracting(before)
+        return callReport(since: before)
     }
 
     /// The entities and records a payload holds.
@@ -109,14 +114,20 @@ public final class ImportSession {
         }
     }
 
-    /// The batches of a wrapper object, whose every key names an entity and holds an array.
+    /// The batches of a wrapper object, or `nil` for a record. As ``JSONRecordReader`` reads
+    /// files, the first key decides: an object is a wrapper when that key names an entity and
+    /// holds an array, and then every later key must too.
     private func wrapperEntities(_ members: [JSONMember]) throws -> [(String, [JSONValue])]? {
-        var batches: [(String, [JSONValue])] = []
-        for member in members {
-            guard let records = member.value.arrayValue, let entity = entityName(forKey: member.key) else { return nil }
-            batches.append((entity, records))
+        guard let first = members.first, first.value.arrayValue != nil, entityName(forKey: first.key) != nil else { return nil }
+        return try members.map { member in
+            guard let entity = entityName(forKey: member.key) else {
+                throw ImportError("\(member.value.location.map { "\($0): " } ?? "")'\(member.key)' names no entity, but the object lists records by entity (its first key, '\(first.key)', names one and holds an array)")
+            }
+            guard let records = member.value.arrayValue else {
+                throw ImportError("\(member.value.location.map { "\($0): " } ?? "")'\(member.key)' of an object of records by entity holds \(member.value.kindDescription), not an array of \(entity) records")
+            }
+            return (entity, records)
         }
-        return batches.isEmpty ? nil : batches
     }
 
     /// The entity a wrapper key names: `books`, `book`, `Books` → `Book`.
@@ -211,6 +222,17 @@ public final class ImportSession {
         }
     }
 
+    /// The report of the import call that began when the session's report was `before`:
+    /// each object the call met counted once, in the strongest state the call gave it.
+    private func callReport(since before: ImportReport) -> ImportReport {
+        var result = ImportReport()
+        for (id, state) in callStates { result.record(id.entityName, state) }
+        result.invalid = Array(report.invalid.dropFirst(before.invalid.count))
+        result.unresolvedLinks = Array(report.unresolvedLinks.dropFirst(before.unresolvedLinks.count))
+        result.ignoredKeys = report.ignoredKeys.subtracting(before.ignoredKeys)
+        return result
+    }
+
     // MARK: - Naming objects
 
     func mapping(for entityName: String) throws -> EntityImportMapping {
@@ -230,20 +252,5 @@ public final class ImportSession {
     /// `Book { title: "LOTR", rating: 4.9 }`, for verbose logs.
     func describe(_ object: ManagedObject) -> String {
         context.activityDescription(of: object)
-    }
-}
-
-extension ImportReport {
-    /// This report less what `earlier` already counted.
-    func subtracting(_ earlier: ImportReport) -> ImportReport {
-        var result = self
-        for (entity, states) in earlier.counts {
-            for (state, count) in states { result.counts[entity]?[state]? -= count }
-        }
-        result.counts = result.counts.mapValues { $0.filter { $0.value != 0 } }.filter { !$0.value.isEmpty }
-        result.invalid = Array(invalid.dropFirst(earlier.invalid.count))
-        result.unresolvedLinks = Array(unresolvedLinks.dropFirst(earlier.unresolvedLinks.count))
-        result.ignoredKeys = ignoredKeys.subtracting(earlier.ignoredKeys)
-        return result
     }
 }

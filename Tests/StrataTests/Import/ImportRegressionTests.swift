@@ -93,4 +93,35 @@ import Testing
         #expect(report.count("EBook", .unchanged) == 1)
         #expect(try fixture.store.count(of: "Book") == 2)
     }
+
+    @Test func eachCallsReportCountsWhatThatCallDid() throws {
+        let fixture = try ImportFixture(modelJSON: """
+            {"entities": [{"name": "Book", "attributes": [{"name": "name", "type": "string"}, {"name": "note", "type": "string"}],
+              "uniquenessConstraints": [["name"]], "userInfo": {"strata.invalidIf": "note == 'bad'"}}]}
+            """)
+        try fixture.context.performAndWait {
+            let session = ImportSession(context: fixture.context)
+            func batch(_ text: String) throws -> ImportReport {
+                try session.import(records: try JSONReader.parse(Data(text.utf8)).arrayValue ?? [], into: "Book")
+            }
+            #expect(try batch(#"[{"name": "A"}, {"name": "B"}]"#).description == "Book: 2 created")
+            try session.saveAndReset()
+            // A is met unchanged, B made invalid and deleted: the call says so, with no negative count.
+            #expect(try batch(#"[{"name": "A"}, {"name": "B", "note": "bad"}]"#).description == "Book: 1 unchanged, 1 deleted")
+            #expect(session.report.description == "Book: 1 created, 1 deleted", "the session counts each object's last state")
+        }
+    }
+
+    @Test func aWrapperIsDecidedByItsFirstKeyAsInFiles() throws {
+        let fixture = try ImportFixture(modelJSON: Self.shelf)
+        #expect(throws: ImportError("line 1, column 41: 'publisher' names no entity, but the object lists records by entity (its first key, 'books', names one and holds an array)")) {
+            try fixture.importJSON(#"{"books": [{"name": "A"}], "publisher": "x"}"#)
+        }
+        #expect(throws: ImportError("line 1, column 36: 'tags' of an object of records by entity holds a string, not an array of Tag records")) {
+            try fixture.importJSON(#"{"books": [{"name": "A"}], "tags": "x"}"#)
+        }
+        #expect(try fixture.store.count(of: "Book") == 0)
+        try fixture.importJSON(#"{"name": "A", "tags": [{"name": "x"}]}"#, into: "Book")
+        #expect(try fixture.related("Book", where: "name == 'A'", "tags", "name") == ["x"], "a first key naming no entity makes a record")
+    }
 }
