@@ -204,6 +204,22 @@ extension ObjectContext {
         }
     }
 
+    /// The objects with `ids`, of `entityName` alone, as a fetch would return them: the rows of
+    /// those still faults read in one query on first use, and the destinations of `keyPaths`
+    /// prefetched. For readers that page through the IDs of a large fetch.
+    func objects(with ids: [ObjectID], entityName: String, prefetching keyPaths: [String]) throws -> [ManagedObject] {
+        assertOnQueue()
+        let objects = ids.map { object(with: $0) }
+        guard parent == nil else { return objects }
+        let faults = objects.filter { $0.isFault && $0.prefetchedRow == nil && $0.objectID.primaryKey != nil }
+        if !faults.isEmpty {
+            let batch = FaultBatch(entityName: entityName, ids: faults.map(\.objectID))
+            for object in faults { object.faultBatch = batch }
+        }
+        try prefetch(keyPaths, of: objects, entityName: entityName, generation: store.writeGeneration)
+        return objects
+    }
+
     /// Reads the destinations of `keyPaths` for `objects`, one query per relationship level,
     /// and keeps their rows on their faults.
     private func prefetch(_ keyPaths: [String], of objects: [ManagedObject], entityName: String, generation: Int64) throws {

@@ -385,6 +385,17 @@ public final class ObjectContext: @unchecked Sendable {
         pendingDroppedInserts = []
     }
 
+    /// Lets go of the saved objects without unsaved changes that nothing outside the context
+    /// holds, as Core Data's contexts hold such objects weakly, so that a long read runs in
+    /// bounded memory. An object asked for again is read again from the store.
+    func releaseUnheldObjects() {
+        assertOnQueue()
+        for id in Array(registered.keys) where !id.isTemporary {
+            guard var object = registered.removeValue(forKey: id) else { continue }
+            if object.hasChanges || !isKnownUniquelyReferenced(&object) { registered[id] = object }
+        }
+    }
+
     /// Reloads `object` from the store on next access; with `mergeChanges`, its unsaved changes
     /// stay on top of the fresh values, else they are thrown away.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {

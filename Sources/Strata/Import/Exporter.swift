@@ -62,19 +62,23 @@ public final class Exporter {
     private var mappings: EntityImportMappings
     private var plans: [String: Plan] = [:]
     /// The objects written in full so far.
-    private var written: Set<ObjectID> = []
+    private var written = ObjectLedger<Void>()
     /// For each pair of inverse nested relationships, the one that is written.
     private var pairOwners: [String: String] = [:]
     /// Relationships of identity values that the other side of their inverse writes.
     private var silenced: Set<String> = []
     private var formatters: [String: DateFormatter] = [:]
 
-    /// An exporter of `entities` (abstract ones stand for their concrete sub-entities), or of
+    /// An exporter of `entities` and, unless `includingSubentities` is false, their
+    /// sub-entities (each under its own key, since a record cannot name its entity); or of
     /// every entity that is not abstract.
     ///
     /// - Throws: ``StoreError/unknownEntity(path:name:known:)`` for a name the model lacks,
     ///   ``ImportError`` for an identity override naming no attribute.
-    public init(context: ObjectContext, entities: [String]? = nil, nested: Bool = false, identities: [String: ImportIdentity] = [:]) throws {
+    public init(
+        context: ObjectContext, entities: [String]? = nil, includingSubentities: Bool = true, nested: Bool = false,
+        identities: [String: ImportIdentity] = [:]
+    ) throws {
         self.context = context
         self.nested = nested
         self.identities = identities
@@ -83,8 +87,8 @@ public final class Exporter {
         var names: [String] = []
         for name in entities ?? model.entities.map(\.name) {
             guard let entity = model.entity(named: name) else { throw unknownEntity(name) }
-            let concrete = entity.isAbstract ? (entities == nil ? [] : model.allSubentities(of: entity).filter { !$0.isAbstract }) : [entity]
-            for entity in concrete where !names.contains(entity.name) { names.append(entity.name) }
+            let family = entities == nil || !includingSubentities ? [entity] : [entity] + model.allSubentities(of: entity)
+            for entity in family where !entity.isAbstract && !names.contains(entity.name) { names.append(entity.name) }
         }
         entityNames = try importOrder(names)
         try silenceInverses()
@@ -118,24 +122,43 @@ public final class Exporter {
         return records
     }
 
-    /// Calls `body` with each record ``records(of:where:)`` returns, as it is made (objects
-    /// without unsaved changes turn back into faults once written), to stream an export:
+    /// Calls `body` with each record ``records(of:where:)`` returns, as it is made, to stream
+    /// an export:
     ///
     /// ```swift
     /// try exporter.forEachRecord(of: "Book") { print(JSONWriter.string(from: $0, pretty: false)) }   // NDJSON
     /// ```
+    ///
+    /// Objects are read in batches, and those written that have no unsaved changes and that
+    /// nothing else holds leave the context again, so that an export of any size runs in
+    /// bounded memory (besides a few bytes per object written, to write each once).
     public func forEachRecord(of entityName: String, where predicate: Predicate? = nil, _ body: (JSONValue) throws -> Void) throws {
         context.assertOnQueue()
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.includesSubentities = false
         if let identity = try identity(of: entityName) { request.sortDescriptors = [SortDescriptor(identity.attribute.name)] }
-        request.relationshipKeyPathsForPrefetching = try plan(for: entityName).links
-            .filter { $0.kind != .omitted && !silenced.contains($0.id) }.map(\.relationship.name)
-        for object in try context.fetch(request) where !written.contains(object.objectID) {
+        let ids = try context.fetchObjectIDs(request)
+        let prefetched = try plan(for: entityName).links.filter { $0.kind != .omitted && !silenced.contains($0.id) }.map(\.relationship.name)
+        var releaseAt = context.registered.count + Self.batchSize * 4
+        for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
+            let batch = ids[start..<min(start + Self.batchSize, ids.count)].filter { written[$0] == nil }
+            try writeRecords(of: context.objects(with: batch, entityName: entityName, prefetching: prefetched), in: entityName, to: body)
+            // Releasing scans the whole context: only once it has grown by half, so that the scans cost a constant per object.
+            if context.registered.count > releaseAt {
+                context.releaseUnheldObjects()
+                releaseAt = context.registered.count + max(context.registered.count / 2, Self.batchSize * 4)
+            }
+        }
+    }
+
+    /// How many objects an export reads at a time.
+    static let batchSize = 1000
+
+    private func writeRecords(of objects: [ManagedObject], in entityName: String, to body: (JSONValue) throws -> Void) throws {
+        for object in objects where written[object.objectID] == nil {
             // An object without its identity value is nested where the other side holds it.
             if try identity(of: entityName) != nil, try identityValue(of: object, in: entityName) == nil, try isHeldByTheOtherSide(object) { continue }
             try body(try record(of: object, through: nil))
-            if !object.hasChanges { context.refresh(object, mergeChanges: false) }
         }
     }
 
@@ -154,7 +177,7 @@ public final class Exporter {
         guard depth < JSONReader.maximumDepth / 4 else {
             throw ImportError("\(object.entity.name) objects are nested more than \(JSONReader.maximumDepth / 4) levels deep; give the entity an identity attribute to export them as references")
         }
-        written.insert(object.objectID)
+        written[object.objectID] = ()
         let plan = try plan(for: object.entity.name)
         var members: [JSONMember] = []
         for (attribute, keys) in plan.attributes {
@@ -174,13 +197,13 @@ public final class Exporter {
                 ? sorted(self.related(object, relationship), in: destination) : self.related(object, relationship)
             // Identity values, unless a member has none and can be nested in their stead.
             let asValues = try link.kind == .identity && related.allSatisfy { member in
-                try written.contains(member.objectID) || member.entity.name != destination || identityValue(of: member, in: destination) != nil
+                try written[member.objectID] != nil || member.entity.name != destination || identityValue(of: member, in: destination) != nil
             }
             var items: [JSONValue] = []
             for member in related {
                 if asValues {
                     if let value = try identityValue(of: member, in: destination, forLink: true) { items.append(value) }
-                } else if try written.contains(member.objectID)
+                } else if try written[member.objectID] != nil
                     || (link.kind == .identity && (member.entity.name != destination || identityValue(of: member, in: destination) != nil))
                 {
                     var reference: [JSONMember] = []

@@ -296,4 +296,46 @@ import Testing
             #expect(throws: StoreError.self) { _ = try Exporter(context: fixture.context, entities: ["Nope"]) }
         }
     }
+
+    @Test func anEntityBringsItsSubEntities() throws {
+        let model = """
+            {"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}], "uniquenessConstraints": [["code"]]},
+              {"name": "Special", "parent": "Item", "attributes": [{"name": "perk", "type": "string"}]},
+              {"name": "Other", "attributes": [{"name": "code", "type": "string"}]}]}
+            """
+        let source = try ImportFixture(modelJSON: model)
+        try source.importJSON(#"{"items": [{"code": "a"}], "specials": [{"code": "b", "perk": "shiny"}], "others": [{"code": "c"}]}"#)
+        let (text, order) = try Self.export(source, entities: ["Item"])
+        #expect(order == ["Item", "Special"])
+        let copy = try ImportFixture(modelJSON: model)
+        try copy.importJSON(text)
+        #expect(try copy.values("Item", "code") == ["a", "b"])
+        #expect(try copy.values("Special", "perk") == ["shiny"])
+        #expect(try copy.store.count(of: "Other") == 0)
+    }
+
+    @Test func anExportLetsGoOfWhatItWroteButKeepsWhatTheCallerHolds() throws {
+        let fixture = try ImportFixture(modelJSON: #"{"entities": [{"name": "Book", "attributes": [{"name": "isbn", "type": "integer64"}, {"name": "title", "type": "string"}], "uniquenessConstraints": [["isbn"]]}]}"#)
+        let count = Exporter.batchSize * 3 + 17
+        try fixture.importJSON("[" + (1...count).map { #"{"isbn": \#($0), "title": "T\#($0)"}"# }.joined(separator: ",") + "]", into: "Book")
+        try fixture.context.performAndWait {
+            let context = fixture.context
+            context.reset()
+            let held = try #require(try context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "isbn == 5"))).first)
+            let changed = try #require(try context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "isbn == 7"))).first)
+            try changed.setValue("Unsaved", forKey: "title")
+            let changedID = changed.objectID
+            var titles: [Int: String] = [:]
+            try Exporter(context: context, entities: ["Book"]).forEachRecord(of: "Book") { record in
+                titles[record["isbn"]?.intValue ?? 0] = record["title"]?.stringValue
+            }
+            #expect(titles.count == count)
+            #expect(titles[7] == "Unsaved", "unsaved changes are exported")
+            #expect(titles[count] == "T\(count)")
+            #expect(context.registeredObjects.count < Exporter.batchSize * 6, "objects written and held by nothing are let go")
+            #expect(context.object(with: held.objectID) === held, "an object the caller holds stays the same object")
+            #expect(try context.object(with: changedID).attributeValue(forKey: "title") == .string("Unsaved"), "unsaved changes stay")
+            #expect(context.hasChanges)
+        }
+    }
 }

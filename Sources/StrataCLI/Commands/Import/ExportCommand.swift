@@ -29,7 +29,9 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
             ({"authors": [...], "books": [...]}), in the order an import needs (link targets \
             first, each pair of inverse relationships written from one side), which strata \
             import reads back whatever ENTITY it names. Into an empty store of the same model, \
-            the import makes the same objects. An abstract ENTITY stands for its sub-entities.
+            the import makes the same objects. An ENTITY with sub-entities stands for them too \
+            (unless --exclude-subentities), each in an array of its own (a record cannot name \
+            its entity), so its JSON output is an object of arrays.
 
             NDJSON and CSV (with a header; identity values of a to-many separated by spaces; \
             nested records left out) hold exactly one entity. The store is opened read-only; \
@@ -50,6 +52,9 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @Flag(help: "Write related objects as nested records instead of their identity values.")
     var nested = false
+
+    @Flag(help: "Leave out the objects of the entities' sub-entities.")
+    var excludeSubentities = false
 
     enum ExportFormat: String, CaseIterable, ExpressibleByArgument {
         case json
@@ -77,8 +82,14 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
         let context = ObjectContext(store: store, name: "export")
         var output = Output()
         try context.performAndWait {
-            let exporter = try Exporter(context: context, entities: entities.isEmpty ? nil : entities, nested: nested)
+            let exporter = try Exporter(
+                context: context, entities: entities.isEmpty ? nil : entities, includingSubentities: !excludeSubentities, nested: nested)
             let names = exporter.entityNames
+            if format != .json, entities.count == 1, names.count > 1 {
+                throw CLIError(
+                    "--format \(format.rawValue) writes the records of one entity, and \(entities[0]) has sub-entities (\(names.filter { $0 != entities[0] }.joined(separator: ", "))): add --exclude-subentities for \(entities[0])'s own objects, or use --format json",
+                    status: .usage)
+            }
             if format != .json, names.count != 1 {
                 throw CLIError(
                     "--format \(format.rawValue) writes the records of one entity; name exactly one ENTITY (this export has \(names.count): \(names.joined(separator: ", ")))",
