@@ -76,4 +76,14 @@ import Testing
         #expect(result.standardOutput == "Book: 25 created\nTag: 3 created\n")
         #expect(try rows(store, "SELECT COUNT(*) FROM ZTAG")[0][0] == .integer(3))
     }
+
+    @Test func pagesListedBeforeTheirRequiredBookWaitForIt() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.url.appendingPathComponent("Library.sqlite").path
+        let payload = #"{"pages": [{"number": 1, "text": "a", "book_id": "9780000000001"}, {"number": 2, "book_id": "9780000000001"}], "books": [{"isbn": "9780000000001", "title": "B"}]}"#
+        let result = try StrataRunner.run(["import", "Page", "--store", store, "--model", Self.model, "--batch-size", "1"], input: Data(payload.utf8))
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "Book: 1 created\nPage: 2 created\n")
+        #expect(try rows(store, "SELECT COUNT(*) FROM ZPAGE WHERE ZBOOK = (SELECT Z_PK FROM ZBOOK)")[0][0] == .integer(2))
+    }
 }

@@ -13,7 +13,7 @@ extension ObjectContext {
         }
         var failures: [ValidationFailure] = []
         let saved = (insertedObjects + updatedObjects).sortedByID()
-        for object in saved { failures += try validationFailures(of: object) }
+        for object in saved where !deferredValidation.contains(object.objectID) { failures += try validationFailures(of: object) }
         if !failures.isEmpty { throw .validation(failures) }
     }
 

@@ -61,6 +61,9 @@ public final class ObjectContext: @unchecked Sendable {
     var deletedIDs: Set<ObjectID> = []
     /// Objects inserted and deleted again before a save: gone from the context at the save.
     var pendingDroppedInserts: Set<ObjectID> = []
+    /// Objects whose validation saves leave to a later one: an import saving batch after batch
+    /// inside one transaction, whose links to records of later batches are not in yet.
+    var deferredValidation: Set<ObjectID> = []
     /// The permanent IDs the last save to the store gave inserted objects, by temporary ID.
     var lastPermanentIDs: [ObjectID: ObjectID] = [:]
     /// Every temporary ID this context has seen become permanent: a child that still holds

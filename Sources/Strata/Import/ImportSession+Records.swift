@@ -5,6 +5,9 @@ struct PendingLink {
     var owner: ObjectID
     let relationship: RelationshipDescription
     let value: AttributeValue
+
+    /// Whether the owner is invalid without the link.
+    var isRequired: Bool { !relationship.isOptional || relationship.minCount > 0 }
 }
 
 /// The records of one entity, imported as one batch: identities looked up in one query, then
@@ -242,16 +245,21 @@ extension ImportSession {
     }
 
     /// Links the identity values no object had when their batch ran, now that every record is
-    /// in; those still without an object are reported as unresolved.
+    /// in; those still without an object are reported as unresolved. Objects whose required
+    /// relationship waited for such a link are then checked, and deleted as invalid if it
+    /// did not resolve.
     public func resolvePendingLinks() throws {
         context.assertOnQueue()
-        let pending = pendingLinks
+        // Owners deleted as invalid before their links could resolve have nothing to link.
+        let pending = pendingLinks.filter { states[$0.owner] != .deleted }
         pendingLinks = []
+        var waited: [ManagedObject] = []
         for (destinationName, links) in Dictionary(grouping: pending, by: \.relationship.destinationEntityName) {
             let destination = try mapping(for: destinationName)
             let found = Dictionary(try existingObjects(Array(Set(links.map(\.value))), mapping: destination), uniquingKeysWith: { first, _ in first })
             for link in links {
                 let owner = context.object(with: link.owner)
+                if link.isRequired, !owner.isDeleted { waited.append(owner) }
                 guard let object = found[link.value], !owner.isDeleted else {
                     report.unresolvedLinks.append("\(link.owner.entityName).\(link.relationship.name): \(link.value.displayText)")
                     continue
@@ -264,6 +272,11 @@ extension ImportSession {
                 }
             }
         }
+        // Owners that waited for a required link are judged now, linked or not.
+        let others = touched
+        touched = waited
+        try deleteInvalidObjects()
+        touched = others
     }
 
     private func assign(_ objects: [ManagedObject], to relationship: RelationshipDescription, of owner: ManagedObject) throws {

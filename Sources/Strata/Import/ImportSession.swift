@@ -147,6 +147,10 @@ public final class ImportSession {
     /// connection the save is a savepoint, and the whole import still commits or rolls back as one.
     public func saveAndReset() throws {
         context.assertOnQueue()
+        // Inside a transaction an object can wait for its required link to a later record;
+        // resolvePendingLinks() judges it once every record is in.
+        context.deferredValidation = try defersValidation() ? Set(pendingLinks.filter(\.isRequired).map(\.owner)) : []
+        defer { context.deferredValidation = [] }
         try context.save()
         // Only this batch's inserted objects change IDs: the work stays per batch, not per import.
         states.rekey(context.lastPermanentIDs)
@@ -210,10 +214,12 @@ public final class ImportSession {
     // MARK: - Invalid objects
 
     /// Deletes the objects of this import that break the model's rules or match their
-    /// entity's `strata.invalidIf`, each logged with its reason.
-    private func deleteInvalidObjects() throws {
+    /// entity's `strata.invalidIf`, each logged with its reason; those waiting for a required
+    /// link to a later record are judged when it resolves, if saving can wait for them.
+    func deleteInvalidObjects() throws {
         defer { touched = [] }
-        for object in touched where !object.isDeleted && object.managedObjectContext != nil {
+        let waiting = try defersValidation() ? Set(pendingLinks.filter(\.isRequired).map(\.owner)) : []
+        for object in touched where !object.isDeleted && object.managedObjectContext != nil && !waiting.contains(object.objectID) {
             guard let reason = try context.invalidReason(of: object, invalidIf: mapping(for: object.entity.name).invalidIf) else { continue }
             activity.record("Deleting invalid \(describe(object)): \(reason)", entity: object.entity.name)
             report.invalid.append(ImportReport.InvalidObject(entity: object.entity.name, object: label(of: object), reason: reason))
@@ -231,6 +237,15 @@ public final class ImportSession {
         result.unresolvedLinks = Array(report.unresolvedLinks.dropFirst(before.unresolvedLinks.count))
         result.ignoredKeys = report.ignoredKeys.subtracting(before.ignoredKeys)
         return result
+    }
+
+    /// Whether saves of this session may leave objects invalid for a while: only inside a
+    /// transaction of the store's connection (``Database/inOuterTransaction(_:)``), which
+    /// commits nothing before the import ends.
+    private func defersValidation() throws -> Bool {
+        guard !pendingLinks.isEmpty else { return false }
+        let store = context.store
+        return try store.withConnection { store.database.isInTransaction }
     }
 
     // MARK: - Naming objects

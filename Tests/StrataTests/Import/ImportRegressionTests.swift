@@ -124,4 +124,45 @@ import Testing
         try fixture.importJSON(#"{"name": "A", "tags": [{"name": "x"}]}"#, into: "Book")
         #expect(try fixture.related("Book", where: "name == 'A'", "tags", "name") == ["x"], "a first key naming no entity makes a record")
     }
+
+    /// Pages linked to their required book by a record of a later batch, as a wrapper that
+    /// lists pages first makes them: imported batch by batch, in one transaction or not.
+    static func importPagesBeforeTheirBook(_ fixture: ImportFixture, inOneTransaction: Bool) throws -> ImportReport {
+        try fixture.context.performAndWait {
+            let session = ImportSession(context: fixture.context)
+            let run = {
+                try session.import(records: try JSONReader.parse(Data(#"[{"pageID": 1, "book_id": "A"}, {"pageID": 2, "book_id": "Z"}]"#.utf8)).arrayValue ?? [], into: "Page")
+                try session.saveAndReset()
+                try session.import(records: [try JSONReader.parse(Data(#"{"name": "A"}"#.utf8))], into: "Book")
+                try session.saveAndReset()
+                try session.resolvePendingLinks()
+                try session.saveAndReset()
+            }
+            if inOneTransaction {
+                try fixture.store.withConnection { try fixture.store.database.inOuterTransaction(run) }
+            } else {
+                try run()
+            }
+            return session.report
+        }
+    }
+
+    @Test func aRequiredLinkToALaterBatchWaitsForItInOneTransaction() throws {
+        let fixture = try ImportFixture(modelJSON: Self.shelf)
+        let report = try Self.importPagesBeforeTheirBook(fixture, inOneTransaction: true)
+        #expect(try fixture.related("Book", where: "name == 'A'", "pages", "pageID") == ["1"])
+        #expect(report.invalid.map(\.description) == ["Page 2: book is required"], "a link that never resolves leaves its page invalid")
+        #expect(report.unresolvedLinks == ["Page.book: \"Z\""])
+        #expect(try fixture.store.count(of: "Page") == 1)
+    }
+
+    @Test func withoutATransactionAPageWithoutItsRequiredBookIsDeletedAtOnce() throws {
+        let fixture = try ImportFixture(modelJSON: Self.shelf)
+        // Each batch commits, so a page cannot wait: it is invalid at its batch's end, and its link is dropped.
+        let report = try Self.importPagesBeforeTheirBook(fixture, inOneTransaction: false)
+        #expect(report.invalid.map(\.description).sorted() == ["Page 1: book is required", "Page 2: book is required"])
+        #expect(report.unresolvedLinks.isEmpty)
+        #expect(try fixture.store.count(of: "Page") == 0)
+        #expect(try fixture.store.count(of: "Book") == 1)
+    }
 }
