@@ -136,10 +136,16 @@ public final class Database {
 
     /// `file:` URI of `path` with `immutable=1`, its special characters percent-encoded.
     private static func immutableURI(for path: String) -> String {
+        fileURI(for: path, query: "immutable=1")
+    }
+
+    /// `path` as an SQLite URI filename with `query` (`mode=ro`), for opening or attaching a
+    /// file with parameters whatever characters its path holds.
+    static func fileURI(for path: String, query: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%")
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        return "file:\(absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute)?immutable=1"
+        return "file:\(absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute)?\(query)"
     }
 
     // MARK: - Statements

@@ -1,0 +1,88 @@
+import Foundation
+
+/// How a stored attribute's values change when its type changes: only in ways that lose
+/// nothing. Core Data's lightweight migration converts between numeric types; Strata also
+/// turns any value into text.
+///
+/// ```swift
+/// AttributeConversion(from: .integer16, to: .integer64)   // .copy
+/// AttributeConversion(from: .date, to: .string)           // .text(from: .date): "2024-05-01T10:30:15Z"
+/// AttributeConversion(from: .double, to: .integer32)      // nil: values would be lost
+/// ```
+public enum AttributeConversion: Sendable, Equatable {
+    /// The column's values carry over as they are.
+    case copy
+    /// The values carry over when each fits the new type exactly: integers into a floating
+    /// point type whose precision holds them. The limit is the largest magnitude that fits.
+    case checkedCopy(limit: Int64)
+    /// Each value becomes its text: numbers in their shortest exact form, booleans `true` or
+    /// `false`, dates ISO 8601 in UTC, UUIDs in their usual form, binary data base64.
+    case text(from: AttributeType)
+
+    /// The conversion from `source` to `destination`, or `nil` when some values would be lost.
+    public init?(from source: AttributeType, to destination: AttributeType) {
+        if source == destination { self = .copy; return }
+        let integers: [AttributeType] = [.boolean, .integer16, .integer32, .integer64]
+        switch (source, destination) {
+        case (_, .string):
+            guard source != .transformable, source != .objectID, source != .undefined else { return nil }
+            self = source == .uri ? .copy : .text(from: source)
+        case (.float, .double), (.binary, .transformable), (.transformable, .binary):
+            self = .copy
+        case _ where integers.contains(source) && integers.contains(destination):
+            // Widening only: each integer type's range holds the ranges before it.
+            guard integers.firstIndex(of: source)! < integers.firstIndex(of: destination)! else { return nil }
+            self = .copy
+        case _ where integers.contains(source) && [.float, .double, .decimal].contains(destination):
+            // Float holds integers up to 2^24 exactly, Double to 2^53; Decimal columns store
+            // 15 significant digits (see AttributeValue+Database.swift).
+            let limit: Int64 = destination == .float ? 1 << 24 : destination == .double ? 1 << 53 : 999_999_999_999_999
+            let largest: Int64 = source == .boolean ? 1 : source == .integer16 ? Int64(Int16.max) + 1 : source == .integer32 ? Int64(Int32.max) + 1 : .max
+            self = largest <= limit ? .copy : .checkedCopy(limit: limit)
+        default:
+            return nil
+        }
+    }
+
+    /// The SQL expression of the new value, given the expression of the stored one.
+    func expression(of column: String) -> String {
+        switch self {
+        case .copy, .checkedCopy: column
+        case .text(let type): "\(Self.textFunction)(\(column), '\(type.rawValue)')"
+        }
+    }
+
+    // MARK: - Values as text
+
+    /// The SQL function the migration's connection defines for ``text(from:)``.
+    static let textFunction = "strata_migration_text"
+
+    /// `value`, as a column of an attribute of `type` holds it, as text; `nil` for NULL.
+    static func text(of value: DatabaseValue, type: AttributeType) -> String? {
+        guard let attributeValue = AttributeValue(value, type: type) else {
+            // A value the type cannot take (another tool wrote it): its own text, if it has one.
+            return value.stringValue ?? value.int64Value.map(String.init) ?? value.doubleValue.map { "\($0)" }
+        }
+        switch attributeValue {
+        case .integer(let integer): return String(integer)
+        case .double(let double): return "\(double)"
+        case .decimal(let decimal): return NSDecimalNumber(decimal: decimal).stringValue
+        case .string(let string): return string
+        case .boolean(let bool): return bool ? "true" : "false"
+        case .date(let date): return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        case .binary(let data): return data.base64EncodedString()
+        case .uuid(let uuid): return uuid.uuidString
+        case .uri(let url): return url.absoluteString
+        }
+    }
+}
+
+extension Database {
+    /// Defines the function that ``AttributeConversion/text(from:)`` calls.
+    func defineMigrationFunctions() throws(DatabaseError) {
+        try defineFunction(AttributeConversion.textFunction, arity: 2) { arguments in
+            guard let type = arguments[1].stringValue.flatMap(AttributeType.init(rawValue:)) else { return .null }
+            return AttributeConversion.text(of: arguments[0], type: type).map(DatabaseValue.text) ?? .null
+        }
+    }
+}

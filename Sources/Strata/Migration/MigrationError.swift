@@ -1,0 +1,43 @@
+/// Why a migration did not run or did not finish. Whatever the case, the store is as it was.
+///
+/// ```swift
+/// do {
+///     try StoreMigrator(storePath: path, bundle: bundle).migrate()
+/// } catch let error as MigrationError {
+///     print(error)   // Library.sqlite: cannot migrate from Model to Model 2: Book.rating: Double → Integer 32 loses values
+/// }
+/// ```
+public enum MigrationError: Error, Sendable, CustomStringConvertible {
+    /// None of the models at hand has the store's version hashes.
+    case sourceModelNotFound(path: String, reason: String)
+    /// The store was made with a later version than the one to migrate to.
+    case newerStore(path: String, storeVersion: String, destinationVersion: String)
+    /// The model change cannot be inferred: each reason names the entity and property
+    /// (lossy type changes, ambiguous renaming identifiers, merged hierarchies).
+    case unmappable(path: String, step: String, reasons: [String])
+    /// The store's data does not fit the new model: each reason names the entity, property
+    /// and rows (nil values of required attributes, duplicates of a new uniqueness
+    /// constraint, to-many relationships that became to-one holding several objects).
+    case dataDoesNotFit(path: String, step: String, reasons: [String])
+    /// The migrated copy failed its checks before it replaced the store.
+    case verificationFailed(path: String, reason: String)
+    /// The store cannot be migrated where it is (read-only, in use, a file operation failed).
+    case cannotMigrate(path: String, reason: String)
+    /// The store could not be read or the copy written.
+    case store(StoreError)
+
+    public var description: String {
+        switch self {
+        case .sourceModelNotFound(let path, let reason): "\(path): cannot find the model the store was made with: \(reason)"
+        case .newerStore(let path, let store, let destination):
+            "\(path): the store was made with version \(store), which comes after \(destination); Strata does not migrate back"
+        case .unmappable(let path, let step, let reasons):
+            "\(path): cannot migrate \(step):\n" + reasons.map { "  \($0)" }.joined(separator: "\n")
+        case .dataDoesNotFit(let path, let step, let reasons):
+            "\(path): the store's data does not fit \(step):\n" + reasons.map { "  \($0)" }.joined(separator: "\n")
+        case .verificationFailed(let path, let reason): "\(path): the migrated copy failed its check, so the store was left as it was: \(reason)"
+        case .cannotMigrate(let path, let reason): "\(path): cannot migrate: \(reason)"
+        case .store(let error): error.description
+        }
+    }
+}

@@ -1,0 +1,127 @@
+// What the data decides: a step whose model change is sound may still not fit the objects
+// the store holds. Each check is a query whose rows are the objects that break a rule; the
+// step runs them on its input (as `src`) before the copy and on the new store (as `main`)
+// after it, and refuses with every broken rule, naming the objects.
+
+extension MigrationStep {
+    /// A rule the data must keep: the rows of `sql` are what breaks it.
+    struct DataCheck: Sendable {
+        /// Rows whose first column names an object (its primary key) and whose second, if any,
+        /// what is wrong with it.
+        var sql: String
+        /// Whether it reads the new store, so runs after the copy.
+        var readsNewStore: Bool
+        /// The reason, given how many rows broke the rule and a few of them as text.
+        var reason: @Sendable (_ count: Int, _ samples: [String]) -> String
+    }
+
+    /// Every check of the step, those on the input first.
+    var dataChecks: [DataCheck] {
+        conversionChecks + overflowChecks + collisionChecks + requiredChecks + uniquenessChecks
+    }
+
+    /// Integers that a floating point or Decimal type would not hold exactly.
+    private var conversionChecks: [DataCheck] {
+        mapping.entities.flatMap { entity -> [DataCheck] in
+            guard let source = entity.source, let layout = sourceLayout.entity(named: source.name) else { return [] }
+            return entity.attributes.compactMap { attribute in
+                guard case .checkedCopy(let limit) = attribute.conversion, let old = attribute.source,
+                    let column = layout.attributeColumns[old.name]
+                else { return nil }
+                let label = "\(entity.destination.name).\(attribute.destination.name)", type = attribute.destination.type.rawValue
+                return DataCheck(
+                    sql: "SELECT Z_PK, \(column) FROM src.\(layout.tableName) WHERE Z_ENT = \(layout.number) AND ABS(\(column)) > \(limit)",
+                    readsNewStore: false,
+                    reason: { count, samples in "\(label): \(count) objects hold integers that \(type) cannot hold exactly (\(samples.joined(separator: ", ")))" })
+            }
+        }
+    }
+
+    /// To-many relationships that became to-one, held by objects that hold several.
+    private var overflowChecks: [DataCheck] {
+        destinationLayout.entities.flatMap { layout -> [DataCheck] in
+            guard let entity = mapping.destination.entity(named: layout.name) else { return [] }
+            return entity.relationships.compactMap { relationship in
+                guard !relationship.isToMany, !relationship.isTransient, case .pairs(let pairs) = linkSource(of: relationship, in: entity) else { return nil }
+                let label = "\(entity.name).\(relationship.name)"
+                return DataCheck(
+                    sql: "SELECT owner, COUNT(*) || ' objects' FROM (\(pairs.sql)) GROUP BY owner HAVING COUNT(*) > 1",
+                    readsNewStore: false,
+                    reason: { count, samples in "\(label) becomes to-one, but \(count) objects hold several (\(samples.joined(separator: ", ")))" })
+            }
+        }
+    }
+
+    /// Objects of hierarchies that come together in one table with the same primary key.
+    private var collisionChecks: [DataCheck] {
+        var checks: [DataCheck] = []
+        for (table, copies) in Dictionary(grouping: rowCopies, by: \.destinationTable) where copies.count > 1 {
+            for (index, first) in copies.enumerated() {
+                for second in copies.dropFirst(index + 1) {
+                    let names = [first, second].map { copy in
+                        copy.sourceEntityNumbers.compactMap { number in sourceLayout.entities.first { $0.number == number }?.name }.joined(separator: ", ")
+                    }
+                    checks.append(DataCheck(
+                        sql: "SELECT a.Z_PK FROM src.\(first.sourceTable) a JOIN src.\(second.sourceTable) b ON a.Z_PK = b.Z_PK "
+                            + "WHERE a.Z_ENT IN (\(first.sourceEntityNumbers.map(String.init).joined(separator: ", "))) "
+                            + "AND b.Z_ENT IN (\(second.sourceEntityNumbers.map(String.init).joined(separator: ", ")))",
+                        readsNewStore: false,
+                        reason: { count, samples in
+                            "the objects of \(names[0]) and of \(names[1]) come together in \(table), but \(count) of their primary keys are taken on both sides (\(samples.joined(separator: ", ")))"
+                        }))
+                }
+            }
+        }
+        return checks
+    }
+
+    /// Required attributes and to-one relationships without a value, and objects of entities
+    /// that became abstract.
+    private var requiredChecks: [DataCheck] {
+        var checks: [DataCheck] = []
+        for entity in mapping.entities {
+            guard entity.source != nil, let layout = destinationLayout.entity(named: entity.destination.name) else { continue }
+            let rows = "FROM main.\(layout.tableName) WHERE Z_ENT = \(layout.number)"
+            if entity.destination.isAbstract {
+                let name = entity.destination.name
+                checks.append(DataCheck(sql: "SELECT Z_PK \(rows)", readsNewStore: true) { count, samples in
+                    "\(name) becomes abstract, but \(count) objects are of it and of none of its sub-entities (\(samples.joined(separator: ", ")))"
+                })
+            }
+            for attribute in entity.attributes where !attribute.destination.isOptional && attribute.fill == nil && attribute.source?.isOptional != false {
+                guard let column = layout.attributeColumns[attribute.destination.name] else { continue }
+                let label = "\(entity.destination.name).\(attribute.destination.name)"
+                checks.append(DataCheck(sql: "SELECT Z_PK \(rows) AND \(column) IS NULL", readsNewStore: true) { count, samples in
+                    "\(label) is required and has no default value, but \(count) objects have no value for it (\(samples.joined(separator: ", ")))"
+                })
+            }
+            for relationship in entity.relationships where !relationship.destination.isToMany && !relationship.destination.isOptional {
+                if let source = relationship.source, !source.isOptional, !source.isToMany { continue }
+                guard let column = layout.toOneColumns[relationship.destination.name]?.key else { continue }
+                let label = "\(entity.destination.name).\(relationship.destination.name)"
+                checks.append(DataCheck(sql: "SELECT Z_PK \(rows) AND \(column) IS NULL", readsNewStore: true) { count, samples in
+                    "\(label) is required, but \(count) objects have no object in it (\(samples.joined(separator: ", ")))"
+                })
+            }
+        }
+        return checks
+    }
+
+    /// Values that several objects share where a uniqueness constraint forbids it.
+    private var uniquenessChecks: [DataCheck] {
+        destinationLayout.entities.flatMap { layout -> [DataCheck] in
+            guard let entity = mapping.destination.entity(named: layout.name) else { return [] }
+            return entity.uniquenessConstraints.compactMap { constraint in
+                let columns = constraint.compactMap(layout.column(for:))
+                guard columns.count == constraint.count else { return nil }
+                let label = "\(entity.name) (\(constraint.joined(separator: ", ")))"
+                let values = columns.map { "quote(\($0))" }.joined(separator: " || ', ' || ")
+                return DataCheck(
+                    sql: "SELECT \(values), COUNT(*) || ' objects' FROM main.\(layout.tableName) WHERE \(layout.kindCondition) AND "
+                        + columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ") + " GROUP BY \(columns.joined(separator: ", ")) HAVING COUNT(*) > 1",
+                    readsNewStore: true,
+                    reason: { count, samples in "\(label) must be unique, but \(count) values are held by several objects (\(samples.joined(separator: "; ")))" })
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+// The copy of the objects' rows: one `INSERT … SELECT` per pair of a destination table and a
+// source table whose objects land in it. Attributes are converted in SQL; to-one keys that
+// stay to-one are copied with their entity numbers mapped, and positions in a newly ordered
+// inverse are numbered in key order.
+
+extension MigrationStep {
+    /// The copy of the rows of one source table into one destination table.
+    struct RowCopy: Sendable {
+        /// `INSERT INTO main.T (…) SELECT … FROM src.S WHERE …`, ending with a range of
+        /// primary keys (`?1`, `?2`) when it can run in batches.
+        var sql: String
+        var sourceTable: String
+        var destinationTable: String
+        /// The source entity numbers whose rows it copies.
+        var sourceEntityNumbers: [Int]
+        /// Whether it runs in batches of primary keys: not when it numbers positions, which
+        /// must see every row at once.
+        var isBatched: Bool
+    }
+
+    /// The row copies, in destination table order.
+    var rowCopies: [RowCopy] {
+        var copies: [RowCopy] = []
+        for table in destinationLayout.tables where table.primaryKey.isEmpty {
+            var groups: [(table: String, members: [Member])] = []
+            for destination in destinationLayout.entities where destination.tableName == table.name {
+                guard let entity = mapping.entity(named: destination.name), let source = entity.source,
+                    let sourceEntity = sourceLayout.entity(named: source.name)
+                else { continue }
+                let member = Member(source: sourceEntity, destination: destination, mapping: entity)
+                if let index = groups.firstIndex(where: { $0.table == sourceEntity.tableName }) {
+                    groups[index].members.append(member)
+                } else {
+                    groups.append((sourceEntity.tableName, [member]))
+                }
+            }
+            for (sourceTable, members) in groups {
+                copies.append(rowCopy(into: table, from: sourceTable, members: members))
+            }
+        }
+        return copies
+    }
+
+    /// A destination entity and the source entity whose rows become its own.
+    private struct Member {
+        let source: StoreLayout.Entity
+        let destination: StoreLayout.Entity
+        let mapping: ModelMapping.EntityMapping
+    }
+
+    private func rowCopy(into table: StoreLayout.Table, from sourceTable: String, members: [Member]) -> RowCopy {
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"], values = ["Z_PK", mappedEntityNumber("Z_ENT"), "Z_OPT"]
+        var numbersPositions = false
+        for column in table.columns.dropFirst(3) {
+            var expressions: [(number: Int, sql: String)] = []
+            for member in members {
+                if let sql = expression(for: column.name, of: member, numbersPositions: &numbersPositions) {
+                    expressions.append((member.source.number, sql))
+                }
+            }
+            guard let first = expressions.first else { continue }
+            columns.append(column.name)
+            if expressions.count == members.count, expressions.allSatisfy({ $0.sql == first.sql }) {
+                values.append(first.sql)
+            } else {
+                values.append("CASE Z_ENT " + expressions.map { "WHEN \($0.number) THEN \($0.sql)" }.joined(separator: " ") + " END")
+            }
+        }
+        let numbers = members.map(\.source.number)
+        var sql = "INSERT INTO main.\(table.name) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) "
+            + "FROM src.\(sourceTable) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
+        if !numbersPositions { sql += " AND Z_PK BETWEEN ?1 AND ?2" }
+        return RowCopy(sql: sql, sourceTable: sourceTable, destinationTable: table.name, sourceEntityNumbers: numbers, isBatched: !numbersPositions)
+    }
+
+    /// The value of the destination column `column` for the rows of `member`, as an SQL
+    /// expression over the source row; `nil` when it stays NULL (or is written later).
+    private func expression(for column: String, of member: Member, numbersPositions: inout Bool) -> String? {
+        if let attributeName = member.destination.attributeColumns.first(where: { $0.value == column })?.key {
+            guard let attribute = member.mapping.attributes.first(where: { $0.destination.name == attributeName }) else { return nil }
+            let stored = attribute.source.flatMap { member.source.attributeColumns[$0.name] }.map(attribute.conversion.expression(of:))
+            guard let fill = attribute.fill?.databaseValue.sqlLiteral else { return stored }
+            return stored.map { "COALESCE(\($0), \(fill))" } ?? fill
+        }
+        guard let (name, columns) = member.destination.toOneColumns.first(where: { [$0.value.key, $0.value.entity, $0.value.order].contains(column) }),
+            let source = member.mapping.relationships.first(where: { $0.destination.name == name })?.source, !source.isToMany,
+            let stored = member.source.toOneColumns[source.name]
+        else { return nil }
+        switch column {
+        case columns.key:
+            return stored.key
+        case columns.entity:
+            if let entity = stored.entity { return mappedEntityNumber(entity) }
+            // The source's destination had no sub-entities: every key is of that one entity.
+            guard let number = sourceLayout.entity(named: source.destinationEntityName)?.number, let mapped = entityNumbers[number] else { return nil }
+            return "CASE WHEN \(stored.key) IS NOT NULL THEN \(mapped) END"
+        default:
+            if let order = stored.order { return order }
+            numbersPositions = true
+            return "CASE WHEN \(stored.key) IS NOT NULL THEN ROW_NUMBER() OVER (PARTITION BY \(stored.key) ORDER BY Z_PK) END"
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Running a plan: each step copies its input into a new file beside the store, checked before
+// the next step reads it; the last file then takes the store's place with one rename, the old
+// store kept as a hard link (the backup). Until that rename the store is not written to, and
+// the files a failed run made are removed.
+
+/// How far a migration has come, for a progress display.
+public struct MigrationProgress: Sendable {
+    /// The step running, as `Model → Model 2`.
+    public var step: String
+    /// Objects copied so far in this step, and how many it copies.
+    public var copied: Int
+    public var total: Int
+}
+
+/// What a migration did.
+public struct MigrationResult: Sendable {
+    /// The plan it ran.
+    public var plan: MigrationPlan
+    /// The objects per entity the migrated store holds.
+    public var counts: [String: Int]
+    /// The old store, kept unless the migration ran without a backup.
+    public var backupPath: String?
+}
+
+extension StoreMigrator {
+    /// How many rows a batch of a row copy covers, by primary key.
+    static let batchSize: Int64 = 50_000
+
+    /// Runs `plan` (``plan()`` when `nil`) and puts the migrated store in the store's place,
+    /// keeping the old one as `<store>.<UTC time>.bak` unless `backup` is false.
+    ///
+    /// - Throws: ``MigrationError``; the store is then as it was.
+    @discardableResult
+    public func migrate(_ plan: MigrationPlan? = nil, backup: Bool = true, progress: (@Sendable (MigrationProgress) -> Void)? = nil) throws(MigrationError) -> MigrationResult {
+        let plan = if let plan { plan } else { try self.plan() }
+        guard !plan.isEmpty else { return MigrationResult(plan: plan, counts: [:], backupPath: nil) }
+        try checkWritable()
+        let guardConnection = try holdStore()
+        var guardOpen = true
+        defer { if guardOpen { guardConnection.close() } }
+        let migrated = try runSteps(of: plan, progress: progress)
+        defer { try? FileManager.default.removeItem(atPath: migrated) }
+        // Writers were held off until now; the store's own files go with its last connection.
+        try? guardConnection.execute("ROLLBACK")
+        guardConnection.close()
+        guardOpen = false
+        let backupPath = backup ? try keepBackup() : nil
+        guard rename(migrated, storePath) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if let backupPath { try? FileManager.default.removeItem(atPath: backupPath) }
+            throw .cannotMigrate(path: storePath, reason: "cannot put the migrated store in place: \(reason)")
+        }
+        Self.synchronizeFolder(of: storePath)
+        return MigrationResult(plan: plan, counts: plan.steps.last?.expectedCounts ?? [:], backupPath: backupPath)
+    }
+
+    /// Runs `plan` into a copy that is then thrown away: every check of the data runs, and
+    /// the store does not change. Returns the objects per entity the migrated store would hold.
+    public func check(_ plan: MigrationPlan, progress: (@Sendable (MigrationProgress) -> Void)? = nil) throws(MigrationError) -> [String: Int] {
+        guard !plan.isEmpty else { return [:] }
+        let migrated = try runSteps(of: plan, progress: progress)
+        try? FileManager.default.removeItem(atPath: migrated)
+        return plan.steps.last?.expectedCounts ?? [:]
+    }
+
+    // MARK: - Steps
+
+    /// Runs every step, each into a new file beside the store; returns the last one's path.
+    private func runSteps(of plan: MigrationPlan, progress: (@Sendable (MigrationProgress) -> Void)?) throws(MigrationError) -> String {
+        var input = storePath
+        for (index, step) in plan.steps.enumerated() {
+            let output = "\(storePath).migrating-\(index + 1)"
+            Self.removeStore(at: output)
+            do {
+                try MigrationStepRun(step: step, inputPath: input, outputPath: output, progress: progress).run()
+            } catch {
+                Self.removeStore(at: output)
+                if input != storePath { Self.removeStore(at: input) }
+                throw error.asMigrationError(path: storePath, step: step.name)
+            }
+            // A step's input, once copied, is only needed when it is the store itself.
+            if input != storePath { Self.removeStore(at: input) }
+            input = output
+        }
+        return input
+    }
+
+    // MARK: - Files
+
+    private func checkWritable() throws(MigrationError) {
+        let folder = (storePath as NSString).deletingLastPathComponent
+        let permissions = (try? FileManager.default.attributesOfItem(atPath: storePath))?[.posixPermissions] as? Int ?? 0
+        guard FileManager.default.isWritableFile(atPath: storePath), permissions & 0o222 != 0 else {
+            throw .cannotMigrate(path: storePath, reason: "the store is read-only")
+        }
+        guard FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder) else {
+            throw .cannotMigrate(path: storePath, reason: "its folder is read-only, so the migrated store cannot be written beside it")
+        }
+    }
+
+    /// A connection that folds the store's write-ahead log into it and keeps other writers
+    /// out while the copy runs; refuses when another connection uses the store.
+    private func holdStore() throws(MigrationError) -> Database {
+        var configuration = Database.Configuration()
+        configuration.createsFile = false
+        configuration.journalMode = nil
+        configuration.busyTimeout = .seconds(2)
+        do {
+            let database = try Database(path: storePath, configuration: configuration)
+            if try database.scalar("PRAGMA journal_mode")?.stringValue?.lowercased() == "wal" {
+                let result = try database.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+                if result.first?.first?.int64Value != 0 {
+                    database.close()
+                    throw MigrationError.cannotMigrate(path: storePath, reason: "another connection is using the store; close it and try again")
+                }
+            }
+            try database.execute("BEGIN IMMEDIATE")
+            return database
+        } catch let error as MigrationError {
+            throw error
+        } catch let error as DatabaseError where error.isBusy {
+            throw .cannotMigrate(path: storePath, reason: "another connection is writing to the store; close it and try again")
+        } catch {
+            throw .store(.database(error as? DatabaseError ?? DatabaseError(code: 1, message: "\(error)", path: storePath)))
+        }
+    }
+
+    /// Links the store's file as `<store>.<UTC time>.bak` (a copy where links are not
+    /// possible); its write-ahead log was folded into it first.
+    private func keepBackup() throws(MigrationError) -> String {
+        let formatter = DateFormatter()
+        (formatter.locale, formatter.timeZone, formatter.dateFormat) = (Locale(identifier: "en_US_POSIX"), TimeZone(identifier: "UTC"), "yyyyMMdd'T'HHmmss'Z'")
+        let stamp = formatter.string(from: Date())
+        var path = "\(storePath).\(stamp).bak"
+        var counter = 1
+        while FileManager.default.fileExists(atPath: path) {
+            counter += 1
+            path = "\(storePath).\(stamp)-\(counter).bak"
+        }
+        if link(storePath, path) != 0 {
+            do {
+                try FileManager.default.copyItem(atPath: storePath, toPath: path)
+            } catch {
+                throw .cannotMigrate(path: storePath, reason: "cannot keep a backup at \(path): \(error.localizedDescription)")
+            }
+        }
+        return path
+    }
+
+    /// Removes a store file this migration made, with its journal files.
+    static func removeStore(at path: String) {
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] { try? FileManager.default.removeItem(atPath: file) }
+    }
+
+    /// Makes a rename in the folder of `path` durable.
+    static func synchronizeFolder(of path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let descriptor = open(folder.isEmpty ? "." : folder, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+}
+
+extension Error {
+    /// The error as a migration reports it.
+    func asMigrationError(path: String, step: String) -> MigrationError {
+        switch self {
+        case let error as MigrationError: error
+        case let error as StoreError: .store(error)
+        case let error as DatabaseError: .store(.database(error))
+        default: .cannotMigrate(path: path, reason: "\(step): \(self)")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Progressive migration through versions written here, and the changes a migration refuses,
+/// each leaving the store as it was.
+@Suite struct MigrationChainTests {
+    static let version1 = """
+        {"entities": [
+          {"name": "Author", "attributes": [{"name": "name", "type": "string"}, {"name": "born", "type": "integer16"}, {"name": "rating", "type": "integer32"}],
+           "relationships": [{"name": "books", "destination": "Book", "inverse": "author", "toMany": true}]},
+          {"name": "Book", "attributes": [{"name": "title", "type": "string"}, {"name": "pages", "type": "integer16"}],
+           "relationships": [{"name": "author", "destination": "Author", "inverse": "books"}]}
+        ]}
+        """
+    /// Renames title to name, widens pages, makes born required with a default, rating a
+    /// Double, and adds an attribute and an entity.
+    static let version2 = """
+        {"entities": [
+          {"name": "Author", "attributes": [{"name": "name", "type": "string"}, {"name": "born", "type": "integer16", "optional": false, "default": "1900"},
+             {"name": "rating", "type": "double"}],
+           "relationships": [{"name": "books", "destination": "Book", "inverse": "author", "toMany": true}]},
+          {"name": "Book", "attributes": [{"name": "name", "type": "string", "renamingIdentifier": "title"}, {"name": "pages", "type": "integer64"},
+             {"name": "isbn", "type": "string"}],
+           "relationships": [{"name": "author", "destination": "Author", "inverse": "books"}]},
+          {"name": "Publisher", "attributes": [{"name": "name", "type": "string"}]}
+        ]}
+        """
+    /// Splits the to-one author into an ordered to-many, turns pages into text, and renames
+    /// Publisher to Imprint.
+    static let version3 = """
+        {"entities": [
+          {"name": "Author", "attributes": [{"name": "name", "type": "string"}, {"name": "born", "type": "integer16", "optional": false, "default": "1900"},
+             {"name": "rating", "type": "double"}],
+           "relationships": [{"name": "books", "destination": "Book", "inverse": "authors", "toMany": true}]},
+          {"name": "Book", "attributes": [{"name": "name", "type": "string", "renamingIdentifier": "title"}, {"name": "pages", "type": "string"},
+             {"name": "isbn", "type": "string"}],
+           "relationships": [{"name": "authors", "destination": "Author", "inverse": "books", "toMany": true, "ordered": true, "renamingIdentifier": "author"}]},
+          {"name": "Imprint", "renamingIdentifier": "Publisher", "attributes": [{"name": "name", "type": "string"}]}
+        ]}
+        """
+
+    static func library() throws -> MigrationFixture {
+        try MigrationFixture(versions: [("Library", version1), ("Library 2", version2), ("Library 10", version3)]) { context in
+            let leGuin = try context.make("Author", ["name": "Le Guin", "born": 1929, "rating": 5])
+            let herbert = try context.make("Author", ["name": "Herbert", "rating": 4])
+            try context.make("Author", ["name": "Nobody"])
+            try context.make("Book", ["title": "Earthsea", "pages": 183, "author": leGuin])
+            try context.make("Book", ["title": "Tombs", "pages": 160, "author": leGuin])
+            try context.make("Book", ["title": "Dune", "pages": 412, "author": herbert])
+            try context.make("Book", ["title": "Orphan"])
+        }
+    }
+
+    @Test func migratesThroughEveryVersionInOneRun() throws {
+        let fixture = try Self.library()
+        let plan = try fixture.migrator().plan()
+        #expect(plan.steps.map(\.name) == ["Library → Library 2", "Library 2 → Library 10"], "numbers by value: 2 before 10")
+        #expect(plan.steps[0].mapping.changes.contains("Book.title renamed to name"))
+        #expect(plan.steps[0].mapping.changes.contains("Book.pages: Integer 16 → Integer 64"))
+        #expect(plan.steps[1].mapping.changes.contains("Book.author renamed to authors"))
+        #expect(plan.steps[1].mapping.changes.contains("Book.authors: to-one → to-many"))
+        #expect(plan.steps[1].mapping.changes.contains("entity Publisher renamed to Imprint"))
+        let result = try fixture.migrator().migrate(plan)
+        #expect(result.counts == ["Author": 3, "Book": 4, "Imprint": 0])
+        try fixture.read { context in
+            let authors = try context.all("Author", by: "name")
+            #expect(try authors.map { try $0.attributeValue(forKey: "born") } == [.integer(1900), .integer(1929), .integer(1900)], "nil takes the default")
+            #expect(try authors.map { try $0.attributeValue(forKey: "rating") } == [.double(4), .double(5), nil])
+            let books = try context.all("Book", by: "name")
+            #expect(try books.map { try $0.attributeValue(forKey: "name") } == ["Dune", "Earthsea", "Orphan", "Tombs"].map { .string($0) })
+            #expect(try books.map { try $0.attributeValue(forKey: "pages") } == [.string("412"), .string("183"), nil, .string("160")])
+            #expect(try books.map { try $0.objects(forKey: "authors").map { try $0.attributeValue(forKey: "name") } }
+                == [[.string("Herbert")], [.string("Le Guin")], [], [.string("Le Guin")]])
+            #expect(try authors[1].objects(forKey: "books").count == 2, "the inverse follows")
+            // Keys go on after the largest the old store handed out.
+            let added = try context.make("Book", ["name": "New"])
+            try context.save()
+            #expect((added.objectID.primaryKey ?? 0) > 4)
+        }
+    }
+
+    @Test func aMigrationToAnEarlierVersionIsRefused() throws {
+        let fixture = try Self.library()
+        try fixture.migrator().migrate()
+        #expect(throws: MigrationError.self) { try fixture.migrator(to: "Library 2").plan() }
+    }
+
+    /// A model change a migration refuses: the store stays byte for byte, and no file is left.
+    static func expectRefusal(from old: String, to new: String, seed: (ObjectContext) throws -> Void, message: String) throws {
+        let fixture = try MigrationFixture(versions: [("V1", old), ("V2", new)], seed: seed)
+        let before = try fixture.bytes()
+        #expect {
+            try fixture.migrator().migrate()
+        } throws: { error in
+            let text = "\(error)"
+            #expect(text.contains(message), "\(text)")
+            return error is MigrationError
+        }
+        #expect(try fixture.bytes() == before)
+        #expect(try fixture.otherFiles() == [])
+    }
+
+    @Test func aLossyTypeChangeIsRefused() throws {
+        try Self.expectRefusal(
+            from: #"{"entities": [{"name": "Item", "attributes": [{"name": "score", "type": "double"}]}]}"#,
+            to: #"{"entities": [{"name": "Item", "attributes": [{"name": "score", "type": "integer32"}]}]}"#,
+            seed: { try $0.make("Item", ["score": 1.5]) },
+            message: "Item.score: Double → Integer 32 would lose values")
+    }
+
+    @Test func aRequiredAttributeWithoutDefaultOnObjectsWithoutValueIsRefused() throws {
+        try Self.expectRefusal(
+            from: #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}]}]}"#,
+            to: #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string", "optional": false}]}]}"#,
+            seed: { context in
+                try context.make("Item", ["code": "a"])
+                try context.make("Item", [:])
+            },
+            message: "Item.code is required and has no default value, but 1 objects have no value for it (p2)")
+    }
+
+    @Test func aNewUniquenessConstraintThatTheDataBreaksIsRefused() throws {
+        try Self.expectRefusal(
+            from: #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}]}]}"#,
+            to: #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}], "uniquenessConstraints": [["code"]]}]}"#,
+            seed: { context in
+                for code in ["a", "b", "a", "c", "b", "a"] { try context.make("Item", ["code": code]) }
+            },
+            message: "Item (code) must be unique, but 2 values are held by several objects ('a': 3 objects; 'b': 2 objects)")
+    }
+
+    @Test func aToManyThatBecomesToOneMustHoldOneObject() throws {
+        let old = """
+            {"entities": [{"name": "Shelf", "attributes": [{"name": "label", "type": "string"}],
+               "relationships": [{"name": "items", "destination": "Item", "inverse": "shelves", "toMany": true}]},
+              {"name": "Item", "attributes": [{"name": "code", "type": "string"}],
+               "relationships": [{"name": "shelves", "destination": "Shelf", "inverse": "items", "toMany": true}]}]}
+            """
+        let new = old.replacingOccurrences(of: #"{"name": "shelves", "destination": "Shelf", "inverse": "items", "toMany": true}"#,
+            with: #"{"name": "shelf", "renamingIdentifier": "shelves", "destination": "Shelf", "inverse": "items"}"#)
+            .replacingOccurrences(of: #""inverse": "shelves""#, with: #""inverse": "shelf""#)
+        try Self.expectRefusal(from: old, to: new, seed: { context in
+            let shelves = try (1...2).map { try context.make("Shelf", ["label": "s\($0)"]) }
+            try context.make("Item", ["code": "both", "shelves": shelves])
+            try context.make("Item", ["code": "one", "shelves": [shelves[0]]])
+        }, message: "Item.shelf becomes to-one, but 1 objects hold several (p1: 2 objects)")
+
+        // With one shelf each, the links carry over.
+        let fixture = try MigrationFixture(versions: [("V1", old), ("V2", new)]) { context in
+            let shelf = try context.make("Shelf", ["label": "s"])
+            try context.make("Item", ["code": "x", "shelves": [shelf]])
+            try context.make("Item", ["code": "y"])
+        }
+        try fixture.migrator().migrate()
+        try fixture.read { context in
+            let items = try context.all("Item", by: "code")
+            #expect(try items.map { try ($0.value(forKey: "shelf") as? ManagedObject)?.attributeValue(forKey: "label") } == [.string("s"), nil])
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+@testable import Strata
+
+/// A store made with the first of some model versions written as Strata JSON models, seeded
+/// through a context, to migrate and read back.
+struct MigrationFixture {
+    let folder: StoreFolder
+    let path: String
+    let bundle: ModelBundle
+
+    /// `versions` are (name, JSON model text) in order; the last is current.
+    init(versions: [(String, String)], seed: (ObjectContext) throws -> Void) throws {
+        folder = try StoreFolder()
+        path = folder.path("Store.sqlite")
+        let loaded = try versions.map { name, json in
+            ModelBundle.Version(name: name, file: URL(fileURLWithPath: "/models/\(name).json"), model: try JSONModelReader.read(Data(json.utf8), path: "\(name).json"))
+        }
+        bundle = ModelBundle(url: URL(fileURLWithPath: "/models/Test.xcdatamodeld"), versions: loaded, currentVersionName: loaded.last!.name, currentVersionReason: "the last")
+        let store = try PersistentStore.create(at: path, model: loaded[0].model)
+        defer { store.close() }
+        let context = ObjectContext(store: store)
+        try context.performAndWait {
+            try seed(context)
+            try context.save()
+        }
+    }
+
+    func migrator(to version: String? = nil) throws -> StoreMigrator {
+        try StoreMigrator(storePath: path, bundle: bundle, destinationVersion: version)
+    }
+
+    /// The store file's bytes: a refused migration leaves them as they were.
+    func bytes() throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+
+    /// The files beside the store other than the store itself.
+    func otherFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0 != "Store.sqlite" }.sorted()
+    }
+
+    /// Runs `body` with a context on the migrated store, opened with the current version.
+    func read<T>(_ body: (ObjectContext) throws -> T) throws -> T {
+        let store = try PersistentStore.open(at: path, model: bundle.currentVersion.model)
+        defer { store.close() }
+        let context = ObjectContext(store: store)
+        return try context.performAndWait { try body(context) }
+    }
+}
+
+extension ObjectContext {
+    /// Inserts an object of `entity` with `values`.
+    @discardableResult
+    func make(_ entity: String, _ values: [String: Any?]) throws -> ManagedObject {
+        let object = try insert(entity)
+        for (key, value) in values { try object.setValue(value, forKey: key) }
+        return object
+    }
+
+    /// The objects of `entity` sorted by `key`.
+    func all(_ entity: String, by key: String) throws -> [ManagedObject] {
+        try fetch(FetchRequest(entityName: entity, sortDescriptors: [SortDescriptor(key)]))
+    }
+}
