@@ -29,14 +29,21 @@ public struct StoreMigrator: Sendable {
     public let destination: ModelBundle.Version
     /// The model the store was made with, when the bundle does not hold it.
     public let sourceModel: ModelBundle.Version?
+    /// Whether the model the store keeps itself (Core Data's `Z_MODELCACHE`, or the copy
+    /// Strata records) may be the source when no version of the bundle made the store.
+    public let usesStoreModel: Bool
 
     /// A migrator of the store at `storePath` to the bundle's version `destinationVersion`
     /// (its current version by default).
     ///
     /// - Throws: ``MigrationError`` naming the versions when `destinationVersion` is not one.
-    public init(storePath: String, bundle: ModelBundle, destinationVersion: String? = nil, sourceModel: ModelBundle.Version? = nil) throws(MigrationError) {
+    public init(
+        storePath: String, bundle: ModelBundle, destinationVersion: String? = nil, sourceModel: ModelBundle.Version? = nil,
+        usesStoreModel: Bool = true
+    ) throws(MigrationError) {
         self.storePath = storePath
         self.bundle = bundle
+        self.usesStoreModel = usesStoreModel
         do {
             destination = try bundle.version(named: destinationVersion)
         } catch {
@@ -109,15 +116,14 @@ public struct StoreMigrator: Sendable {
             }
             return ([sourceModel, destination], nil)
         }
-        switch store.modelSource {
-        case .modelCache, .storeMetadata:
+        if usesStoreModel, [.modelCache, .storeMetadata].contains(store.modelSource) {
             let name = store.modelSource == .modelCache ? "the store's model cache" : "the model recorded in the store"
             return ([ModelBundle.Version(name: name, file: URL(fileURLWithPath: storePath), model: store.model), destination], nil)
-        default:
-            throw .sourceModelNotFound(
-                path: storePath,
-                reason: "it is none of the versions of \(bundle.url.lastPathComponent) (\(versions.map(\.name).joined(separator: ", "))), and the store keeps no model of its own; give it with --from-model")
         }
+        let ownModel = usesStoreModel ? ", and the store keeps no model of its own" : ""
+        throw .sourceModelNotFound(
+            path: storePath,
+            reason: "it is none of the versions of \(bundle.url.lastPathComponent) (\(versions.map(\.name).joined(separator: ", ")))\(ownModel); name the model that made it (strata migrate --from-model)")
     }
 
     /// The objects per entity of `store`, read with the layout of `model` (the store's own).

@@ -35,9 +35,14 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     /// How the stack is set up.
     public struct Options: Sendable {
         public var topology: Topology = .threeTier
-        /// Whether a store of an older model version is migrated. Migration is not available
-        /// yet: a store of another model is refused either way, saying so.
+        /// Whether a store made with an earlier version of the model is migrated to it (see
+        /// ``StoreMigrator``; the old store is kept as a backup beside it). The version that
+        /// made the store must be one of ``modelVersions``; off, such a store is refused.
         public var automigrates = true
+        /// The versions of the model (its `.xcdatamodeld` bundle) that a store may have been
+        /// made with; the stack's model must be one of them. Without them, only a store of the
+        /// stack's own model opens.
+        public var modelVersions: ModelBundle?
         /// Whether a store that cannot be opened (damaged, or of another model) is removed and
         /// created anew, losing its data, instead of failing.
         public var resetsOnFailure = false
@@ -283,14 +288,26 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         guard FileManager.default.fileExists(atPath: url.path) else {
             return (try PersistentStore.create(at: url.path, model: model, configuration: options.configuration), true)
         }
-        let failure: StoreError
+        var failure: any Error
         do {
             return (try PersistentStore.open(at: url.path, model: model, configuration: options.configuration), false)
         } catch {
             failure = error
         }
+        if case StoreError.modelMismatch(let path, let comparison) = failure {
+            failure = StackError.modelMismatch(path: path, comparison: comparison)
+            if options.automigrates {
+                do {
+                    try migrate(url, to: model, versions: options.modelVersions)
+                    return (try PersistentStore.open(at: url.path, model: model, configuration: options.configuration), false)
+                } catch {
+                    failure = error
+                }
+            }
+        }
         let isUnusable = switch failure {
-        case .notSQLite, .notACoreDataStore, .modelMismatch, .modelCacheUnreadable: true
+        case StoreError.notSQLite, StoreError.notACoreDataStore, StoreError.modelCacheUnreadable, is StackError: true
+        case MigrationError.sourceModelNotFound, MigrationError.newerStore, MigrationError.unmappable, MigrationError.dataDoesNotFit: true
         default: false
         }
         // Only a store whose data cannot be used is replaced, and only when asked; a locked or
@@ -299,10 +316,21 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
             for path in storeFiles(of: url) { try? FileManager.default.removeItem(atPath: path) }
             return (try PersistentStore.create(at: url.path, model: model, configuration: options.configuration), true)
         }
-        if case .modelMismatch(let path, let comparison) = failure {
-            throw StackError.modelMismatch(path: path, comparison: comparison, automigrates: options.automigrates)
-        }
         throw failure
+    }
+
+    /// Migrates the store at `url` to `model`, from the version among `versions` that made it.
+    private static func migrate(_ url: URL, to model: ObjectModel, versions: ModelBundle?) throws(MigrationError) {
+        let hashes = model.entityVersionHashes()
+        let bundle = versions ?? ModelBundle(
+            url: url, versions: [ModelBundle.Version(name: "the stack's model", file: url, model: model)],
+            currentVersionName: "the stack's model", currentVersionReason: "the only version")
+        guard let destination = bundle.versions.first(where: { $0.model.entityVersionHashes() == hashes }) else {
+            throw .cannotMigrate(path: url.path, reason: "the stack's model is none of the versions of \(bundle.url.lastPathComponent)")
+        }
+        // Unattended, a migration starts only from a version the app ships, as Core Data's does.
+        let migrator = try StoreMigrator(storePath: url.path, bundle: bundle, destinationVersion: destination.name, usesStoreModel: false)
+        try migrator.migrate()
     }
 
     /// A store's file, its journal files, and Core Data's external data folder beside it.

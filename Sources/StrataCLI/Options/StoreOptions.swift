@@ -116,14 +116,17 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The stack on the store (default: `<model name>.sqlite` in the current folder), creating
-    /// the store when it is missing; a store of another model is refused.
-    func openStack() throws -> DataStack {
-        let version = try loadModel()
+    /// the store when it is missing. A store made with an earlier version of the bundle is
+    /// migrated when `automigrates`; a store of another model is refused.
+    func openStack(automigrates: Bool = true) throws -> DataStack {
+        let loaded = try loadValidatedModel()
         let modelName = URL(fileURLWithPath: try requireModelURL().path).deletingPathExtension().lastPathComponent
         var stackOptions = DataStack.Options()
         stackOptions.configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
+        stackOptions.automigrates = automigrates
+        stackOptions.modelVersions = loaded.bundle
         return try DataStack(
-            model: version.model, modelName: modelName, store: .sqlite(storePath.map(URL.init(fileURLWithPath:))), options: stackOptions)
+            model: loaded.version.model, modelName: modelName, store: .sqlite(storePath.map(URL.init(fileURLWithPath:))), options: stackOptions)
     }
 
     /// The model path, or a usage error saying how to give one.

@@ -158,4 +158,23 @@ import Testing
             #expect(try items.map { try ($0.value(forKey: "shelf") as? ManagedObject)?.attributeValue(forKey: "label") } == [.string("s"), nil])
         }
     }
+
+    @Test func aStackMigratesAStoreOfAnEarlierVersionOfItsBundle() throws {
+        let fixture = try Self.library()
+        var options = DataStack.Options()
+        options.modelVersions = fixture.bundle
+        let stack = try DataStack(model: fixture.bundle.currentVersion.model, store: .sqlite(URL(fileURLWithPath: fixture.path)), options: options)
+        #expect(stack.store.comparison.isMatch && !stack.createdStore)
+        #expect(try stack.store.count(of: "Book") == 4)
+        #expect(try fixture.otherFiles().contains { $0.hasSuffix(".bak") }, "the old store is kept")
+        stack.store.close()
+
+        // Without the bundle, the stack knows no version that made the store.
+        let other = try Self.library()
+        #expect {
+            _ = try DataStack(model: other.bundle.currentVersion.model, store: .sqlite(URL(fileURLWithPath: other.path)))
+        } throws: { error in
+            "\(error)".contains("cannot find the model the store was made with: it is none of the versions")
+        }
+    }
 }

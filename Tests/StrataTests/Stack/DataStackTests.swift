@@ -116,7 +116,14 @@ import Testing
         #expect {
             _ = try DataStack(model: Self.library, store: .sqlite(url))
         } throws: { error in
-            String(describing: error).hasSuffix("(automatic migration is not available yet)")
+            String(describing: error).contains("cannot find the model the store was made with: it is none of the versions")
+        }
+        var manual = DataStack.Options()
+        manual.automigrates = false
+        #expect {
+            _ = try DataStack(model: Self.library, store: .sqlite(url), options: manual)
+        } throws: { error in
+            String(describing: error).hasSuffix("(automatic migration is off)")
                 && String(describing: error).contains("entities that differ: Author (only in the model)")
         }
         var options = DataStack.Options()

@@ -10,16 +10,22 @@ struct SetupCommand: AsyncParsableCommand, ReadsModelOrStore {
         abstract: "Create the store when missing or open it, and describe the stack.",
         discussion: """
             Without --store, the store is <model name>.sqlite in the current folder. A store made \
-            with another model is refused (exit status 3); migration is not available yet.
+            with an earlier version of the model bundle is migrated to the chosen version first, \
+            as strata migrate does, keeping the old store as <store>.<UTC time>.bak; with \
+            --no-automigrate, or when no version of the bundle made it, it is refused (exit \
+            status 3).
             """)
 
     @OptionGroup var options: StoreOptions
+
+    @Flag(help: "Refuse a store of an earlier model version instead of migrating it.")
+    var noAutomigrate = false
 
     @Option(help: "Output format: table or json.")
     var format: OutputFormat = .table
 
     func run() async throws {
-        let stack = try options.openStack()
+        let stack = try options.openStack(automigrates: !noAutomigrate)
         switch format {
         case .table:
             print(stack.description)
