@@ -110,7 +110,7 @@ extension StoreMigrator {
         var configuration = Database.Configuration()
         configuration.createsFile = false
         configuration.journalMode = nil
-        configuration.busyTimeout = .seconds(2)
+        configuration.busyTimeout = .seconds(1)
         do {
             let database = try Database(path: storePath, configuration: configuration)
             if try database.scalar("PRAGMA journal_mode")?.stringValue?.lowercased() == "wal" {

@@ -18,8 +18,9 @@ import Foundation
 /// A migration copies the objects into a new file next to the store, checks it (what the data
 /// must keep, SQLite's integrity check, the objects per entity the plan predicts, the model's
 /// hashes), and only then puts it in the store's place with one `rename`. A failure or an
-/// interruption at any point before leaves the store as it was. Other processes should not use
-/// the store meanwhile: Strata refuses when it sees one.
+/// interruption at any point before leaves the store as it was. Other processes should close
+/// the store first: Strata refuses when one is writing to it, but cannot see one that only
+/// holds it open, which would go on with the old store.
 public struct StoreMigrator: Sendable {
     /// The store to migrate.
     public let storePath: String
