@@ -23,6 +23,9 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     public let mapping: ModelMapping
     /// The objects of each source entity (sub-entities not included) that the step's input holds.
     public let sourceCounts: [String: Int]
+    /// Tables and columns of the input that no model describes (Core Data's model cache and
+    /// history, a column another tool added): the new store leaves them out.
+    public let leftOut: [String]
     /// Where the input store keeps its objects.
     let sourceLayout: StoreLayout
     /// Where the new store keeps them, as Core Data lays out a new store of the destination model.
@@ -43,6 +46,16 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         self.sourceCounts = sourceCounts
         sourceLayout = StoreLayout(model: source.model, matching: sourceSchema)
         destinationLayout = StoreLayout(model: destination.model)
+        var leftOut: [String] = []
+        for table in sourceSchema?.tables ?? [] where !StoreSchema.requiredTables.contains(table.name) {
+            guard let known = sourceLayout.tables.first(where: { $0.name == table.name }) else {
+                leftOut.append("table \(table.name)")
+                continue
+            }
+            let columns = Set(known.columns.map(\.name))
+            leftOut += table.columns.filter { !columns.contains($0.name) }.map { "column \(table.name).\($0.name)" }
+        }
+        self.leftOut = leftOut
     }
 
     /// `Model → Model 2`, as messages name the step.
@@ -82,6 +95,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         for (entity, count) in droppedCounts.sorted(by: { $0.key < $1.key }) {
             lines.append("    \(entity): \(count) removed with the entity")
         }
+        if !leftOut.isEmpty { lines.append("  left out, since no model describes them: " + leftOut.joined(separator: ", ")) }
         return lines.joined(separator: "\n")
     }
 

@@ -102,13 +102,13 @@ public struct StoreMigrator: Sendable {
     /// The versions from the store's to ``destination``, and the order they were taken in (for
     /// a chain of the bundle's versions).
     private func versionChain(storeHashes: [String: Data], store: PersistentStore) throws(MigrationError) -> ([ModelBundle.Version], String?) {
-        let versions = bundle.versions
+        let (versions, order) = Self.migrationOrder(of: bundle.versions)
         if let start = versions.firstIndex(where: { $0.model.entityVersionHashes() == storeHashes }) {
             guard let end = versions.firstIndex(where: { $0.name == destination.name }) else { return ([versions[start], destination], nil) }
             guard start < end else {
                 throw .newerStore(path: storePath, storeVersion: versions[start].name, destinationVersion: destination.name)
             }
-            return (Array(versions[start...end]), "the bundle's versions in name order, numbers by value: " + versions.map(\.name).joined(separator: ", "))
+            return (Array(versions[start...end]), order)
         }
         if let sourceModel {
             let comparison = HashComparison(store: storeHashes, model: sourceModel.model.entityVersionHashes())
@@ -125,6 +125,18 @@ public struct StoreMigrator: Sendable {
         throw .sourceModelNotFound(
             path: storePath,
             reason: "it is none of the versions of \(bundle.url.lastPathComponent) (\(versions.map(\.name).joined(separator: ", ")))\(ownModel); name the model that made it (strata migrate --from-model)")
+    }
+
+    /// The versions in the order a store goes through them: by version identifier when each
+    /// version has its own (compared as numbers, `1.9` before `1.10`), else by name (as the
+    /// bundle lists them, numbers by value); and that order in words.
+    static func migrationOrder(of versions: [ModelBundle.Version]) -> ([ModelBundle.Version], String) {
+        let identifiers = versions.map(\.model.versionIdentifier)
+        if !identifiers.contains(""), Set(identifiers).count == identifiers.count {
+            let ordered = versions.sorted { $0.model.versionIdentifier.compare($1.model.versionIdentifier, options: .numeric) == .orderedAscending }
+            return (ordered, "versions by their version identifiers: " + ordered.map { "\($0.name) (\($0.model.versionIdentifier))" }.joined(separator: ", "))
+        }
+        return (versions, "versions by name, numbers by value: " + versions.map(\.name).joined(separator: ", "))
     }
 
     /// The objects per entity of `store`, read with the layout of `model` (the store's own).

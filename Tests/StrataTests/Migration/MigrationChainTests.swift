@@ -177,4 +177,18 @@ import Testing
             "\(error)".contains("cannot find the model the store was made with: it is none of the versions")
         }
     }
+
+    @Test func versionsGoInTheOrderOfTheirIdentifiersWhenEachHasOne() {
+        func version(_ name: String, _ identifier: String) -> ModelBundle.Version {
+            var model = ObjectModel(entities: [EntityDescription(name: "Item")])
+            model.versionIdentifier = identifier
+            return ModelBundle.Version(name: name, file: URL(fileURLWithPath: "/\(name)"), model: model)
+        }
+        let byIdentifier = StoreMigrator.migrationOrder(of: [version("A", "1.10"), version("B", "1.9"), version("C", "2")])
+        #expect(byIdentifier.0.map(\.name) == ["B", "A", "C"])
+        #expect(byIdentifier.1 == "versions by their version identifiers: B (1.9), A (1.10), C (2)")
+        let byName = StoreMigrator.migrationOrder(of: [version("A", "1.10"), version("B", ""), version("C", "2")])
+        #expect(byName.0.map(\.name) == ["A", "B", "C"])
+        #expect(byName.1 == "versions by name, numbers by value: A, B, C")
+    }
 }

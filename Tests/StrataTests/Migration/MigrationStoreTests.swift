@@ -151,6 +151,7 @@ import Testing
             currentVersionName: "Next", currentVersionReason: "the only one")
         let plan = try StoreMigrator(storePath: path, bundle: bundle).plan()
         #expect(plan.sourceVersion == "the store's model cache")
+        #expect(plan.steps[0].leftOut.contains("table Z_MODELCACHE"), "Strata does not write a model cache; the plan says so")
         try StoreMigrator(storePath: path, bundle: bundle).migrate(plan)
         let migrated = try PersistentStore.open(at: path, model: next)
         #expect(try migrated.rowCounts() == counts)
