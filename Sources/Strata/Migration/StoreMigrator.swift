@@ -77,9 +77,14 @@ public struct StoreMigrator: Sendable {
         var counts: [String: Int]
         var schema: StoreSchema? = store.schema
         do {
-            counts = try Self.rowCounts(of: store, model: chain[0].model)
+            // Counted with the store's own model, whose layout the store has.
+            let source = try PersistentStore.open(at: storePath, model: chain[0].model, requiresMatchingModel: false, configuration: .readOnly)
+            defer { source.close() }
+            counts = try source.withConnection { try source.rowCounts() }
+        } catch let error as StoreError {
+            throw .store(error)
         } catch {
-            throw .store(.database(error as? DatabaseError ?? DatabaseError(code: 1, message: "\(error)", path: storePath)))
+            throw error.asMigrationError(path: storePath, step: "counting the store's objects")
         }
         for (from, to) in zip(chain, chain.dropFirst()) {
             for version in [from, to] {
@@ -137,23 +142,6 @@ public struct StoreMigrator: Sendable {
             return (ordered, "versions by their version identifiers: " + ordered.map { "\($0.name) (\($0.model.versionIdentifier))" }.joined(separator: ", "))
         }
         return (versions, "versions by name, numbers by value: " + versions.map(\.name).joined(separator: ", "))
-    }
-
-    /// The objects per entity of `store`, read with the layout of `model` (the store's own).
-    private static func rowCounts(of store: PersistentStore, model: ObjectModel) throws -> [String: Int] {
-        let layout = StoreLayout(model: model, matching: store.schema)
-        var counts: [String: Int] = [:]
-        for entity in layout.entities { counts[entity.name] = 0 }
-        try store.withConnection {
-            for table in Set(layout.entities.map(\.tableName)).sorted() where store.schema.table(named: table) != nil {
-                for row in try store.database.rows("SELECT Z_ENT, COUNT(*) FROM \(table) GROUP BY Z_ENT") {
-                    if let number = row[0].int64Value, let entity = layout.entities.first(where: { $0.number == Int(number) }) {
-                        counts[entity.name] = Int(row[1].int64Value ?? 0)
-                    }
-                }
-            }
-        }
-        return counts
     }
 }
 
