@@ -22,4 +22,14 @@ enum ExitStatus: Int32 {
         case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .modelCacheUnreadable, .invalidModel: self = .dataError
         }
     }
+
+    /// A migration that the store's model, the models or the data refuse is a data error; one
+    /// that cannot run where the store is (read-only, in use) a runtime failure.
+    init(for error: MigrationError) {
+        switch error {
+        case .sourceModelNotFound, .newerStore, .unmappable, .dataDoesNotFit, .verificationFailed: self = .dataError
+        case .cannotMigrate: self = .failure
+        case .store(let storeError): self.init(for: storeError)
+        }
+    }
 }

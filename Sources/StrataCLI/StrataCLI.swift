@@ -58,6 +58,9 @@ public enum StrataCLI {
         case let storeError as StoreError:
             printError("strata: \(storeError)")
             return ExitStatus(for: storeError).rawValue
+        case let migrationError as MigrationError:
+            printError("strata: \(migrationError)")
+            return ExitStatus(for: migrationError).rawValue
         case is PredicateKeyError, is PredicateCompileError, is PredicateSyntaxError, is FetchRequestError:
             // A request that names what the model lacks, or that does not parse, is a usage error.
             printError("strata: \(error)")

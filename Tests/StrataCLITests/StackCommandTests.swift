@@ -49,9 +49,28 @@ import Testing
         for command in [["setup"], ["reset", "--yes"]] {
             let result = try StrataRunner.run(command + ["--store", store, "--model", tavant])
             #expect(result.status == 3)
-            #expect(result.standardError.contains("the store was made with another model; entities that differ: FeedbackCategory (only in the model)"))
+            #expect(result.standardError.contains("cannot find the model the store was made with: it is none of the versions of TavantTrade.xcdatamodeld"), "\(result.standardError)")
         }
+        let manual = try StrataRunner.run(["setup", "--no-automigrate", "--store", store, "--model", tavant])
+        #expect(manual.status == 3)
+        #expect(manual.standardError.contains("the store was made with another model; entities that differ: FeedbackCategory (only in the model)"))
+        #expect(manual.standardError.hasSuffix("(automatic migration is off)\n"))
         #expect(FileManager.default.fileExists(atPath: store))
+    }
+
+    @Test(.enabled(if: StrataRunner.fixturesAvailable, "shared/fixtures/coredata not found: fixture test skipped"))
+    func setupMigratesAStoreOfAnEarlierVersionUnlessToldNot() throws {
+        let swiftGen = StrataRunner.sharedFixtures.appendingPathComponent("models/SwiftGen.xcdatamodeld").path
+        let store = folder.appendingPathComponent("SwiftGen.sqlite").path
+        #expect(try StrataRunner.run(["create", "--store", store, "--model", swiftGen, "--model-version", "Model"]).status == 0)
+        let refused = try StrataRunner.run(["setup", "--no-automigrate", "--store", store, "--model", swiftGen])
+        #expect(refused.status == 3)
+        #expect(refused.standardError.hasSuffix("(automatic migration is off)\n"))
+        let migrated = try StrataRunner.run(["setup", "--store", store, "--model", swiftGen, "--format", "json"])
+        #expect(migrated.status == 0, "\(migrated.standardError)")
+        #expect(try JSONReader.parse(Data(migrated.standardOutput.utf8))["entities"]?.arrayValue?.count == 8, "Model 2's entities")
+        let backups = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("SwiftGen.sqlite.") && $0.hasSuffix(".bak") }
+        #expect(backups.count == 1)
     }
 
     @Test func resetOfAMissingStoreSaysSo() throws {

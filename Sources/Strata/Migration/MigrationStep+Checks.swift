@@ -32,7 +32,7 @@ extension MigrationStep {
                 return DataCheck(
                     sql: "SELECT Z_PK, \(column) FROM src.\(layout.tableName) WHERE Z_ENT = \(layout.number) AND ABS(\(column)) > \(limit)",
                     readsNewStore: false,
-                    reason: { count, samples in "\(label): \(count) objects hold integers that \(type) cannot hold exactly (\(samples.joined(separator: ", ")))" })
+                    reason: { count, samples in "\(label): \(counted(count, "object holds", "objects hold")) integers that \(type) cannot hold exactly (\(samples.joined(separator: ", ")))" })
             }
         }
     }
@@ -47,7 +47,7 @@ extension MigrationStep {
                 return DataCheck(
                     sql: "SELECT owner, COUNT(*) || ' objects' FROM (\(pairs.sql)) GROUP BY owner HAVING COUNT(*) > 1",
                     readsNewStore: false,
-                    reason: { count, samples in "\(label) becomes to-one, but \(count) objects hold several (\(samples.joined(separator: ", ")))" })
+                    reason: { count, samples in "\(label) becomes to-one, but \(counted(count, "object holds", "objects hold")) several (\(samples.joined(separator: ", ")))" })
             }
         }
     }
@@ -67,7 +67,7 @@ extension MigrationStep {
                             + "AND b.Z_ENT IN (\(second.sourceEntityNumbers.map(String.init).joined(separator: ", ")))",
                         readsNewStore: false,
                         reason: { count, samples in
-                            "the objects of \(names[0]) and of \(names[1]) come together in \(table), but \(count) of their primary keys are taken on both sides (\(samples.joined(separator: ", ")))"
+                            "the objects of \(names[0]) and of \(names[1]) come together in \(table), but \(counted(count, "primary key is", "primary keys are")) taken on both sides (\(samples.joined(separator: ", ")))"
                         }))
                 }
             }
@@ -85,14 +85,14 @@ extension MigrationStep {
             if entity.destination.isAbstract {
                 let name = entity.destination.name
                 checks.append(DataCheck(sql: "SELECT Z_PK \(rows)", readsNewStore: true) { count, samples in
-                    "\(name) becomes abstract, but \(count) objects are of it and of none of its sub-entities (\(samples.joined(separator: ", ")))"
+                    "\(name) becomes abstract, but \(counted(count, "object is", "objects are")) of it and of none of its sub-entities (\(samples.joined(separator: ", ")))"
                 })
             }
             for attribute in entity.attributes where !attribute.destination.isOptional && attribute.fill == nil && attribute.source?.isOptional != false {
                 guard let column = layout.attributeColumns[attribute.destination.name] else { continue }
                 let label = "\(entity.destination.name).\(attribute.destination.name)"
                 checks.append(DataCheck(sql: "SELECT Z_PK \(rows) AND \(column) IS NULL", readsNewStore: true) { count, samples in
-                    "\(label) is required and has no default value, but \(count) objects have no value for it (\(samples.joined(separator: ", ")))"
+                    "\(label) is required and has no default value, but \(counted(count, "object has", "objects have")) no value for it (\(samples.joined(separator: ", ")))"
                 })
             }
             for relationship in entity.relationships where !relationship.destination.isToMany && !relationship.destination.isOptional {
@@ -100,7 +100,7 @@ extension MigrationStep {
                 guard let column = layout.toOneColumns[relationship.destination.name]?.key else { continue }
                 let label = "\(entity.destination.name).\(relationship.destination.name)"
                 checks.append(DataCheck(sql: "SELECT Z_PK \(rows) AND \(column) IS NULL", readsNewStore: true) { count, samples in
-                    "\(label) is required, but \(count) objects have no object in it (\(samples.joined(separator: ", ")))"
+                    "\(label) is required, but \(counted(count, "object has", "objects have")) no object in it (\(samples.joined(separator: ", ")))"
                 })
             }
         }
@@ -120,8 +120,13 @@ extension MigrationStep {
                     sql: "SELECT \(values), COUNT(*) || ' objects' FROM main.\(layout.tableName) WHERE \(layout.kindCondition) AND "
                         + columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ") + " GROUP BY \(columns.joined(separator: ", ")) HAVING COUNT(*) > 1",
                     readsNewStore: true,
-                    reason: { count, samples in "\(label) must be unique, but \(count) values are held by several objects (\(samples.joined(separator: "; ")))" })
+                    reason: { count, samples in "\(label) must be unique, but \(counted(count, "value is", "values are")) held by several objects (\(samples.joined(separator: "; ")))" })
             }
         }
     }
+}
+
+/// `1 object has`, `3 objects have`: a count with the words that agree with it.
+private func counted(_ count: Int, _ singular: String, _ plural: String) -> String {
+    "\(count) \(count == 1 ? singular : plural)"
 }

@@ -6,6 +6,9 @@ struct MigrationStepRun {
     let step: MigrationStep
     let inputPath: String
     let outputPath: String
+    /// The store being migrated, which errors name (the input of a later step is a file of
+    /// this migration's own).
+    let storePath: String
     let progress: (@Sendable (MigrationProgress) -> Void)?
 
     /// Makes the new store, or fails leaving a file the caller removes.
@@ -126,14 +129,14 @@ struct MigrationStepRun {
             }
             reasons.append(check.reason(count, samples + (count > samples.count ? ["…"] : [])))
         }
-        if !reasons.isEmpty { throw MigrationError.dataDoesNotFit(path: inputPath, step: step.name, reasons: reasons) }
+        if !reasons.isEmpty { throw MigrationError.dataDoesNotFit(path: storePath, step: step.name, reasons: reasons) }
     }
 
     /// SQLite's integrity check, and the objects per entity the plan predicts.
     private func verify(_ database: Database) throws {
         let integrity = try database.rows("PRAGMA main.integrity_check").compactMap { $0.first?.stringValue }
         guard integrity == ["ok"] else {
-            throw MigrationError.verificationFailed(path: inputPath, reason: "SQLite's integrity check says: " + integrity.prefix(5).joined(separator: "; "))
+            throw MigrationError.verificationFailed(path: storePath, reason: "SQLite's integrity check says: " + integrity.prefix(5).joined(separator: "; "))
         }
         var counts: [String: Int] = [:]
         let layout = step.destinationLayout
@@ -144,10 +147,10 @@ struct MigrationStepRun {
             }
         }
         for (entity, expected) in step.expectedCounts where counts[entity, default: 0] != expected {
-            throw MigrationError.verificationFailed(path: inputPath, reason: "\(entity) has \(counts[entity, default: 0]) objects where \(expected) were expected")
+            throw MigrationError.verificationFailed(path: storePath, reason: "\(entity) has \(counts[entity, default: 0]) objects where \(expected) were expected")
         }
         if let stray = counts.keys.first(where: { step.expectedCounts[$0] == nil }) {
-            throw MigrationError.verificationFailed(path: inputPath, reason: "rows of \(stray), which the plan does not expect")
+            throw MigrationError.verificationFailed(path: storePath, reason: "rows of \(stray), which the plan does not expect")
         }
     }
 

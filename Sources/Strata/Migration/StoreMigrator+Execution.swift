@@ -78,7 +78,7 @@ extension StoreMigrator {
             let output = "\(storePath).migrating-\(index + 1)"
             Self.removeStore(at: output)
             do {
-                try MigrationStepRun(step: step, inputPath: input, outputPath: output, progress: progress).run()
+                try MigrationStepRun(step: step, inputPath: input, outputPath: output, storePath: storePath, progress: progress).run()
             } catch {
                 Self.removeStore(at: output)
                 if input != storePath { Self.removeStore(at: input) }
@@ -110,7 +110,7 @@ extension StoreMigrator {
         var configuration = Database.Configuration()
         configuration.createsFile = false
         configuration.journalMode = nil
-        configuration.busyTimeout = .seconds(1)
+        configuration.busyTimeout = busyTimeout
         do {
             let database = try Database(path: storePath, configuration: configuration)
             if try database.scalar("PRAGMA journal_mode")?.stringValue?.lowercased() == "wal" {

@@ -33,6 +33,8 @@ public struct StoreMigrator: Sendable {
     /// Whether the model the store keeps itself (Core Data's `Z_MODELCACHE`, or the copy
     /// Strata records) may be the source when no version of the bundle made the store.
     public let usesStoreModel: Bool
+    /// How long a migration waits for another connection's write to end before it refuses.
+    public var busyTimeout: Duration = .seconds(1)
 
     /// A migrator of the store at `storePath` to the bundle's version `destinationVersion`
     /// (its current version by default).

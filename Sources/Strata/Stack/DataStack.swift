@@ -298,7 +298,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
             failure = StackError.modelMismatch(path: path, comparison: comparison)
             if options.automigrates {
                 do {
-                    try migrate(url, to: model, versions: options.modelVersions)
+                    try migrate(url, to: model, versions: options.modelVersions, busyTimeout: options.configuration.busyTimeout)
                     return (try PersistentStore.open(at: url.path, model: model, configuration: options.configuration), false)
                 } catch {
                     failure = error
@@ -320,7 +320,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Migrates the store at `url` to `model`, from the version among `versions` that made it.
-    private static func migrate(_ url: URL, to model: ObjectModel, versions: ModelBundle?) throws(MigrationError) {
+    private static func migrate(_ url: URL, to model: ObjectModel, versions: ModelBundle?, busyTimeout: Duration) throws(MigrationError) {
         let hashes = model.entityVersionHashes()
         let bundle = versions ?? ModelBundle(
             url: url, versions: [ModelBundle.Version(name: "the stack's model", file: url, model: model)],
@@ -329,7 +329,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
             throw .cannotMigrate(path: url.path, reason: "the stack's model is none of the versions of \(bundle.url.lastPathComponent)")
         }
         // Unattended, a migration starts only from a version the app ships, as Core Data's does.
-        let migrator = try StoreMigrator(storePath: url.path, bundle: bundle, destinationVersion: destination.name, usesStoreModel: false)
+        var migrator = try StoreMigrator(storePath: url.path, bundle: bundle, destinationVersion: destination.name, usesStoreModel: false)
+        migrator.busyTimeout = busyTimeout
         try migrator.migrate()
     }
 

@@ -117,7 +117,7 @@ import Testing
                 try context.make("Item", ["code": "a"])
                 try context.make("Item", [:])
             },
-            message: "Item.code is required and has no default value, but 1 objects have no value for it (p2)")
+            message: "Item.code is required and has no default value, but 1 object has no value for it (p2)")
     }
 
     @Test func aNewUniquenessConstraintThatTheDataBreaksIsRefused() throws {
@@ -144,7 +144,7 @@ import Testing
             let shelves = try (1...2).map { try context.make("Shelf", ["label": "s\($0)"]) }
             try context.make("Item", ["code": "both", "shelves": shelves])
             try context.make("Item", ["code": "one", "shelves": [shelves[0]]])
-        }, message: "Item.shelf becomes to-one, but 1 objects hold several (p1: 2 objects)")
+        }, message: "Item.shelf becomes to-one, but 1 object holds several (p1: 2 objects)")
 
         // With one shelf each, the links carry over.
         let fixture = try MigrationFixture(versions: [("V1", old), ("V2", new)]) { context in
@@ -190,5 +190,20 @@ import Testing
         let byName = StoreMigrator.migrationOrder(of: [version("A", "1.10"), version("B", ""), version("C", "2")])
         #expect(byName.0.map(\.name) == ["A", "B", "C"])
         #expect(byName.1 == "versions by name, numbers by value: A, B, C")
+    }
+
+    @Test func aRefusalInALaterStepNamesTheStoreAndLeavesItAsItWas() throws {
+        let v1 = #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}]}]}"#
+        let v2 = #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}, {"name": "note", "type": "string"}]}]}"#
+        let v3 = #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string", "optional": false}, {"name": "note", "type": "string"}]}]}"#
+        let fixture = try MigrationFixture(versions: [("V1", v1), ("V2", v2), ("V3", v3)]) { try $0.make("Item", [:]) }
+        let before = try fixture.bytes()
+        #expect {
+            try fixture.migrator().migrate()
+        } throws: { error in
+            "\(error)".hasPrefix("\(fixture.path): the store's data does not fit V2 → V3:\n  Item.code is required")
+        }
+        #expect(try fixture.bytes() == before)
+        #expect(try fixture.otherFiles() == [], "the first step's file is gone too")
     }
 }

@@ -66,7 +66,7 @@ import Testing
         #expect {
             try fixture.migrator().migrate()
         } throws: { error in
-            "\(error)".contains("the objects of Animal, Dog and of Plant come together in ZANIMAL, but 1 of their primary keys are taken on both sides (p1)")
+            "\(error)".contains("the objects of Animal, Dog and of Plant come together in ZANIMAL, but 1 primary key is taken on both sides (p1)")
         }
         #expect(try fixture.bytes() == before)
         #expect(try fixture.otherFiles() == [])

@@ -117,7 +117,7 @@ struct SwiftGenMigrationTests {
         #expect {
             try migrator.migrate()
         } throws: { error in
-            "\(error)".contains("SecondaryEntity.name is required and has no default value, but 1 objects have no value for it (p1)")
+            "\(error)".contains("SecondaryEntity.name is required and has no default value, but 1 object has no value for it (p1)")
         }
         #expect(try Self.checksum(path) == original)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0 != "SwiftGen.sqlite" }

@@ -1,0 +1,158 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Strata
+import Synchronization
+
+/// `strata migrate`: migrates a store to a version of its model bundle, as Core Data's
+/// lightweight migration does, step by step through the bundle's versions; `--dry-run` plans
+/// and checks the migration on a throwaway copy without changing the store.
+struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate a store to a version of its model bundle, keeping a backup of the old store.",
+        discussion: """
+            The store's version hashes say which version of the --model bundle made it; the \
+            migration then goes through each later version in turn (ordered by their version \
+            identifiers when each has its own, else by name), up to --to (default: the version \
+            --model-version or $STRATA_MODEL_VERSION names, else the bundle's current version). \
+            A store made with a model the bundle does not hold migrates from --from-model, or \
+            from the model the store keeps itself (Core Data's model cache, or the copy Strata \
+            records).
+
+            Each step is inferred as Core Data infers a lightweight migration: entities, \
+            attributes and relationships match by renaming identifier, else by name; new \
+            attributes take their default values; types change only without loss (a wider \
+            integer, integer to floating point or Decimal, anything to String). A change that \
+            cannot be inferred, or data the new version cannot hold (nil in a newly required \
+            attribute, duplicates of a new uniqueness constraint, several objects in a \
+            to-many that became to-one), is refused with the entity and property (exit \
+            status 3), and the store is left as it was.
+
+            The objects are copied into a new file beside the store, which is checked (the \
+            data's rules, SQLite's integrity check, the objects per entity, the model's \
+            hashes) and only then takes the store's place in one rename. The old store is \
+            kept as <store>.<UTC time>.bak unless --no-backup. Other processes must close the \
+            store first: the migration stops when one is writing to it, but cannot see one \
+            that only holds it open, which would go on using the old store.
+
+            --dry-run prints the plan and its SQL, then runs every step into a throwaway file \
+            beside the store, which is removed, to check that the data fits; the store does \
+            not change.
+            """)
+
+    @OptionGroup var options: StoreOptions
+
+    @Flag(help: "Print the plan and its SQL, and check the data on a throwaway copy; the store does not change.")
+    var dryRun = false
+
+    @Option(
+        name: .customLong("to"),
+        help: ArgumentHelp(
+            "The version of the bundle to migrate to. Default: --model-version ($STRATA_MODEL_VERSION), else the bundle's current version.",
+            valueName: "version"))
+    var destinationVersion: String?
+
+    @Option(
+        name: .customLong("from-model"),
+        help: ArgumentHelp(
+            "The model the store was made with, when the bundle does not hold it: a model file, .xcdatamodel folder or bundle (its current version).",
+            valueName: "path"))
+    var sourceModelPath: String?
+
+    @Flag(help: "Keep no backup of the old store.")
+    var noBackup = false
+
+    func validate() throws {
+        if destinationVersion?.isEmpty == true { throw ValidationError("--to needs the name of a version") }
+        if sourceModelPath?.isEmpty == true { throw ValidationError("--from-model needs the path of a model") }
+        if options.readOnly, !dryRun {
+            throw ValidationError("migrate replaces the store; --read-only can only be used with --dry-run")
+        }
+    }
+
+    func run() async throws {
+        let path = try options.requireStorePath()
+        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("\(path): no such store; pass --store PATH") }
+        // --to names the version itself; otherwise the shared options choose it.
+        var modelOptions = options
+        if let destinationVersion { modelOptions.modelVersion = destinationVersion }
+        let bundle = try modelOptions.loadValidatedModel()
+        let sourceModel = try sourceModelPath.map(Self.loadSourceModel)
+        var migrator = try StoreMigrator(
+            storePath: path, bundle: bundle.bundle, destinationVersion: bundle.version.name, sourceModel: sourceModel)
+        migrator.busyTimeout = .milliseconds(Int(options.busyTimeout * 1000))
+        let plan = try migrator.plan()
+        print(plan.description)
+        guard !plan.isEmpty else { return }
+
+        let progress = MigrationProgressLine()
+        defer { progress.finish() }
+        let model = migrator.destination.model
+        if dryRun {
+            print("\nSQL (each step writes a new file, reading the store attached as src; ?1 and ?2 bound a batch's primary keys):")
+            print(plan.sql)
+            let counts = try migrator.check(plan, progress: progress.show)
+            progress.finish()
+            print("\nthe data fits; objects per entity after the migration: \(Self.describe(counts, in: model))")
+            print("dry run: \(path) was not changed")
+        } else {
+            let result = try migrator.migrate(plan, backup: !noBackup, progress: progress.show)
+            progress.finish()
+            let backup = result.backupPath.map { "the old store is kept as \($0)" } ?? "no backup was kept (--no-backup)"
+            print("\nmigrated \(path) to \(migrator.destination.name); \(backup)")
+            print("objects per entity: \(Self.describe(result.counts, in: model))")
+        }
+    }
+
+    /// The current version of the model at `path`, validated; its warnings go to the log.
+    private static func loadSourceModel(at path: String) throws -> ModelBundle.Version {
+        let loaded = try ModelLoader.loadValidated(URL(fileURLWithPath: path))
+        let logger = Logger(label: "strata.model")
+        for warning in loaded.warnings { logger.warning("\(loaded.version.file.path): \(warning)") }
+        return loaded.version
+    }
+
+    /// `Author: 1, Book: 3`: the objects per entity, by name; abstract entities only when they
+    /// hold objects.
+    private static func describe(_ counts: [String: Int], in model: ObjectModel) -> String {
+        counts.sorted { $0.key < $1.key }
+            .filter { entity, count in count > 0 || model.entity(named: entity)?.isAbstract != true }
+            .map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+    }
+}
+
+/// The objects a migration step has copied, on standard error, on a terminal only.
+private final class MigrationProgressLine: Sendable {
+    private struct State {
+        var lastShown = Date.distantPast
+        var step = ""
+        var width = 0
+    }
+
+    private let isShown = isatty(STDERR_FILENO) == 1
+    private let state = Mutex(State())
+
+    /// Shows `progress`, at most five times a second within a step.
+    @Sendable func show(_ progress: MigrationProgress) {
+        guard isShown else { return }
+        state.withLock { state in
+            let now = Date()
+            guard progress.step != state.step || progress.copied >= progress.total || now.timeIntervalSince(state.lastShown) > 0.2 else { return }
+            (state.lastShown, state.step) = (now, progress.step)
+            let text = "\(progress.step): copied \(progress.copied) of \(progress.total) objects"
+            let padding = String(repeating: " ", count: max(0, state.width - text.count))
+            state.width = text.count
+            FileHandle.standardError.write(Data("\r\(text)\(padding)".utf8))
+        }
+    }
+
+    /// Ends the line, when one was shown; later calls do nothing.
+    func finish() {
+        state.withLock { state in
+            guard state.width > 0 else { return }
+            state.width = 0
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+    }
+}
