@@ -56,6 +56,10 @@ extension ObjectContext {
                 for object in inserted + updated {
                     try writeToManyChanges(of: object, reference: reference)
                 }
+                // Positions go on join rows that either side's links may have added.
+                for object in inserted + updated {
+                    try writeOrderPositions(of: object, reference: reference)
+                }
             } }
         } catch let error as ContextError {
             throw error
@@ -120,24 +124,36 @@ extension ObjectContext {
         return (values, toOne)
     }
 
-    /// Many-to-many links added and removed (from the side that names the join table, so each
-    /// pair is written once), and the positions of an ordered one-to-many's members.
+    /// Many-to-many links added and removed, from the side that names the join table, so
+    /// that each pair is written once.
     private func writeToManyChanges(of object: ManagedObject, reference: (ObjectID?) -> RowReference?) throws {
         for relationship in model.allRelationships(of: object.entity) where relationship.isToMany && !relationship.isTransient {
             guard case .toMany(let current)? = object.changedValues[relationship.name],
                 let source = reference(object.objectID)?.primaryKey
             else { continue }
             let owner = model.entityDeclaring(relationship: relationship.name, from: object.entity)?.name ?? object.entity.name
-            if let join = store.layout.joinTable(for: owner, relationship: relationship.name) {
-                guard join.relationship == StoreLayout.RelationshipPath(entity: owner, relationship: relationship.name) else { continue }
-                guard case .toMany(let saved)? = object.committedValues[relationship.name] ?? .toMany([]) else { continue }
-                for id in Set(current).subtracting(saved) {
-                    if let key = reference(id)?.primaryKey { try store.link(object.entity.name, relationship.name, source: source, destination: key) }
-                }
-                for id in Set(saved).subtracting(current) {
-                    if let key = reference(id)?.primaryKey { try store.unlink(object.entity.name, relationship.name, source: source, destination: key) }
-                }
-            } else if relationship.isOrdered, let inverse = relationship.inverseName {
+            guard let join = store.layout.joinTable(for: owner, relationship: relationship.name),
+                join.relationship == StoreLayout.RelationshipPath(entity: owner, relationship: relationship.name),
+                case .toMany(let saved)? = object.committedValues[relationship.name] ?? .toMany([])
+            else { continue }
+            for id in Set(current).subtracting(saved) {
+                if let key = reference(id)?.primaryKey { try store.link(object.entity.name, relationship.name, source: source, destination: key) }
+            }
+            for id in Set(saved).subtracting(current) {
+                if let key = reference(id)?.primaryKey { try store.unlink(object.entity.name, relationship.name, source: source, destination: key) }
+            }
+        }
+    }
+
+    /// The positions of the members of changed ordered to-manys: on the join rows of a
+    /// many-to-many, on the members' rows (`Z_FOK_`) of a one-to-many.
+    private func writeOrderPositions(of object: ManagedObject, reference: (ObjectID?) -> RowReference?) throws {
+        for relationship in model.allRelationships(of: object.entity) where relationship.isToMany && relationship.isOrdered && !relationship.isTransient {
+            guard case .toMany(let current)? = object.changedValues[relationship.name], let source = reference(object.objectID)?.primaryKey else { continue }
+            let owner = model.entityDeclaring(relationship: relationship.name, from: object.entity)?.name ?? object.entity.name
+            if store.layout.joinTable(for: owner, relationship: relationship.name) != nil {
+                try store.setLinkPositions(object.entity.name, relationship.name, source: source, destinations: current.compactMap { reference($0)?.primaryKey })
+            } else if let inverse = relationship.inverseName {
                 for (position, id) in current.enumerated() {
                     if let member = reference(id) {
                         try store.setOrderPosition(member.entityName, inverse, primaryKey: member.primaryKey, position: position + 1)

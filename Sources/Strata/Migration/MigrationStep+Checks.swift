@@ -30,7 +30,8 @@ extension MigrationStep {
                 else { return nil }
                 let label = "\(entity.destination.name).\(attribute.destination.name)", type = attribute.destination.type.rawValue
                 return DataCheck(
-                    sql: "SELECT Z_PK, \(column) FROM src.\(layout.tableName) WHERE Z_ENT = \(layout.number) AND ABS(\(column)) > \(limit)",
+                    // Not ABS(): it overflows on the smallest integer.
+                    sql: "SELECT Z_PK, \(column) FROM src.\(layout.tableName) WHERE Z_ENT = \(layout.number) AND (\(column) > \(limit) OR \(column) < -\(limit))",
                     readsNewStore: false,
                     reason: { count, samples in "\(label): \(counted(count, "object holds", "objects hold")) integers that \(type) cannot hold exactly (\(samples.joined(separator: ", ")))" })
             }
@@ -96,8 +97,11 @@ extension MigrationStep {
                 })
             }
             for relationship in entity.relationships where !relationship.destination.isToMany && !relationship.destination.isOptional {
-                if let source = relationship.source, !source.isOptional, !source.isToMany { continue }
-                guard let column = layout.toOneColumns[relationship.destination.name]?.key else { continue }
+                guard let column = layout.toOneColumns[relationship.destination.name]?.key,
+                    let target = destinationLayout.entity(named: relationship.destination.destinationEntityName)
+                else { continue }
+                // A required to-one that stays one keeps its objects, unless some do not come along.
+                if let source = relationship.source, !source.isOptional, !source.isToMany, lostTargets(of: source, in: target).isEmpty { continue }
                 let label = "\(entity.destination.name).\(relationship.destination.name)"
                 checks.append(DataCheck(sql: "SELECT Z_PK \(rows) AND \(column) IS NULL", readsNewStore: true) { count, samples in
                     "\(label) is required, but \(counted(count, "object has", "objects have")) no object in it (\(samples.joined(separator: ", ")))"

@@ -96,7 +96,7 @@ extension MigrationStep {
                 if !relationship.isToMany, let columns = layout.toOneColumns[relationship.name] {
                     switch linkSource(of: relationship, in: entity) {
                     case .copiedWithRows(let source):
-                        if !keepsEveryTarget(of: source, in: target) {
+                        if !lostTargets(of: source, in: target).isEmpty {
                             let cleared = [columns.key, columns.entity, columns.order].compactMap { $0 }.map { "\($0) = NULL" }
                             statements.append("UPDATE main.\(layout.tableName) SET \(cleared.joined(separator: ", ")) WHERE \(layout.kindCondition) AND \(columns.key) IS NOT NULL AND \(columns.key) NOT IN \(targetRows)")
                         }
@@ -132,17 +132,30 @@ extension MigrationStep {
         return statements
     }
 
-    /// Whether every object a source to-one may point to lands among the destination's
-    /// objects of `target` (or its sub-entities), so that keys copied as they are stay valid.
-    private func keepsEveryTarget(of source: RelationshipDescription, in target: StoreLayout.Entity) -> Bool {
-        guard let sourceTarget = sourceLayout.entity(named: source.destinationEntityName) else { return false }
-        return sourceTarget.numberRange.allSatisfy { number in
-            guard let mapped = entityNumbers[number] else {
-                // An entity that goes is harmless only when it has no objects to point to.
-                let name = sourceLayout.entities.first { $0.number == number }?.name
-                return name.map { (sourceCounts[$0] ?? 0) == 0 } ?? true
+    /// The source entities with objects that a source to-one may point to and that do not
+    /// land among the destination's objects of `target` (or its sub-entities): keys to them,
+    /// copied with the rows, are cleared. Empty when every key stays valid.
+    func lostTargets(of source: RelationshipDescription, in target: StoreLayout.Entity) -> [String] {
+        guard let sourceTarget = sourceLayout.entity(named: source.destinationEntityName) else { return [source.destinationEntityName] }
+        return sourceLayout.entities.filter { entity in
+            guard sourceTarget.numberRange.contains(entity.number), (sourceCounts[entity.name] ?? 0) > 0 else { return false }
+            return entityNumbers[entity.number].map { !target.numberRange.contains($0) } ?? true
+        }.map(\.name)
+    }
+
+    /// Lines for the plan: to-one relationships whose keys to objects that no longer are of
+    /// their destination are cleared.
+    var clearedLinks: [String] {
+        destinationLayout.entities.flatMap { layout -> [String] in
+            guard let entity = mapping.destination.entity(named: layout.name) else { return [] }
+            return entity.relationships.compactMap { relationship in
+                guard !relationship.isToMany, let target = destinationLayout.entity(named: relationship.destinationEntityName),
+                    case .copiedWithRows(let source) = linkSource(of: relationship, in: entity)
+                else { return nil }
+                let lost = lostTargets(of: source, in: target)
+                guard !lost.isEmpty else { return nil }
+                return "\(entity.name).\(relationship.name): links to objects of \(lost.joined(separator: ", ")), which are no longer \(target.name) objects, are cleared"
             }
-            return target.numberRange.contains(mapped)
         }
     }
 }

@@ -1,21 +1,18 @@
 // The copy of the objects' rows: one `INSERT … SELECT` per pair of a destination table and a
-// source table whose objects land in it. Attributes are converted in SQL; to-one keys that
-// stay to-one are copied with their entity numbers mapped, and positions in a newly ordered
-// inverse are numbered in key order.
+// source table whose objects land in it, run in batches of primary keys. Attributes are
+// converted in SQL; to-one keys that stay to-one are copied with their entity numbers mapped,
+// and positions in a newly ordered inverse are numbered in key order afterwards.
 
 extension MigrationStep {
     /// The copy of the rows of one source table into one destination table.
     struct RowCopy: Sendable {
-        /// `INSERT INTO main.T (…) SELECT … FROM src.S WHERE …`, ending with a range of
-        /// primary keys (`?1`, `?2`) when it can run in batches.
+        /// `INSERT INTO main.T (…) SELECT … FROM src.S WHERE … AND Z_PK BETWEEN ?1 AND ?2`:
+        /// a batch of rows, by primary key.
         var sql: String
         var sourceTable: String
         var destinationTable: String
         /// The source entity numbers whose rows it copies.
         var sourceEntityNumbers: [Int]
-        /// Whether it runs in batches of primary keys: not when it numbers positions, which
-        /// must see every row at once.
-        var isBatched: Bool
     }
 
     /// The row copies, in destination table order.
@@ -50,11 +47,10 @@ extension MigrationStep {
 
     private func rowCopy(into table: StoreLayout.Table, from sourceTable: String, members: [Member]) -> RowCopy {
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"], values = ["Z_PK", mappedEntityNumber("Z_ENT"), "Z_OPT"]
-        var numbersPositions = false
         for column in table.columns.dropFirst(3) {
             var expressions: [(number: Int, sql: String)] = []
             for member in members {
-                if let sql = expression(for: column.name, of: member, numbersPositions: &numbersPositions) {
+                if let sql = expression(for: column.name, of: member) {
                     expressions.append((member.source.number, sql))
                 }
             }
@@ -67,15 +63,35 @@ extension MigrationStep {
             }
         }
         let numbers = members.map(\.source.number)
-        var sql = "INSERT INTO main.\(table.name) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) "
-            + "FROM src.\(sourceTable) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
-        if !numbersPositions { sql += " AND Z_PK BETWEEN ?1 AND ?2" }
-        return RowCopy(sql: sql, sourceTable: sourceTable, destinationTable: table.name, sourceEntityNumbers: numbers, isBatched: !numbersPositions)
+        let sql = "INSERT INTO main.\(table.name) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) "
+            + "FROM src.\(sourceTable) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ", "))) AND Z_PK BETWEEN ?1 AND ?2"
+        return RowCopy(sql: sql, sourceTable: sourceTable, destinationTable: table.name, sourceEntityNumbers: numbers)
+    }
+
+    /// Positions in ordered to-manys that the input did not keep (the relationship was not
+    /// ordered), numbered in key order once every row is in, whichever table they came from.
+    var positionStatements: [String] {
+        var statements: [String] = []
+        for layout in destinationLayout.entities {
+            guard let entity = mapping.destination.entity(named: layout.name), let entityMapping = mapping.entity(named: layout.name),
+                let owner = entityMapping.source.flatMap({ sourceLayout.entity(named: $0.name) })
+            else { continue }
+            for relationship in entity.relationships where !relationship.isToMany {
+                guard let columns = layout.toOneColumns[relationship.name], let order = columns.order,
+                    let source = entityMapping.relationships.first(where: { $0.destination.name == relationship.name })?.source,
+                    !source.isToMany, owner.toOneColumns[source.name]?.order == nil
+                else { continue }
+                statements.append("UPDATE main.\(layout.tableName) AS u SET \(order) = p.position FROM (SELECT Z_PK AS pk, "
+                    + "ROW_NUMBER() OVER (PARTITION BY \(columns.key) ORDER BY Z_PK) AS position FROM main.\(layout.tableName) "
+                    + "WHERE \(layout.kindCondition) AND \(columns.key) IS NOT NULL) AS p WHERE u.Z_PK = p.pk")
+            }
+        }
+        return statements
     }
 
     /// The value of the destination column `column` for the rows of `member`, as an SQL
     /// expression over the source row; `nil` when it stays NULL (or is written later).
-    private func expression(for column: String, of member: Member, numbersPositions: inout Bool) -> String? {
+    private func expression(for column: String, of member: Member) -> String? {
         if let attributeName = member.destination.attributeColumns.first(where: { $0.value == column })?.key {
             guard let attribute = member.mapping.attributes.first(where: { $0.destination.name == attributeName }) else { return nil }
             let stored = attribute.source.flatMap { member.source.attributeColumns[$0.name] }.map(attribute.conversion.expression(of:))
@@ -95,9 +111,8 @@ extension MigrationStep {
             guard let number = sourceLayout.entity(named: source.destinationEntityName)?.number, let mapped = entityNumbers[number] else { return nil }
             return "CASE WHEN \(stored.key) IS NOT NULL THEN \(mapped) END"
         default:
-            if let order = stored.order { return order }
-            numbersPositions = true
-            return "CASE WHEN \(stored.key) IS NOT NULL THEN ROW_NUMBER() OVER (PARTITION BY \(stored.key) ORDER BY Z_PK) END"
+            // Positions the input did not keep are numbered afterwards (positionStatements).
+            return stored.order
         }
     }
 }

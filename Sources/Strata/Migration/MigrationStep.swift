@@ -80,7 +80,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// bound the primary keys of a batch.
     public var statements: [String] {
         destinationLayout.createStatements.filter { $0.hasPrefix("CREATE TABLE") } + StoreLayout.bookkeepingStatements
-            + rowCopies.map(\.sql) + relationshipStatements
+            + rowCopies.map(\.sql) + positionStatements + relationshipStatements
             + destinationLayout.indexes.map(\.createStatement)
     }
 
@@ -95,6 +95,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         for (entity, count) in droppedCounts.sorted(by: { $0.key < $1.key }) {
             lines.append("    \(entity): \(count) removed with the entity")
         }
+        lines += clearedLinks.map { "  - \($0)" }
         if !leftOut.isEmpty { lines.append("  left out, since no model describes them: " + leftOut.joined(separator: ", ")) }
         return lines.joined(separator: "\n")
     }

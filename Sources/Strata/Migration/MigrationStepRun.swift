@@ -37,7 +37,7 @@ struct MigrationStepRun {
         }
         for statement in StoreLayout.bookkeepingStatements { try database.execute(statement) }
         try copyRows(on: database)
-        for statement in step.relationshipStatements { try database.execute(statement) }
+        for statement in step.positionStatements + step.relationshipStatements { try database.execute(statement) }
         try writePrimaryKeys(on: database)
         var metadata = StoreMetadata(model: step.mapping.destination, uuid: sourceMetadata.uuid)
         metadata.properties["_NSAutoVacuumLevel"] = .string(String(autoVacuum))
@@ -71,22 +71,15 @@ struct MigrationStepRun {
         let total = copies.flatMap(\.sourceEntityNumbers).reduce(0) { $0 + (numbers[$1].flatMap { step.sourceCounts[$0] } ?? 0) }
         var copied = 0
         for copy in copies {
-            guard copy.isBatched else {
-                try database.execute(copy.sql)
+            let rows = "FROM src.\(copy.sourceTable) WHERE Z_ENT IN (\(copy.sourceEntityNumbers.map(String.init).joined(separator: ", ")))"
+            // Batches of keys that are in use, however far apart the keys are.
+            var start = try database.scalar("SELECT MIN(Z_PK) \(rows)")?.int64Value
+            while let first = start {
+                let last = try database.scalar("SELECT Z_PK \(rows) AND Z_PK >= ? ORDER BY Z_PK LIMIT 1 OFFSET ?", [.integer(first), .integer(StoreMigrator.batchSize - 1)])?.int64Value ?? Int64.max
+                try database.execute(copy.sql, [.integer(first), .integer(last)])
                 copied += database.changedRowCount
                 progress?(MigrationProgress(step: step.name, copied: copied, total: total))
-                continue
-            }
-            let bounds = try database.rows(
-                "SELECT MIN(Z_PK), MAX(Z_PK) FROM src.\(copy.sourceTable) WHERE Z_ENT IN (\(copy.sourceEntityNumbers.map(String.init).joined(separator: ", ")))")
-            guard let low = bounds.first?[0].int64Value, let high = bounds.first?[1].int64Value else { continue }
-            var start = low
-            while start <= high {
-                let end = start + StoreMigrator.batchSize - 1
-                try database.execute(copy.sql, [.integer(start), .integer(end)])
-                copied += database.changedRowCount
-                progress?(MigrationProgress(step: step.name, copied: copied, total: total))
-                start = end + 1
+                start = last == Int64.max ? nil : try database.scalar("SELECT MIN(Z_PK) \(rows) AND Z_PK > ?", [.integer(last)])?.int64Value
             }
         }
     }
@@ -98,13 +91,15 @@ struct MigrationStepRun {
         for row in try database.rows("SELECT Z_NAME, Z_MAX FROM src.Z_PRIMARYKEY") {
             if let name = row[0].stringValue { handedOut[name] = row[1].int64Value ?? 0 }
         }
-        let layout = step.destinationLayout
-        let sourceName = { (name: String) in step.mapping.entity(named: name)?.source?.name }
+        let layout = step.destinationLayout, source = step.mapping.source
+        let sourceEntity = { (name: String) in step.mapping.entity(named: name)?.source }
         for entity in layout.entities {
-            var maximum = sourceName(entity.name).flatMap { handedOut[$0] } ?? 0
+            var maximum = sourceEntity(entity.name).flatMap { handedOut[$0.name] } ?? 0
             if entity.superNumber == 0 {
+                // The input handed keys out through the roots of its hierarchies.
                 for member in layout.entities where member.tableName == entity.tableName {
-                    maximum = max(maximum, sourceName(member.name).flatMap { handedOut[$0] } ?? 0)
+                    guard let old = sourceEntity(member.name) else { continue }
+                    maximum = max(maximum, handedOut[old.name] ?? 0, handedOut[source.rootEntity(of: old).name] ?? 0)
                 }
                 maximum = max(maximum, try database.scalar("SELECT MAX(Z_PK) FROM main.\(entity.tableName)")?.int64Value ?? 0)
             }

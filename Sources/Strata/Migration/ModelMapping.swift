@@ -122,6 +122,10 @@ public struct ModelMapping: Sendable {
         let stored = destination.allAttributes(of: entity).filter { !$0.isTransient }
         let sourceAttributes = match.map { source.allAttributes(of: $0).filter { !$0.isTransient } } ?? []
         let byIdentifier = Self.byIdentifier(sourceAttributes, identifier: \.renamingIdentifier, in: "entity \(match?.name ?? label)", reasons: &reasons)
+        // Two destination attributes with one identifier would both take one source's values.
+        _ = Self.byIdentifier(
+            stored, identifier: \.renamingIdentifier, in: "entity \(label) of the destination model",
+            declared: Set(entity.attributes.map(\.name)), reasons: &reasons)
         var used: Set<String> = []
         // Lines of changes are written where the property is declared, once for a hierarchy.
         let declares = { (name: String) in entity.attributes.contains { $0.name == name } }
@@ -171,6 +175,9 @@ public struct ModelMapping: Sendable {
         let label = entity.name
         let sourceRelationships = source.allRelationships(of: match).filter { !$0.isTransient }
         let byIdentifier = Self.byIdentifier(sourceRelationships, identifier: \.renamingIdentifier, in: "entity \(match.name)", reasons: &reasons)
+        _ = Self.byIdentifier(
+            destination.allRelationships(of: entity).filter { !$0.isTransient }, identifier: \.renamingIdentifier,
+            in: "entity \(label) of the destination model", declared: Set(entity.relationships.map(\.name)), reasons: &reasons)
         var used: Set<String> = []
         let declares = { (name: String) in entity.relationships.contains { $0.name == name } }
         for relationship in destination.allRelationships(of: entity) where !relationship.isTransient {
@@ -214,14 +221,17 @@ public struct ModelMapping: Sendable {
     // MARK: - Identifiers
 
     /// The elements by renaming identifier (their name without one); an identifier that two
-    /// share is a reason to refuse, since either could be the other's new self.
+    /// share is a reason to refuse, since either could be the other's new self. With
+    /// `declared`, only pairs of which one is declared there are reported (an inherited pair is
+    /// reported where it is declared).
     private static func byIdentifier<Element>(
-        _ elements: [Element], identifier: KeyPath<Element, String?>, in place: String, reasons: inout [String]
+        _ elements: [Element], identifier: KeyPath<Element, String?>, in place: String, declared: Set<String>? = nil, reasons: inout [String]
     ) -> [String: Element] where Element: NamedElement {
         var result: [String: Element] = [:]
         for element in elements {
             let key = element[keyPath: identifier] ?? element.name
             if let other = result[key] {
+                guard declared.map({ $0.contains(element.name) || $0.contains(other.name) }) ?? true else { continue }
                 reasons.append("\(place): \(other.name) and \(element.name) share the renaming identifier '\(key)'")
             } else {
                 result[key] = element

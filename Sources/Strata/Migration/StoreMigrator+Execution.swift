@@ -44,6 +44,7 @@ extension StoreMigrator {
         let guardConnection = try holdStore()
         var guardOpen = true
         defer { if guardOpen { guardConnection.close() } }
+        try checkUnchanged(since: plan, reading: guardConnection)
         let migrated = try runSteps(of: plan, progress: progress)
         defer { try? FileManager.default.removeItem(atPath: migrated) }
         // Writers were held off until now; the store's own files go with its last connection.
@@ -64,6 +65,13 @@ extension StoreMigrator {
     /// the store does not change. Returns the objects per entity the migrated store would hold.
     public func check(_ plan: MigrationPlan, progress: (@Sendable (MigrationProgress) -> Void)? = nil) throws(MigrationError) -> [String: Int] {
         guard !plan.isEmpty else { return [:] }
+        do {
+            let store = try Database(path: storePath, configuration: .readOnly)
+            defer { store.close() }
+            try checkUnchanged(since: plan, reading: store)
+        } catch {
+            throw error.asMigrationError(path: storePath, step: "reading the store")
+        }
         let migrated = try runSteps(of: plan, progress: progress)
         try? FileManager.default.removeItem(atPath: migrated)
         return plan.steps.last?.expectedCounts ?? [:]
@@ -91,6 +99,19 @@ extension StoreMigrator {
         return input
     }
 
+    /// Refuses a plan made for the store as it was before someone migrated it.
+    private func checkUnchanged(since plan: MigrationPlan, reading database: Database) throws(MigrationError) {
+        let hashes: [String: Data]
+        do {
+            hashes = try StoreMetadata(reading: database).entityVersionHashes
+        } catch {
+            throw .store(error)
+        }
+        guard hashes == plan.storeHashes else {
+            throw .cannotMigrate(path: storePath, reason: "the store's model changed since the plan was made; plan the migration again")
+        }
+    }
+
     // MARK: - Files
 
     private func checkWritable() throws(MigrationError) {
@@ -99,7 +120,10 @@ extension StoreMigrator {
         guard FileManager.default.isWritableFile(atPath: storePath), permissions & 0o222 != 0 else {
             throw .cannotMigrate(path: storePath, reason: "the store is read-only")
         }
-        guard FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder) else {
+        let folderPath = folder.isEmpty ? "." : folder
+        let folderPermissions = (try? FileManager.default.attributesOfItem(atPath: folderPath))?[.posixPermissions] as? Int ?? 0
+        // For root, access(2) allows writing anywhere: the permission bits say what is meant.
+        guard FileManager.default.isWritableFile(atPath: folderPath), folderPermissions & 0o222 != 0 else {
             throw .cannotMigrate(path: storePath, reason: "its folder is read-only, so the migrated store cannot be written beside it")
         }
     }

@@ -72,7 +72,7 @@ public struct StoreMigrator: Sendable {
         defer { store.close() }
         let hashes = store.metadata.entityVersionHashes
         if hashes == destination.model.entityVersionHashes() {
-            return MigrationPlan(storePath: storePath, sourceVersion: destination.name, versionOrder: nil, steps: [])
+            return MigrationPlan(storePath: storePath, sourceVersion: destination.name, versionOrder: nil, steps: [], storeHashes: hashes)
         }
         let (chain, order) = try versionChain(storeHashes: hashes, store: store)
         var steps: [MigrationStep] = []
@@ -103,7 +103,7 @@ public struct StoreMigrator: Sendable {
                 throw .unmappable(path: storePath, step: "\(from.name) → \(to.name)", reasons: error.reasons)
             }
         }
-        return MigrationPlan(storePath: storePath, sourceVersion: chain[0].name, versionOrder: order, steps: steps)
+        return MigrationPlan(storePath: storePath, sourceVersion: chain[0].name, versionOrder: order, steps: steps, storeHashes: hashes)
     }
 
     /// The versions from the store's to ``destination``, and the order they were taken in (for
@@ -157,6 +157,9 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
     public var versionOrder: String?
     /// The steps, in order; none when the store already matches the destination.
     public var steps: [MigrationStep]
+    /// The store's version hashes when the plan was made: a store migrated since by someone
+    /// else does not run a stale plan.
+    let storeHashes: [String: Data]
 
     /// Whether the store already matches the destination.
     public var isEmpty: Bool { steps.isEmpty }

@@ -95,22 +95,36 @@ extension PersistentStore {
 
     /// Adds `destination` to the many-to-many `relationship` of the row `source` of `entityName`.
     public func link(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
-        let (join, sourceColumn, destinationColumn) = try joinColumns(entityName, relationship)
+        let (join, sourceColumn, destinationColumn, _) = try joinColumns(entityName, relationship)
         try database.cachedStatement("INSERT OR IGNORE INTO \(join) (\(sourceColumn), \(destinationColumn)) VALUES (?, ?)")
             .execute([.integer(source), .integer(destination)])
     }
 
     /// Removes `destination` from the many-to-many `relationship` of the row `source`.
     public func unlink(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
-        let (join, sourceColumn, destinationColumn) = try joinColumns(entityName, relationship)
+        let (join, sourceColumn, destinationColumn, _) = try joinColumns(entityName, relationship)
         try database.cachedStatement("DELETE FROM \(join) WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?")
             .execute([.integer(source), .integer(destination)])
     }
 
-    /// The primary keys the many-to-many `relationship` of row `source` holds.
+    /// Writes the positions of the destinations of the ordered many-to-many `relationship` of
+    /// the row `source`, in the order of `destinations`; a relationship that is not ordered
+    /// has none to write.
+    public func setLinkPositions(_ entityName: String, _ relationship: String, source: Int64, destinations: [Int64]) throws {
+        let (join, sourceColumn, destinationColumn, order) = try joinColumns(entityName, relationship)
+        guard let order else { return }
+        let statement = try database.cachedStatement("UPDATE \(join) SET \(order) = ? WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?")
+        for (position, destination) in destinations.enumerated() {
+            try statement.execute([.integer(Int64(position + 1)), .integer(source), .integer(destination)])
+        }
+    }
+
+    /// The primary keys the many-to-many `relationship` of row `source` holds, in order for an
+    /// ordered one.
     public func linkedKeys(_ entityName: String, _ relationship: String, source: Int64) throws -> [Int64] {
-        let (join, sourceColumn, destinationColumn) = try joinColumns(entityName, relationship)
-        return try database.cachedStatement("SELECT \(destinationColumn) FROM \(join) WHERE \(sourceColumn) = ? ORDER BY \(destinationColumn)")
+        let (join, sourceColumn, destinationColumn, order) = try joinColumns(entityName, relationship)
+        return try database.cachedStatement(
+            "SELECT \(destinationColumn) FROM \(join) WHERE \(sourceColumn) = ? ORDER BY \(order.map { "\($0), " } ?? "")\(destinationColumn)")
             .rows([.integer(source)]).compactMap { $0[0].int64Value }
     }
 
@@ -159,8 +173,8 @@ extension PersistentStore {
         if let inverse = description.inverseName, let columns = destination.toOneColumns[inverse] {
             (owner, from, order) = ("d.\(columns.key)", "\(destination.tableName) d", columns.order.map { "d.\($0), " } ?? "")
         } else {
-            let (join, sourceColumn, destinationColumn) = try joinColumns(entityName, relationship)
-            (owner, from, order) = ("j.\(sourceColumn)", "\(join) j JOIN \(destination.tableName) d ON d.Z_PK = j.\(destinationColumn)", "")
+            let (join, sourceColumn, destinationColumn, position) = try joinColumns(entityName, relationship)
+            (owner, from, order) = ("j.\(sourceColumn)", "\(join) j JOIN \(destination.tableName) d ON d.Z_PK = j.\(destinationColumn)", position.map { "j.\($0), " } ?? "")
         }
         let sql = "SELECT \(owner), \(select) FROM \(from) WHERE \(owner) IN (SELECT value FROM json_each(?)) AND d.\(destination.kindCondition) ORDER BY \(owner), \(order)d.Z_PK"
         var members: [Int64: [RowSnapshot]] = [:]
@@ -246,7 +260,7 @@ extension PersistentStore {
 
     /// The join table of a many-to-many and its columns seen from `entityName`'s side: the one
     /// holding the row's own key, and the one holding its related keys.
-    private func joinColumns(_ entityName: String, _ relationship: String) throws -> (table: String, source: String, destination: String) {
+    private func joinColumns(_ entityName: String, _ relationship: String) throws -> (table: String, source: String, destination: String, order: String?) {
         guard let entity = model.entity(named: entityName), let columns = layout.joinColumns(of: entity, relationship: relationship, in: model) else {
             let owner = model.entity(named: entityName).flatMap { model.entityDeclaring(relationship: relationship, from: $0) }?.name ?? entityName
             throw StoreError.unknownProperty(

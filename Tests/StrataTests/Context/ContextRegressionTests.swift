@@ -90,4 +90,38 @@ import Testing
             #expect(try book.objects(forKey: "tags").isEmpty)
         }
     }
+
+    @Test func anOrderedManyToManyKeepsItsOrderInTheStore() throws {
+        let model = try JSONModelReader.read(Data("""
+            {"entities": [
+              {"name": "List", "attributes": [{"name": "name", "type": "string"}],
+               "relationships": [{"name": "items", "destination": "Item", "inverse": "lists", "toMany": true, "ordered": true}]},
+              {"name": "Item", "attributes": [{"name": "name", "type": "string"}],
+               "relationships": [{"name": "lists", "destination": "List", "inverse": "items", "toMany": true}]}
+            ]}
+            """.utf8), path: "lists.json")
+        let folder = try StoreFolder()
+        let store = try PersistentStore.create(at: folder.path("Lists.sqlite"), model: model)
+        defer { store.close() }
+        func order(_ context: ObjectContext) throws -> [String?] {
+            let list = try #require(try context.fetch(FetchRequest(entityName: "List")).first)
+            return try list.objects(forKey: "items").map { try $0.attributeValue(forKey: "name")?.displayText }
+        }
+        let writer = ObjectContext(store: store)
+        try writer.performAndWait {
+            let items = try ["i1", "i2", "i3"].map { name in
+                let item = try writer.insert("Item")
+                try item.setValue(name, forKey: "name")
+                return item
+            }
+            let list = try writer.insert("List")
+            try list.setValue([items[2], items[0], items[1]], forKey: "items")
+            try writer.save()
+            // The side that does not name the join table reorders too.
+            try list.setValue([items[1], items[2], items[0]], forKey: "items")
+            try writer.save()
+        }
+        let reader = ObjectContext(store: store)
+        #expect(try reader.performAndWait { try order(reader) } == [#""i2""#, #""i3""#, #""i1""#])
+    }
 }

@@ -87,13 +87,14 @@ import Testing
         let fixture = try MigrationFixture(versions: [("V1", v1), ("V2", v2)]) { context in
             let items = try ["c", "a", "b"].map { try context.make("Item", ["text": $0]) }
             let tags = try ["z", "x", "y"].map { try context.make("Tag", ["name": $0]) }
-            try context.make("List", ["title": "todo", "items": items, "tags": tags])
+            // Not the order the tags were made in, which their keys follow.
+            try context.make("List", ["title": "todo", "items": items, "tags": [tags[1], tags[2], tags[0]]])
         }
         try fixture.migrator().migrate()
         try fixture.read { context in
             let list = try #require(try context.all("Checklist", by: "title").first)
             #expect(try list.objects(forKey: "items").map { try $0.attributeValue(forKey: "text") } == ["c", "a", "b"].map { .string($0) })
-            #expect(try list.objects(forKey: "tags").map { try $0.attributeValue(forKey: "name") } == ["z", "x", "y"].map { .string($0) })
+            #expect(try list.objects(forKey: "tags").map { try $0.attributeValue(forKey: "name") } == ["x", "y", "z"].map { .string($0) })
         }
     }
 

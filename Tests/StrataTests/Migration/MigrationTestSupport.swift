@@ -62,3 +62,18 @@ extension ObjectContext {
         try fetch(FetchRequest(entityName: entity, sortDescriptors: [SortDescriptor(key)]))
     }
 }
+
+/// The `key` strings of `objects`, sorted (`nil` for an object without one).
+func sortedNames(_ objects: [ManagedObject], _ key: String = "name") throws -> [String] {
+    try objects.map { object -> String in
+        if case .string(let text)? = try object.attributeValue(forKey: key) { return text }
+        return "nil"
+    }.sorted()
+}
+
+/// The `attribute` string of the object `object`'s to-one `key` holds, or `nil` without one.
+func toOneName(_ object: ManagedObject, _ key: String, _ attribute: String = "name") throws -> String? {
+    guard let target = try object.value(forKey: key) as? ManagedObject else { return nil }
+    if case .string(let text)? = try target.attributeValue(forKey: attribute) { return text }
+    return "nil"
+}

@@ -136,11 +136,16 @@ public struct StoreLayout: Sendable, Equatable {
     }
 
     /// The join table of `entity`'s many-to-many `relationship` (an inherited one included), with
-    /// its columns seen from `entity`: `source` holds `entity`'s keys, `destination` the other side's.
-    func joinColumns(of entity: EntityDescription, relationship: String, in model: ObjectModel) -> (table: String, source: String, destination: String)? {
+    /// its columns seen from `entity`: `source` holds `entity`'s keys, `destination` the other
+    /// side's, and `order` the positions of the destinations when the relationship is ordered.
+    func joinColumns(
+        of entity: EntityDescription, relationship: String, in model: ObjectModel
+    ) -> (table: String, source: String, destination: String, order: String?)? {
         let owner = model.entityDeclaring(relationship: relationship, from: entity)?.name ?? entity.name
+        let path = RelationshipPath(entity: owner, relationship: relationship)
         guard let join = joinTable(for: owner, relationship: relationship) else { return nil }
-        return join.relationship == RelationshipPath(entity: owner, relationship: relationship)
-            ? (join.name, join.sourceColumn, join.destinationColumn) : (join.name, join.destinationColumn, join.sourceColumn)
+        return join.relationship == path
+            ? (join.name, join.sourceColumn, join.destinationColumn, join.orderColumns[path])
+            : (join.name, join.destinationColumn, join.sourceColumn, join.orderColumns[path])
     }
 }
