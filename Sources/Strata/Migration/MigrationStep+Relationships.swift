@@ -92,13 +92,12 @@ extension MigrationStep {
             guard let entity = mapping.destination.entity(named: layout.name) else { continue }
             for relationship in entity.relationships where !relationship.isTransient {
                 guard let target = destinationLayout.entity(named: relationship.destinationEntityName) else { continue }
-                let targetRows = "(SELECT Z_PK FROM main.\(target.tableName) WHERE \(target.kindCondition))"
                 if !relationship.isToMany, let columns = layout.toOneColumns[relationship.name] {
                     switch linkSource(of: relationship, in: entity) {
                     case .copiedWithRows(let source):
                         if !lostTargets(of: source, in: target).isEmpty {
                             let cleared = [columns.key, columns.entity, columns.order].compactMap { $0 }.map { "\($0) = NULL" }
-                            statements.append("UPDATE main.\(layout.tableName) SET \(cleared.joined(separator: ", ")) WHERE \(layout.kindCondition) AND \(columns.key) IS NOT NULL AND \(columns.key) NOT IN \(targetRows)")
+                            statements.append("UPDATE main.\(layout.tableName) SET \(cleared.joined(separator: ", ")) WHERE \(layout.kindCondition) AND \(columns.key) IS NOT NULL AND NOT \(Self.exists(columns.key, in: target))")
                         }
                     case .pairs(let pairs):
                         var sets = ["\(columns.key) = p.target"]
@@ -107,7 +106,7 @@ extension MigrationStep {
                         let positions = pairs.hasTargetPositions ? "target_pos" : "ROW_NUMBER() OVER (PARTITION BY target ORDER BY owner) AS target_pos"
                         statements.append("UPDATE main.\(layout.tableName) AS u SET \(sets.joined(separator: ", ")) "
                             + "FROM (SELECT owner, target, target_ent, \(positions) FROM (\(pairs.sql))) AS p "
-                            + "WHERE u.Z_PK = p.owner AND u.\(layout.kindCondition) AND p.target IN \(targetRows)")
+                            + "WHERE u.Z_PK = p.owner AND u.\(layout.kindCondition) AND \(Self.exists("p.target", in: target))")
                     case .none:
                         break
                     }
@@ -125,11 +124,18 @@ extension MigrationStep {
                         values.append(pairs.hasTargetPositions ? "target_pos" : "ROW_NUMBER() OVER (PARTITION BY target ORDER BY owner)")
                     }
                     statements.append("INSERT INTO main.\(join.name) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) "
-                        + "FROM (\(pairs.sql)) WHERE owner IN (SELECT Z_PK FROM main.\(layout.tableName) WHERE \(layout.kindCondition)) AND target IN \(targetRows)")
+                        + "FROM (\(pairs.sql)) AS p WHERE \(Self.exists("p.owner", in: layout)) AND \(Self.exists("p.target", in: target))")
                 }
             }
         }
         return statements
+    }
+
+    /// Whether the new store holds the object of `entity` (or a sub-entity) whose key `key`
+    /// holds: a look-up by primary key per row, which SQLite cannot turn into a product of
+    /// lists as it may an `IN (SELECT …)`.
+    private static func exists(_ key: String, in entity: StoreLayout.Entity) -> String {
+        "EXISTS (SELECT 1 FROM main.\(entity.tableName) x WHERE x.Z_PK = \(key) AND x.\(entity.kindCondition))"
     }
 
     /// The source entities with objects that a source to-one may point to and that do not
