@@ -1,6 +1,265 @@
 #include "CLuaBridge.h"
+
+#include <lauxlib.h>
 #include <lua.h>
+#include <lualib.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 
 const char *strata_lua_release(void) {
     return LUA_RELEASE;
 }
+
+// MARK: - States
+
+/// What a state keeps beside Lua's own: its memory count, limits, and whether Swift is
+/// running (allocations then never fail, since a memory error would long-jump over Swift).
+typedef struct strata_state {
+    size_t used;
+    strata_lua_limits limits;
+    int64_t executed;
+    volatile sig_atomic_t interrupted;
+    int swift_depth;
+} strata_state;
+
+/// Instructions between two checks of the budget and of an interruption.
+#define STRATA_HOOK_INTERVAL 1000
+
+static strata_state *state_of(lua_State *L) {
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return (strata_state *)ud;
+}
+
+static void *strata_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    strata_state *state = (strata_state *)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        state->used -= old;
+        return NULL;
+    }
+    if (state->limits.memory > 0 && state->swift_depth == 0 && nsize > old && state->used - old + nsize > state->limits.memory) {
+        return NULL;
+    }
+    void *block = realloc(ptr, nsize);
+    if (block) state->used = state->used - old + nsize;
+    return block;
+}
+
+static void strata_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    strata_state *state = state_of(L);
+    if (state->interrupted) {
+        state->interrupted = 0;
+        luaL_error(L, "interrupted");
+    }
+    state->executed += STRATA_HOOK_INTERVAL;
+    if (state->limits.instructions > 0 && state->executed > state->limits.instructions) {
+        luaL_error(L, "instruction budget exceeded (%I instructions)", (lua_Integer)state->limits.instructions);
+    }
+}
+
+lua_State *strata_lua_newstate(void) {
+    strata_state *state = calloc(1, sizeof(strata_state));
+    if (!state) return NULL;
+    lua_State *L = lua_newstate(strata_alloc, state);
+    if (!L) {
+        free(state);
+        return NULL;
+    }
+    lua_sethook(L, strata_hook, LUA_MASKCOUNT, STRATA_HOOK_INTERVAL);
+    return L;
+}
+
+void strata_lua_close(lua_State *L) {
+    strata_state *state = state_of(L);
+    state->swift_depth = 1;  // closing frees; nothing may fail
+    lua_close(L);
+    free(state);
+}
+
+void strata_lua_set_limits(lua_State *L, strata_lua_limits limits) {
+    strata_state *state = state_of(L);
+    state->limits = limits;
+    state->executed = 0;
+}
+
+size_t strata_lua_memory_in_use(lua_State *L) {
+    return state_of(L)->used;
+}
+
+void strata_lua_interrupt(lua_State *L) {
+    state_of(L)->interrupted = 1;
+}
+
+// MARK: - Libraries
+
+/// `load` that reads text chunks only (a bytecode chunk can break the interpreter); the
+/// original `load` is its upvalue.
+static int strata_load_text(lua_State *L) {
+    if (lua_gettop(L) < 3) lua_settop(L, 3);
+    lua_pushliteral(L, "t");
+    lua_replace(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static int strata_open(lua_State *L) {
+    int unsafe = lua_toboolean(L, 1);
+    const luaL_Reg libraries[] = {
+        {LUA_GNAME, luaopen_base}, {LUA_TABLIBNAME, luaopen_table}, {LUA_STRLIBNAME, luaopen_string},
+        {LUA_MATHLIBNAME, luaopen_math}, {LUA_UTF8LIBNAME, luaopen_utf8}, {LUA_COLIBNAME, luaopen_coroutine},
+        {LUA_IOLIBNAME, luaopen_io}, {LUA_OSLIBNAME, luaopen_os}, {NULL, NULL},
+    };
+    for (const luaL_Reg *library = libraries; library->name; library++) {
+        int isSystem = library->func == luaopen_io || library->func == luaopen_os;
+        if (isSystem && !unsafe) continue;
+        luaL_requiref(L, library->name, library->func, 1);
+        lua_pop(L, 1);
+    }
+    if (!unsafe) {
+        lua_pushnil(L);
+        lua_setglobal(L, "dofile");
+        lua_pushnil(L);
+        lua_setglobal(L, "loadfile");
+    }
+    lua_getglobal(L, "load");
+    lua_pushcclosure(L, strata_load_text, 1);
+    lua_setglobal(L, "load");
+    return 0;
+}
+
+int strata_lua_open_libraries(lua_State *L, int unsafe) {
+    lua_pushcfunction(L, strata_open);
+    lua_pushboolean(L, unsafe);
+    return lua_pcall(L, 1, 0, 0);
+}
+
+// MARK: - Errors
+
+static const char *const error_metatable = "strata.error";
+
+static int strata_error_tostring(lua_State *L) {
+    lua_getfield(L, 1, "message");
+    if (!lua_isstring(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "error");
+    }
+    return 1;
+}
+
+/// The metatable of Strata's error tables, made on first use.
+static void push_error_metatable(lua_State *L) {
+    if (luaL_newmetatable(L, error_metatable)) {
+        lua_pushcfunction(L, strata_error_tostring);
+        lua_setfield(L, -2, "__tostring");
+    }
+}
+
+void strata_lua_push_error(lua_State *L, const char *code, const char *message) {
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, code);
+    lua_setfield(L, -2, "code");
+    lua_pushstring(L, message);
+    lua_setfield(L, -2, "message");
+    push_error_metatable(L);
+    lua_setmetatable(L, -2);
+}
+
+int strata_lua_is_error(lua_State *L, int index, const char **code, const char **message) {
+    if (!lua_istable(L, index) || !lua_getmetatable(L, index)) return 0;
+    luaL_getmetatable(L, error_metatable);
+    int is = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    if (!is) return 0;
+    index = lua_absindex(L, index);
+    lua_pushliteral(L, "code");
+    lua_rawget(L, index);
+    *code = lua_tostring(L, -1);
+    lua_pushliteral(L, "message");
+    lua_rawget(L, index);
+    *message = lua_tostring(L, -1);
+    // Both strings stay alive in the table; only the stack slots go.
+    lua_pop(L, 2);
+    return 1;
+}
+
+// MARK: - Calling Lua
+
+int strata_lua_load(lua_State *L, const char *chunk, size_t length, const char *name) {
+    return luaL_loadbufferx(L, chunk, length, name, "t");
+}
+
+/// The message handler of protected calls: turns any error into a Strata error table (code
+/// "lua" for Lua's own errors) and adds the traceback of the Lua frames.
+static int strata_message_handler(lua_State *L) {
+    const char *code = NULL, *message = NULL;
+    if (!strata_lua_is_error(L, 1, &code, &message)) {
+        const char *text = luaL_tolstring(L, 1, NULL);
+        strata_lua_push_error(L, "lua", text);
+        lua_replace(L, 1);
+        lua_settop(L, 1);
+    }
+    luaL_traceback(L, L, NULL, 1);
+    lua_setfield(L, 1, "traceback");
+    return 1;
+}
+
+int strata_lua_pcall(lua_State *L, int nargs, int nresults) {
+    strata_state *state = state_of(L);
+    int depth = state->swift_depth;
+    state->swift_depth = 0;
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, strata_message_handler);
+    lua_insert(L, base);
+    int status = lua_pcall(L, nargs, nresults, base);
+    lua_remove(L, base);
+    state->swift_depth = depth;
+    return status;
+}
+
+// MARK: - Swift functions
+
+static strata_lua_dispatch swift_dispatch = NULL;
+
+void strata_lua_set_dispatch(strata_lua_dispatch dispatch) {
+    swift_dispatch = dispatch;
+}
+
+static int strata_trampoline(lua_State *L) {
+    strata_state *state = state_of(L);
+    state->swift_depth += 1;
+    int results = swift_dispatch(L, lua_touserdata(L, lua_upvalueindex(1)));
+    state->swift_depth -= 1;
+    if (results == STRATA_LUA_RAISE) {
+        // The message names the script's line that made the call, as luaL_error's do.
+        const char *code = NULL, *message = NULL;
+        if (strata_lua_is_error(L, -1, &code, &message)) {
+            luaL_where(L, 1);
+            lua_pushstring(L, message);
+            lua_concat(L, 2);
+            lua_setfield(L, -2, "message");
+        }
+        return lua_error(L);
+    }
+    return results;
+}
+
+void strata_lua_push_function(lua_State *L, void *box) {
+    lua_pushlightuserdata(L, box);
+    lua_pushcclosure(L, strata_trampoline, 1);
+}
+
+// MARK: - Macros and variadic functions, as functions
+
+void strata_lua_pop(lua_State *L, int n) { lua_pop(L, n); }
+void strata_lua_newtable(lua_State *L) { lua_newtable(L); }
+const char *strata_lua_tolstring(lua_State *L, int index, size_t *length) { return lua_tolstring(L, index, length); }
+int strata_lua_upvalueindex(int i) { return lua_upvalueindex(i); }
+int strata_lua_registryindex(void) { return LUA_REGISTRYINDEX; }
+int strata_lua_isinteger(lua_State *L, int index) { return lua_isinteger(L, index); }
+void strata_lua_collect(lua_State *L) { lua_gc(L, LUA_GCCOLLECT, 0); }

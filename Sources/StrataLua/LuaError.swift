@@ -1,0 +1,31 @@
+/// An error of a Lua script, or one that Strata raises in a script.
+///
+/// In Lua it is a table `{code = …, message = …}` whose `__tostring` gives the message; a
+/// script catches it with `pcall` and reads `err.code`. In Swift it carries the traceback of
+/// the Lua frames the error went through.
+///
+/// ```swift
+/// do {
+///     try lua.run("error('no pages')", name: "fix.lua")
+/// } catch let error as LuaError {
+///     print(error)   // fix.lua:1: no pages
+/// }
+/// ```
+public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of error: `lua` for Lua's own errors (`error(…)`, a bad index), `syntax`
+    /// for a chunk that does not compile, `memory`, or a Strata code such as `fetch`,
+    /// `validation`, `argument`.
+    public var code: String
+    /// The message, with the chunk and line where Lua gave them.
+    public var message: String
+    /// The Lua frames the error went through, innermost first, as `luaL_traceback` writes them.
+    public var traceback: String?
+
+    public init(code: String, message: String, traceback: String? = nil) {
+        self.code = code
+        self.message = message
+        self.traceback = traceback
+    }
+
+    public var description: String { message }
+}

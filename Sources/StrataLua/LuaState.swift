@@ -1,0 +1,223 @@
+import CLua
+import CLuaBridge
+import Foundation
+
+/// A Lua 5.4 interpreter, sandboxed, with an instruction budget and a memory ceiling, that
+/// runs scripts and calls Swift functions registered into it.
+///
+/// ```swift
+/// let lua = try LuaState()
+/// lua.register("twice", in: nil) { call in
+///     call.push(try call.integer(at: 1, "n") * 2)
+///     return 1
+/// }
+/// let results = try lua.run("return twice(21)", name: "example")   // [.integer(42)]
+/// ```
+///
+/// Use a state from one thread at a time. Lua errors never cross Swift frames: Swift
+/// functions report errors by throwing, which raises a Strata error table in Lua; Lua code
+/// runs only in protected calls, whose errors come back as ``LuaError``.
+public final class LuaState {
+    /// What a state lets scripts do.
+    public struct Options: Sendable {
+        /// The instructions one run may execute (about a hundred million a second), or `nil`
+        /// for no budget.
+        public var instructionBudget: Int64? = 10_000_000_000
+        /// The bytes the state may hold, or `nil` for no ceiling.
+        public var memoryLimit: Int? = 1 << 30
+        /// Whether scripts get the `io` and `os` libraries and `dofile`/`loadfile`: files,
+        /// processes and the environment.
+        public var allowsSystemAccess = false
+
+        public init() {}
+    }
+
+    /// The Lua state; used by the bindings, on the state's thread.
+    let L: OpaquePointer
+    /// The options the state was made with.
+    public let options: Options
+    /// Where `print` writes, a line at a time (standard output by default).
+    public var output: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    /// The Swift functions the state's Lua functions call, kept alive as long as the state.
+    private var functions: [LuaFunction] = []
+
+    /// A new state with the sandbox's libraries open.
+    ///
+    /// - Throws: ``LuaError`` when the state cannot be made (out of memory).
+    public init(options: Options = Options()) throws(LuaError) {
+        _ = Self.installDispatch
+        guard let L = strata_lua_newstate() else { throw LuaError(code: "memory", message: "cannot create a Lua state: not enough memory") }
+        self.L = L
+        self.options = options
+        guard strata_lua_open_libraries(L, options.allowsSystemAccess ? 1 : 0) == LUA_OK else {
+            let message = String(cString: strata_lua_tolstring(L, -1, nil))
+            strata_lua_close(L)
+            throw LuaError(code: "lua", message: message)
+        }
+        // print's tostring runs in Lua, where a __tostring metamethod may raise; Swift gets text.
+        pushFunction(name: "print") { [unowned self] call in
+            self.output(try call.string(at: 1))
+            return 0
+        }
+        lua_setglobal(L, "strata_write_line")
+        do {
+            try run("""
+                local write, tostring, pack, concat = strata_write_line, tostring, table.pack, table.concat
+                strata_write_line = nil
+                function print(...)
+                  local values = pack(...)
+                  for i = 1, values.n do values[i] = tostring(values[i]) end
+                  write(concat(values, "\\t", 1, values.n))
+                end
+                """, name: "=print")
+        } catch {
+            strata_lua_close(L)
+            throw error
+        }
+    }
+
+    deinit {
+        strata_lua_close(L)
+    }
+
+    // MARK: - Running
+
+    /// Runs `chunk` (Lua source text, never bytecode) named `name` in messages, with
+    /// `arguments` as its `...`; returns what it returns.
+    ///
+    /// - Throws: ``LuaError``: `syntax` for a chunk that does not compile, else the error the
+    ///   chunk raised, with its traceback.
+    @discardableResult
+    public func run(_ chunk: String, name: String, arguments: [LuaValue] = []) throws(LuaError) -> [LuaValue] {
+        let base = lua_gettop(L)
+        defer { lua_settop(L, base) }
+        let status = chunk.utf8CString.withUnsafeBufferPointer { buffer in
+            strata_lua_load(L, buffer.baseAddress, buffer.count - 1, name)
+        }
+        guard status == LUA_OK else {
+            throw LuaError(code: status == LUA_ERRSYNTAX ? "syntax" : "memory", message: String(cString: strata_lua_tolstring(L, -1, nil)))
+        }
+        for argument in arguments { LuaCall(L: L).push(argument) }
+        try call(arguments: Int32(arguments.count))
+        let call = LuaCall(L: L)
+        return (base + 1...max(base + 1, lua_gettop(L))).compactMap { index in index <= lua_gettop(L) ? call.value(at: index) : nil }
+    }
+
+    /// Calls the function below `arguments` values on the stack in protected mode, within the
+    /// budget, leaving its results; a failure throws, with the stack as before the function.
+    func call(arguments: Int32, results: Int32 = LUA_MULTRET) throws(LuaError) {
+        var limits = strata_lua_limits()
+        limits.instructions = options.instructionBudget ?? 0
+        limits.memory = options.memoryLimit ?? 0
+        strata_lua_set_limits(L, limits)
+        guard strata_lua_pcall(L, arguments, results) == LUA_OK else {
+            let error = LuaCall(L: L).error(at: -1)
+            lua_settop(L, -2)
+            throw error
+        }
+    }
+
+    /// Makes the running script fail with "interrupted" at its next check (within a thousand
+    /// instructions); safe from a signal handler or another thread.
+    public func interrupt() {
+        strata_lua_interrupt(L)
+    }
+
+    /// The bytes the state holds.
+    public var memoryInUse: Int { strata_lua_memory_in_use(L) }
+
+    // MARK: - Globals and Swift functions
+
+    /// Sets the global `name` to `value`, without metamethods (a script may have given the
+    /// globals a metatable).
+    public func setGlobal(_ name: String, _ value: LuaValue) {
+        pushGlobals()
+        lua_pushstring(L, name)
+        LuaCall(L: L).push(value)
+        lua_rawset(L, -3)
+        lua_settop(L, -2)
+    }
+
+    /// The global `name`, read without metamethods.
+    public func global(_ name: String) -> LuaValue {
+        pushGlobals()
+        lua_pushstring(L, name)
+        lua_rawget(L, -2)
+        defer { lua_settop(L, -3) }
+        return LuaCall(L: L).value(at: -1)
+    }
+
+    /// Pushes the table of globals.
+    func pushGlobals() {
+        lua_rawgeti(L, strata_lua_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
+    }
+
+    /// Registers `body` as the function `name` of the global table `table` (made when
+    /// missing), or as a global function when `table` is `nil`.
+    ///
+    /// `body` reads its arguments from the call, pushes its results and returns how many it
+    /// pushed; what it throws is raised in Lua (a ``LuaError`` as it is, anything else with
+    /// the code `strata`).
+    public func register(_ name: String, in table: String?, _ body: @escaping (LuaCall) throws -> Int32) {
+        if let table {
+            pushGlobalTable(table)
+        } else {
+            pushGlobals()
+        }
+        lua_pushstring(L, name)
+        pushFunction(name: table.map { "\($0).\(name)" } ?? name, body)
+        lua_rawset(L, -3)
+        lua_settop(L, -2)
+    }
+
+    /// Pushes a Lua function that calls `body`; `name` is how argument errors name it.
+    func pushFunction(name: String, _ body: @escaping (LuaCall) throws -> Int32) {
+        let function = LuaFunction(name: name, body)
+        functions.append(function)
+        strata_lua_push_function(L, Unmanaged.passUnretained(function).toOpaque())
+    }
+
+    /// Pushes the global table `name`, making it when missing.
+    func pushGlobalTable(_ name: String) {
+        pushGlobals()
+        lua_pushstring(L, name)
+        if lua_rawget(L, -2) != LUA_TTABLE {
+            lua_settop(L, -2)
+            strata_lua_newtable(L)
+            lua_pushstring(L, name)
+            lua_pushvalue(L, -2)
+            lua_rawset(L, -4)
+        }
+        lua_rotate(L, -2, 1)
+        lua_settop(L, -2)
+    }
+
+    // MARK: - Dispatch
+
+    /// Installs, once, the function through which every state's trampolines call Swift.
+    private static let installDispatch: Void = {
+        strata_lua_set_dispatch { L, box in
+            guard let L, let box else { return STRATA_LUA_RAISE }
+            let function = Unmanaged<LuaFunction>.fromOpaque(box).takeUnretainedValue()
+            do {
+                return try function.body(LuaCall(L: L, function: function.name))
+            } catch let error as LuaError {
+                strata_lua_push_error(L, error.code, error.message)
+            } catch {
+                strata_lua_push_error(L, "strata", String(describing: error))
+            }
+            return STRATA_LUA_RAISE
+        }
+    }()
+}
+
+/// A Swift function that Lua calls.
+final class LuaFunction {
+    let name: String
+    let body: (LuaCall) throws -> Int32
+
+    init(name: String, _ body: @escaping (LuaCall) throws -> Int32) {
+        self.name = name
+        self.body = body
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import StrataLua
+
+/// The interpreter itself: values in and out, Swift functions and their errors, the sandbox,
+/// the instruction budget, the memory ceiling and interruption.
+@Suite struct LuaStateTests {
+    /// The lines a state printed.
+    final class Printed: Sendable {
+        let lines = Mutex<[String]>([])
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    static func state(_ options: LuaState.Options = LuaState.Options()) throws -> (LuaState, Printed) {
+        let lua = try LuaState(options: options)
+        let printed = Printed()
+        lua.output = { line in printed.lines.withLock { $0.append(line) } }
+        return (lua, printed)
+    }
+
+    @Test func valuesGoInAndComeBack() throws {
+        let (lua, printed) = try Self.state()
+        let results = try lua.run("local a, b = ... ; print(a, b, nil, 1.5, {} ~= nil) ; return a + 1, b .. '!', {x = true, 'one'}", name: "values", arguments: [41, "hi"])
+        #expect(results == [.integer(42), .string("hi!"), .table([.string("x"): .boolean(true), .integer(1): .string("one")])])
+        #expect(printed.all == ["41\thi\tnil\t1.5\ttrue"])
+        lua.setGlobal("answer", .table([.string("n"): 7]))
+        #expect(try lua.run("return answer.n * 6", name: "global") == [42])
+        #expect(lua.global("answer")["n"] == 7)
+    }
+
+    @Test func swiftFunctionsCheckTheirArgumentsAndRaiseStrataErrors() throws {
+        let (lua, _) = try Self.state()
+        lua.register("twice", in: "demo") { call in
+            call.push(try call.integer(at: 1) * 2)
+            return 1
+        }
+        lua.register("fail", in: "demo") { _ in throw LuaError(code: "validation", message: "Book.title is required") }
+        #expect(try lua.run("return demo.twice(21)", name: "ok") == [42])
+        #expect {
+            try lua.run("return demo.twice('x')", name: "=bad")
+        } throws: { error in
+            (error as? LuaError).map { ($0.code, $0.message) } ?? ("", "") == ("argument", "bad:1: bad argument #1 to 'demo.twice' (integer expected, got string)")
+        }
+        // A script catches Strata's errors as tables with a code and a message.
+        let caught = try lua.run("local ok, e = pcall(function() demo.fail() end) ; return ok, e.code, e.message, tostring(e)", name: "=catch")
+        #expect(caught == [false, "validation", "catch:1: Book.title is required", "catch:1: Book.title is required"])
+    }
+
+    @Test func errorsNameTheChunkAndLineWithATraceback() throws {
+        let (lua, _) = try Self.state()
+        do {
+            try lua.run("local x = 1\nlocal function inner() error('boom') end\ninner()", name: "@fix.lua")
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == "lua")
+            #expect(error.message == "fix.lua:2: boom")
+            #expect(error.traceback?.contains("fix.lua:2: in") == true, "\(error.traceback ?? "")")
+        }
+        #expect(throws: LuaError.self) { try lua.run("return 1 +", name: "=broken") }
+        do {
+            try lua.run("return 1 +", name: "=broken")
+        } catch {
+            #expect(error.code == "syntax")
+            #expect(error.message.hasPrefix("broken:1:"))
+        }
+    }
+
+    @Test func theSandboxHasNoFilesProcessesOrBytecode() throws {
+        let (lua, _) = try Self.state()
+        #expect(try lua.run("return io, os, dofile, loadfile, require", name: "sandbox") == [.nil, .nil, .nil, .nil, .nil])
+        let loaded = try lua.run("return load(string.dump(function() return 1 end))", name: "bytecode")
+        #expect(loaded.first == .nil)
+        #expect(loaded.dropFirst().first.map { if case .string(let text) = $0 { text.contains("binary chunk") } else { false } } == true)
+        #expect(try lua.run("return load('return 2')()", name: "text") == [2])
+
+        var open = LuaState.Options()
+        open.allowsSystemAccess = true
+        let (unsafe, _) = try Self.state(open)
+        #expect(try unsafe.run("return type(io.open), type(os.time)", name: "unsafe") == ["function", "function"])
+    }
+
+    @Test func theBudgetAndTheMemoryCeilingStopARunawayScript() throws {
+        var options = LuaState.Options()
+        options.instructionBudget = 1_000_000
+        options.memoryLimit = 8 << 20
+        let (lua, _) = try Self.state(options)
+        #expect(throws: LuaError.self) { try lua.run("while true do end", name: "=loop") }
+        do {
+            try lua.run("while true do end", name: "=loop")
+        } catch {
+            #expect(error.message.contains("instruction budget exceeded (1000000 instructions)"))
+        }
+        do {
+            try lua.run("local t = {} for i = 1, 1e8 do t[i] = i end", name: "=hog")
+            Issue.record("no error")
+        } catch {
+            #expect(error.message.contains("not enough memory"))
+        }
+        // The state is still usable, and each run has a budget of its own.
+        #expect(try lua.run("local n = 0 for i = 1, 1000 do n = n + i end return n", name: "=after") == [500_500])
+        lua.interrupt()
+        do {
+            try lua.run("local n = 0 while true do n = n + 1 end", name: "=spin")
+            Issue.record("no error")
+        } catch {
+            #expect(error.message.contains("interrupted"))
+        }
+    }
+}
