@@ -41,7 +41,7 @@ let package = Package(
             ]),
         .target(
             name: "StrataLua",
-            dependencies: ["Strata", "CLua", "CLuaBridge"]),
+            dependencies: ["Strata", "CLua", "CLuaBridge", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "StrataCLI",
             dependencies: [

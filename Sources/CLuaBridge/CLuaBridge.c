@@ -230,6 +230,19 @@ void strata_lua_set_dispatch(strata_lua_dispatch dispatch) {
     swift_dispatch = dispatch;
 }
 
+/// Pushes "chunk:line:" of the script's innermost frame, skipping Strata's own Lua glue (the
+/// chunks named "=strata…"), or "" when there is none.
+static void push_script_position(lua_State *L) {
+    lua_Debug ar;
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0) continue;
+        if (strncmp(ar.source, "=strata", 7) == 0) continue;
+        lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+        return;
+    }
+    lua_pushliteral(L, "");
+}
+
 static int strata_trampoline(lua_State *L) {
     strata_state *state = state_of(L);
     state->swift_depth += 1;
@@ -239,7 +252,7 @@ static int strata_trampoline(lua_State *L) {
         // The message names the script's line that made the call, as luaL_error's do.
         const char *code = NULL, *message = NULL;
         if (strata_lua_is_error(L, -1, &code, &message)) {
-            luaL_where(L, 1);
+            push_script_position(L);
             lua_pushstring(L, message);
             lua_concat(L, 2);
             lua_setfield(L, -2, "message");
@@ -252,6 +265,64 @@ static int strata_trampoline(lua_State *L) {
 void strata_lua_push_function(lua_State *L, void *box) {
     lua_pushlightuserdata(L, box);
     lua_pushcclosure(L, strata_trampoline, 1);
+}
+
+// MARK: - Swift objects as userdata
+
+static strata_lua_releaser swift_release = NULL;
+
+void strata_lua_set_release(strata_lua_releaser release) {
+    swift_release = release;
+}
+
+static int strata_object_gc(lua_State *L) {
+    void **slot = (void **)lua_touserdata(L, 1);
+    if (slot && *slot) {
+        swift_release(*slot);
+        *slot = NULL;
+    }
+    return 0;
+}
+
+int strata_lua_new_type(lua_State *L, const char *type) {
+    if (!luaL_newmetatable(L, type)) return 0;
+    lua_pushcfunction(L, strata_object_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushstring(L, type);
+    lua_setfield(L, -2, "__name");
+    return 1;
+}
+
+/// The registry's table of userdata by object, with weak values: one userdata per object.
+static const char *const object_cache = "strata.objects";
+
+void strata_lua_push_object(lua_State *L, void *object, const char *type) {
+    if (luaL_getsubtable(L, LUA_REGISTRYINDEX, object_cache) == 0) {
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "v");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+    }
+    lua_pushlightuserdata(L, object);
+    if (lua_rawget(L, -2) == LUA_TUSERDATA) {
+        // Already pushed: the userdata holds the object once.
+        swift_release(object);
+        lua_remove(L, -2);
+        return;
+    }
+    lua_pop(L, 1);
+    void **slot = (void **)lua_newuserdatauv(L, sizeof(void *), 1);
+    *slot = object;
+    luaL_setmetatable(L, type);
+    lua_pushlightuserdata(L, object);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);
+    lua_remove(L, -2);
+}
+
+void *strata_lua_to_object(lua_State *L, int index, const char *type) {
+    void **slot = (void **)luaL_testudata(L, index, type);
+    return slot ? *slot : NULL;
 }
 
 // MARK: - Macros and variadic functions, as functions

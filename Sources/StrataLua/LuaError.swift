@@ -1,3 +1,5 @@
+import Strata
+
 /// An error of a Lua script, or one that Strata raises in a script.
 ///
 /// In Lua it is a table `{code = …, message = …}` whose `__tostring` gives the message; a
@@ -28,4 +30,19 @@ public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension LuaError {
+    /// The code a script sees for an error of Strata's API.
+    static func code(for error: any Error) -> String {
+        switch error {
+        case is PredicateSyntaxError, is PredicateKeyError, is PredicateCompileError: "predicate"
+        case is FetchRequestError: "fetch"
+        case let error as ContextError:
+            if case .validation = error { "validation" } else { "context" }
+        case is ImportError, is JSONSyntaxError: "import"
+        case is StoreError, is DatabaseError: "store"
+        default: "strata"
+        }
+    }
 }

@@ -40,6 +40,8 @@ public final class LuaState {
     public var output: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     /// The Swift functions the state's Lua functions call, kept alive as long as the state.
     private var functions: [LuaFunction] = []
+    /// How many protected calls are running, the outermost one being a run.
+    private var callDepth = 0
 
     /// A new state with the sandbox's libraries open.
     ///
@@ -69,7 +71,7 @@ public final class LuaState {
                   for i = 1, values.n do values[i] = tostring(values[i]) end
                   write(concat(values, "\\t", 1, values.n))
                 end
-                """, name: "=print")
+                """, name: "=strata.print")
         } catch {
             strata_lua_close(L)
             throw error
@@ -103,13 +105,33 @@ public final class LuaState {
         return (base + 1...max(base + 1, lua_gettop(L))).compactMap { index in index <= lua_gettop(L) ? call.value(at: index) : nil }
     }
 
+    /// Runs `chunk` with the `arguments` values on top of the stack as its `...`, leaving
+    /// `results` values in their place.
+    func callChunk(_ chunk: String, name: String, arguments: Int32, results: Int32) throws(LuaError) {
+        let status = chunk.utf8CString.withUnsafeBufferPointer { buffer in
+            strata_lua_load(L, buffer.baseAddress, buffer.count - 1, name)
+        }
+        guard status == LUA_OK else {
+            let message = String(cString: strata_lua_tolstring(L, -1, nil))
+            lua_settop(L, -(arguments + 2))
+            throw LuaError(code: "syntax", message: message)
+        }
+        lua_rotate(L, -(arguments + 1), 1)
+        try call(arguments: arguments, results: results)
+    }
+
     /// Calls the function below `arguments` values on the stack in protected mode, within the
     /// budget, leaving its results; a failure throws, with the stack as before the function.
     func call(arguments: Int32, results: Int32 = LUA_MULTRET) throws(LuaError) {
-        var limits = strata_lua_limits()
-        limits.instructions = options.instructionBudget ?? 0
-        limits.memory = options.memoryLimit ?? 0
-        strata_lua_set_limits(L, limits)
+        // A call from a Swift function within a run (a transaction's body) shares the run's budget.
+        if callDepth == 0 {
+            var limits = strata_lua_limits()
+            limits.instructions = options.instructionBudget ?? 0
+            limits.memory = options.memoryLimit ?? 0
+            strata_lua_set_limits(L, limits)
+        }
+        callDepth += 1
+        defer { callDepth -= 1 }
         guard strata_lua_pcall(L, arguments, results) == LUA_OK else {
             let error = LuaCall(L: L).error(at: -1)
             lua_settop(L, -2)
@@ -204,7 +226,7 @@ public final class LuaState {
             } catch let error as LuaError {
                 strata_lua_push_error(L, error.code, error.message)
             } catch {
-                strata_lua_push_error(L, "strata", String(describing: error))
+                strata_lua_push_error(L, LuaError.code(for: error), String(describing: error))
             }
             return STRATA_LUA_RAISE
         }

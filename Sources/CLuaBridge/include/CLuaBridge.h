@@ -62,6 +62,20 @@ void strata_lua_set_dispatch(strata_lua_dispatch dispatch);
 /// Pushes a Lua function that calls the Swift function `box` through the dispatcher.
 void strata_lua_push_function(lua_State *L, void *box);
 
+// MARK: - Swift objects as userdata
+
+/// How a state lets go of a Swift object its userdata held (set once, like the dispatcher).
+typedef void (*strata_lua_releaser)(void *object);
+void strata_lua_set_release(strata_lua_releaser release);
+/// Makes (when missing) the metatable of the userdata type `type`, whose __gc lets go of the
+/// object, and leaves it on the stack; returns 1 when it was made.
+int strata_lua_new_type(lua_State *L, const char *type);
+/// Pushes the userdata of `object` (a retained Swift object, which the userdata now owns) of
+/// type `type`: the same userdata for the same object while it lives, so that `==` holds.
+void strata_lua_push_object(lua_State *L, void *object, const char *type);
+/// The object of the userdata at `index` when it is of type `type`, else NULL.
+void *strata_lua_to_object(lua_State *L, int index, const char *type);
+
 // MARK: - Macros and variadic functions, as functions
 
 void strata_lua_pop(lua_State *L, int n);

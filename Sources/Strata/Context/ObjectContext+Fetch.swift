@@ -204,10 +204,20 @@ extension ObjectContext {
         }
     }
 
-    /// The objects with `ids`, of `entityName` alone, as a fetch would return them: the rows of
-    /// those still faults read in one query on first use, and the destinations of `keyPaths`
-    /// prefetched. For readers that page through the IDs of a large fetch.
-    func objects(with ids: [ObjectID], entityName: String, prefetching keyPaths: [String]) throws -> [ManagedObject] {
+    /// The objects with `ids`, all of `entityName` (not of a sub-entity), as a fetch would
+    /// return them: the rows of those still faults read in one query on first use, and the
+    /// destinations of `keyPaths` prefetched. For readers that page through the IDs of a
+    /// large fetch (``fetchObjectIDs(_:)``):
+    ///
+    /// ```swift
+    /// let ids = try context.fetchObjectIDs(request)
+    /// for start in stride(from: 0, to: ids.count, by: 1000) {
+    ///     let page = try context.objects(with: Array(ids[start..<min(start + 1000, ids.count)]), entityName: "Book")
+    ///     …
+    ///     context.releaseUnheldObjects()
+    /// }
+    /// ```
+    public func objects(with ids: [ObjectID], entityName: String, prefetching keyPaths: [String] = []) throws -> [ManagedObject] {
         assertOnQueue()
         let objects = ids.map { object(with: $0) }
         guard parent == nil else { return objects }

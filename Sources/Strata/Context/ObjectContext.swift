@@ -390,8 +390,9 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Lets go of the saved objects without unsaved changes that nothing outside the context
     /// holds, as Core Data's contexts hold such objects weakly, so that a long read runs in
-    /// bounded memory. An object asked for again is read again from the store.
-    func releaseUnheldObjects() {
+    /// bounded memory. An object asked for again is read again from the store. It looks at
+    /// every object the context holds: call it once per batch, not per object.
+    public func releaseUnheldObjects() {
         assertOnQueue()
         for id in Array(registered.keys) where !id.isTemporary {
             guard var object = registered.removeValue(forKey: id) else { continue }

@@ -7,7 +7,7 @@ extension AttributeValue {
     /// fraction, zone or time), from Unix seconds, or by `dateFormat` when one is given.
     ///
     /// - Returns: the value, or a description of why it does not fit (`"a string that is not a number"`).
-    static func fromJSON(_ json: JSONValue, type: AttributeType, dateFormat: String? = nil) -> Result<AttributeValue, ImportValueMismatch> {
+    public static func fromJSON(_ json: JSONValue, type: AttributeType, dateFormat: String? = nil) -> Result<AttributeValue, ImportValueMismatch> {
         func mismatch(_ reason: String) -> Result<AttributeValue, ImportValueMismatch> { .failure(ImportValueMismatch(reason: reason)) }
         let text: String? = switch json.kind {
         case .number(let literal): literal
@@ -80,8 +80,28 @@ private func dateFormatter(for format: String) -> DateFormatter {
 private let dateFormatters = Locked<[String: DateFormatter]>([:])
 
 /// Why a JSON value does not fit an attribute.
-struct ImportValueMismatch: Error, Sendable {
-    let reason: String
+/// Why a JSON value does not fit an attribute, in words (`"a string that is not a number"`).
+public struct ImportValueMismatch: Error, Sendable {
+    public let reason: String
+}
+
+extension AttributeValue {
+    /// The value as JSON that ``fromJSON(_:type:dateFormat:)`` reads back exactly: numbers,
+    /// decimals as exact numbers, dates as ISO 8601 UTC text (Unix seconds outside years
+    /// 1–9999), binary data base64, UUIDs and URIs as text.
+    public var jsonValue: JSONValue {
+        switch self {
+        case .integer(let integer): .number(integer)
+        case .double(let double): .number(double)
+        case .decimal(let decimal): decimal.isNaN ? .null : JSONValue(.number(NSDecimalNumber(decimal: decimal).stringValue))
+        case .string(let string): .string(string)
+        case .boolean(let bool): .bool(bool)
+        case .binary(let data): .string(data.base64EncodedString())
+        case .uuid(let uuid): .string(uuid.uuidString)
+        case .uri(let url): .string(url.absoluteString)
+        case .date(let date): Exporter.json(date)
+        }
+    }
 }
 
 /// ISO 8601 dates as APIs write them: `2024-05-01`, `2024-05-01T12:30`, `2024-05-01T12:30:15`,

@@ -276,24 +276,13 @@ public final class Exporter {
     // MARK: - Values
 
     private func json(_ value: AttributeValue, dateFormat: String?) -> JSONValue {
-        switch value {
-        case .integer(let integer): return .number(integer)
-        case .double(let double): return .number(double)
-        case .decimal(let decimal): return decimal.isNaN ? .null : JSONValue(.number(NSDecimalNumber(decimal: decimal).stringValue))
-        case .string(let string): return .string(string)
-        case .boolean(let bool): return .bool(bool)
-        case .binary(let data): return .string(data.base64EncodedString())
-        case .uuid(let uuid): return .string(uuid.uuidString)
-        case .uri(let url): return .string(url.absoluteString)
-        case .date(let date):
-            guard let dateFormat else { return Self.json(date) }
-            let formatter = formatters[dateFormat] ?? DateFormatter()
-            if formatters[dateFormat] == nil {
-                (formatter.locale, formatter.timeZone, formatter.dateFormat) = (Locale(identifier: "en_US_POSIX"), TimeZone(identifier: "UTC"), dateFormat)
-                formatters[dateFormat] = formatter
-            }
-            return .string(formatter.string(from: date))
+        guard case .date(let date) = value, let dateFormat else { return value.jsonValue }
+        let formatter = formatters[dateFormat] ?? DateFormatter()
+        if formatters[dateFormat] == nil {
+            (formatter.locale, formatter.timeZone, formatter.dateFormat) = (Locale(identifier: "en_US_POSIX"), TimeZone(identifier: "UTC"), dateFormat)
+            formatters[dateFormat] = formatter
         }
+        return .string(formatter.string(from: date))
     }
 
     /// A date as ISO 8601 text in UTC that ``ISO8601Text`` reads back exactly, with the fewest

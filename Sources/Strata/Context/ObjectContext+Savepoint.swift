@@ -1,0 +1,40 @@
+extension ObjectContext {
+    /// The context's unsaved changes at one moment, to go back to: a transaction within a
+    /// transaction, undone alone when it fails.
+    ///
+    /// ```swift
+    /// let savepoint = context.savepoint()
+    /// try book.setValue("Draft", forKey: "title")
+    /// context.rollback(to: savepoint)      // the title is as it was at the savepoint
+    /// ```
+    ///
+    /// A save in between makes the savepoint meaningless: saved changes are not undone.
+    public struct Savepoint: Sendable {
+        fileprivate let inserted: Set<ObjectID>
+        fileprivate let insertionOrder: [ObjectID]
+        fileprivate let deleted: Set<ObjectID>
+        fileprivate let droppedInserts: Set<ObjectID>
+        fileprivate let changes: [ObjectID: [String: PropertyValue]]
+    }
+
+    /// The unsaved changes as they are now.
+    public func savepoint() -> Savepoint {
+        assertOnQueue()
+        var changes: [ObjectID: [String: PropertyValue]] = [:]
+        for (id, object) in registered where !object.changedValues.isEmpty { changes[id] = object.changedValues }
+        return Savepoint(inserted: insertedIDs, insertionOrder: insertionOrder, deleted: deletedIDs, droppedInserts: pendingDroppedInserts, changes: changes)
+    }
+
+    /// Throws away the changes made since `savepoint`: objects inserted since leave the
+    /// context, and every other object's unsaved values are those it had then.
+    public func rollback(to savepoint: Savepoint) {
+        assertOnQueue()
+        let earlier = savepoint.inserted.union(savepoint.droppedInserts)
+        for id in insertedIDs.union(pendingDroppedInserts) where !earlier.contains(id) { registered[id] = nil }
+        insertedIDs = savepoint.inserted
+        insertionOrder = savepoint.insertionOrder
+        deletedIDs = savepoint.deleted
+        pendingDroppedInserts = savepoint.droppedInserts
+        for (id, object) in registered { object.changedValues = savepoint.changes[id] ?? [:] }
+    }
+}

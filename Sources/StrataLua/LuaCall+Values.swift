@@ -1,0 +1,124 @@
+import CLua
+import CLuaBridge
+import Foundation
+import Strata
+
+// Strata's values in Lua: attribute values as numbers, strings and booleans (dates as ISO 8601
+// text, binary data as byte strings, UUIDs and URIs as text), JSON as tables, and back, with
+// the import's rules for what converts without loss.
+
+extension LuaCall {
+    // MARK: - Attribute values
+
+    /// Pushes an attribute value; nil as nil.
+    func push(_ value: AttributeValue?) {
+        switch value {
+        case nil: pushNil()
+        case .integer(let integer)?: push(integer)
+        case .double(let double)?: push(double)
+        case .boolean(let bool)?: push(bool)
+        case .string(let string)?: push(string)
+        case .binary(let data)?: data.withUnsafeBytes { bytes in _ = lua_pushlstring(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count) }
+        case let value?: push(json: value.jsonValue)
+        }
+    }
+
+    /// The value at `index` for `attribute` of `entity`, converted as an import converts JSON;
+    /// a value that does not fit is an error naming the entity, attribute and value.
+    func attributeValue(at index: Int32, for attribute: AttributeDescription, of entity: String) throws(LuaError) -> AttributeValue? {
+        if isNil(at: index) { return nil }
+        if attribute.type == .binary || attribute.type == .transformable, lua_type(L, index) == LUA_TSTRING {
+            var length = 0
+            let bytes = strata_lua_tolstring(L, index, &length)
+            return .binary(Data(bytes: bytes!, count: length))
+        }
+        let json = try json(at: index)
+        switch AttributeValue.fromJSON(json, type: attribute.type, dateFormat: attribute.userInfo["dateFormat"]) {
+        case .success(let value): return value
+        case .failure(let mismatch):
+            throw LuaError(code: "value", message: "\(entity).\(attribute.name) is \(attribute.type.rawValue): \(mismatch.reason) (\(describe(at: index)))")
+        }
+    }
+
+    /// A short description of the value at `index` for messages: `"abc"`, `1.5`, `a table`.
+    func describe(at index: Int32) -> String {
+        switch lua_type(L, index) {
+        case LUA_TSTRING: return "\"\(optionalString(at: index) ?? "")\""
+        case LUA_TNUMBER, LUA_TBOOLEAN: return optionalString(at: index) ?? (boolean(at: index) ? "true" : "false")
+        default: return "a \(typeName(at: index))"
+        }
+    }
+
+    // MARK: - JSON
+
+    /// Pushes JSON as Lua values: objects and arrays as tables, null as nil (a hole in an
+    /// array, a missing key in an object), numbers as integers when they are integral.
+    func push(json: JSONValue) {
+        switch json.kind {
+        case .null: pushNil()
+        case .bool(let bool): push(bool)
+        case .string(let string): push(string)
+        case .number(let text):
+            if let integer = Int64(text) { push(integer) } else { push(Double(text) ?? .nan) }
+        case .array(let values):
+            lua_createtable(L, Int32(clamping: values.count), 0)
+            for (position, value) in values.enumerated() {
+                push(json: value)
+                lua_rawseti(L, -2, lua_Integer(position + 1))
+            }
+        case .object(let members):
+            lua_createtable(L, 0, Int32(clamping: members.count))
+            for member in members where !member.value.isNull {
+                push(member.key)
+                push(json: member.value)
+                lua_rawset(L, -3)
+            }
+        }
+    }
+
+    /// The value at `index` as JSON: a table with the keys 1…n (or none) is an array, one with
+    /// string keys an object (keys sorted, so that output is stable); other keys, functions
+    /// and userdata are an error naming the value.
+    func json(at index: Int32) throws(LuaError) -> JSONValue {
+        var open: Set<UnsafeRawPointer> = []
+        return try json(at: lua_absindex(L, index), depth: 0, open: &open)
+    }
+
+    private func json(at index: Int32, depth: Int, open: inout Set<UnsafeRawPointer>) throws(LuaError) -> JSONValue {
+        switch lua_type(L, index) {
+        case LUA_TNIL, LUA_TNONE: return .null
+        case LUA_TBOOLEAN: return .bool(boolean(at: index))
+        case LUA_TNUMBER:
+            if strata_lua_isinteger(L, index) != 0 { return .number(lua_tointegerx(L, index, nil)) }
+            let number = lua_tonumberx(L, index, nil)
+            guard number.isFinite else { throw LuaError(code: "value", message: "\(number) has no JSON form") }
+            return .number(number)
+        case LUA_TSTRING: return .string(optionalString(at: index) ?? "")
+        case LUA_TTABLE:
+            guard depth < Self.maximumDepth, let pointer = lua_topointer(L, index), open.insert(pointer).inserted else {
+                throw LuaError(code: "value", message: "a table nested more than \(Self.maximumDepth) deep, or inside itself, has no JSON form")
+            }
+            defer { open.remove(pointer) }
+            var strings: [(String, JSONValue)] = [], items: [Int64: JSONValue] = [:]
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                defer { lua_settop(L, -2) }
+                let value = try json(at: lua_absindex(L, -1), depth: depth + 1, open: &open)
+                if lua_type(L, -2) == LUA_TSTRING {
+                    strings.append((optionalString(at: -2) ?? "", value))
+                } else if strata_lua_isinteger(L, -2) != 0, lua_tointegerx(L, -2, nil) >= 1 {
+                    items[lua_tointegerx(L, -2, nil)] = value
+                } else {
+                    throw LuaError(code: "value", message: "a table key that is neither a string nor a positive integer has no JSON form")
+                }
+            }
+            if strings.isEmpty, items.keys.max() ?? 0 == items.count {
+                return .array((0..<items.count).map { items[Int64($0 + 1)] ?? .null })
+            }
+            guard items.isEmpty else { throw LuaError(code: "value", message: "a table with both string keys and array items has no JSON form") }
+            return .object(strings.sorted { $0.0 < $1.0 }.map { JSONMember($0.0, $0.1) })
+        default:
+            throw LuaError(code: "value", message: "a \(typeName(at: index)) has no JSON form")
+        }
+    }
+}

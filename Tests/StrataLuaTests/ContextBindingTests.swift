@@ -1,0 +1,173 @@
+import Foundation
+import Strata
+import Testing
+@testable import StrataLua
+
+/// The context API as scripts see it, on a small library store.
+@Suite struct ContextBindingTests {
+    static let model = """
+        {"entities": [
+          {"name": "Author", "attributes": [{"name": "name", "type": "string"}],
+           "relationships": [{"name": "books", "destination": "Book", "inverse": "author", "toMany": true}]},
+          {"name": "Book", "attributes": [{"name": "name", "type": "string", "optional": false}, {"name": "order", "type": "integer32"},
+             {"name": "rating", "type": "double"}, {"name": "published", "type": "date"}],
+           "relationships": [{"name": "author", "destination": "Author", "inverse": "books"},
+             {"name": "pages", "destination": "Page", "inverse": "book", "toMany": true, "ordered": true, "deleteRule": "cascade"}]},
+          {"name": "Page", "attributes": [{"name": "number", "type": "integer32"}],
+           "relationships": [{"name": "book", "destination": "Book", "inverse": "pages"}]}
+        ]}
+        """
+
+    /// A store, a context on it and a state with Strata installed.
+    struct Fixture {
+        let folder: URL
+        let store: PersistentStore
+        let context: ObjectContext
+        let lua: LuaState
+
+        init() throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lua-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
+            store = try PersistentStore.create(at: folder.appendingPathComponent("Library.sqlite").path, model: model)
+            context = ObjectContext(store: store, name: "lua")
+            lua = try LuaState()
+            lua.installStrata(context: context)
+        }
+
+        @discardableResult
+        func run(_ chunk: String) throws(LuaError) -> [LuaValue] {
+            try lua.run(chunk, name: "=test")
+        }
+
+        /// The names of the saved books, read through a context of their own.
+        func savedBookNames() throws -> [String] {
+            let reader = ObjectContext(store: store)
+            return try reader.performAndWait {
+                try reader.fetch(FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("name")])).map { $0["name"] as? String ?? "?" }
+            }
+        }
+    }
+
+    static let seed = """
+        local leguin = ctx:create("Author", {name = "Le Guin"})
+        for i, name in ipairs({"Earthsea", "Tombs", "Shore"}) do
+          local book = ctx:create("Book", {name = name, order = i, rating = 3 + i / 2, author = leguin})
+          for n = 1, i do book.pages:add(ctx:create("Page", {number = n})) end
+        end
+        ctx:create("Book", {name = "Dune", order = 9, published = "1965-08-01"})
+        ctx:save()
+        """
+
+    @Test func scriptsCreateFetchAndSave() throws {
+        let fixture = try Fixture()
+        try fixture.run(Self.seed)
+        #expect(try fixture.savedBookNames() == ["Dune", "Earthsea", "Shore", "Tombs"])
+        let results = try fixture.run("""
+            local books = ctx:fetch("Book", "order > %@ AND name BEGINSWITH[c] %@", 1, "t")
+            local sorted = ctx:fetch("Book", {where = "rating >= %@", args = {4}, sort = {"-order"}, limit = 2})
+            local names = {}
+            for _, b in ipairs(sorted) do names[#names + 1] = b.name end
+            return #books, books[1].name, table.concat(names, ","), ctx:count("Book"), ctx:any("Book", "order > 100"),
+              ctx:first("Book", {sort = {"name"}}).name, ctx:first("Book", "name == 'nope'")
+            """)
+        #expect(results == [1, "Tombs", "Shore,Tombs", 4, false, "Dune", .nil])
+        let dune = try fixture.run("local d = ctx:first('Book', 'name == %@', 'Dune') return d.published, d.rating, d.author, d:entity(), tostring(d)")
+        #expect(dune[0] == "1965-08-01T00:00:00Z")
+        #expect(dune[1] == .nil && dune[2] == .nil && dune[3] == "Book")
+        if case .string(let text) = dune[4] { #expect(text.hasPrefix("<Book p4 {") && text.contains(#"name="Dune""#)) } else { Issue.record("\(dune[4])") }
+    }
+
+    @Test func relationshipsReadAndChangeFromBothSides() throws {
+        let fixture = try Fixture()
+        try fixture.run(Self.seed)
+        let results = try fixture.run("""
+            local shore = ctx:first("Book", "name == 'Shore'")
+            local numbers = {}
+            for page in shore.pages:each() do numbers[#numbers + 1] = page.number end
+            local last = shore.pages[3]
+            shore.pages:remove(last)
+            local author = shore.author
+            return #shore.pages, table.concat(numbers, ","), last.book, author.name, #author.books, shore.pages[1] == shore.pages[1]
+            """)
+        #expect(results == [2, "1,2,3", .nil, "Le Guin", 3, true])
+        try fixture.run("local d = ctx:first('Book', 'name == %@', 'Dune') d.author = ctx:first('Author') ctx:save()")
+        #expect(try fixture.run("return #ctx:first('Author').books") == [4])
+    }
+
+    @Test func mistakesNameTheEntityPropertyAndValue() throws {
+        let fixture = try Fixture()
+        try fixture.run(Self.seed)
+        let cases: [(String, String, String)] = [
+            ("return ctx:first('Book').titel", "property", "test:1: Book has no property 'titel'"),
+            ("ctx:first('Book').order = 'many'", "value", #"test:1: Book.order is Integer 32: a string that is not a number ("many")"#),
+            ("ctx:first('Book').author = 5", "value", "test:1: Book.author takes an object, not 5"),
+            ("ctx:fetch('Bok')", "entity", "test:1: the model has no entity 'Bok' (did you mean 'Book'?)"),
+            ("ctx:fetch('Book', 'name ==')", "predicate", "test:1: "),
+            ("ctx:create('Book', {order = 1}) ctx:save()", "validation", "test:1: "),
+        ]
+        for (chunk, code, message) in cases {
+            do {
+                try fixture.run(chunk)
+                Issue.record("no error for \(chunk)")
+            } catch {
+                #expect(error.code == code, "\(chunk): \(error)")
+                #expect(error.message.hasPrefix(message), "\(chunk): \(error.message)")
+            }
+            try fixture.run("ctx:rollback()")
+        }
+    }
+
+    @Test func aTransactionSavesTogetherOrNotAtAllAndAnInnerFailureUndoesOnlyItself() throws {
+        let fixture = try Fixture()
+        try fixture.run("ctx:transaction(function() ctx:create('Book', {name = 'A'}) ctx:save() ctx:create('Book', {name = 'B'}) end)")
+        #expect(try fixture.savedBookNames() == ["A", "B"])
+        #expect(throws: LuaError.self) {
+            try fixture.run("ctx:transaction(function() ctx:create('Book', {name = 'C'}) error('stop') end)")
+        }
+        #expect(try fixture.savedBookNames() == ["A", "B"])
+        #expect(try fixture.run("return ctx:has_changes()") == [false])
+        try fixture.run("""
+            ctx:transaction(function()
+              ctx:first('Book', "name == 'A'").order = 1
+              local ok = pcall(ctx.transaction, ctx, function()
+                ctx:create('Book', {name = 'D'})
+                ctx:first('Book', "name == 'A'").order = 2
+                error('inner')
+              end)
+              assert(not ok)
+              ctx:create('Book', {name = 'E'})
+            end)
+            """)
+        #expect(try fixture.savedBookNames() == ["A", "B", "E"])
+        #expect(try fixture.run("return ctx:first('Book', \"name == 'A'\").order") == [1])
+    }
+
+    @Test func eachGoesThroughEveryObjectInBatchesAndStopsOnBreak() throws {
+        let fixture = try Fixture()
+        try fixture.run("for i = 1, 1200 do ctx:create('Book', {name = string.format('b%04d', i), order = i}) end ctx:save()")
+        let results = try fixture.run("""
+            local seen, sum = 0, 0
+            for book in ctx:each('Book', {sort = {'order'}}) do seen = seen + 1 sum = sum + book.order book.rating = book.order / 2 end
+            ctx:save()
+            local first
+            for book in ctx:each('Book', 'order > %@', 1000) do first = book.order break end
+            return seen, sum, first, ctx:first('Book', 'order == 1200').rating
+            """)
+        #expect(results == [1200, 720_600, 1001, 600.0])
+    }
+
+    @Test func queriesGroupAndJsonAndTheModelAreThere() throws {
+        let fixture = try Fixture()
+        try fixture.run(Self.seed)
+        let results = try fixture.run("""
+            local rows = ctx:query('Book', {select = {'author.name as author', 'count(*) as n', 'avg(order) as mean'}, group_by = {'author.name'}, sort = {'author.name'}})
+            local encoded = strata.json.encode({rows[2].author, rows[2].n, {x = 1}}, false)
+            local decoded = strata.json.decode('{"a": [1, 2.5, "x", true]}')
+            local entities = {}
+            for _, e in ipairs(strata.model.entities) do entities[#entities + 1] = e.name end
+            return #rows, rows[2].n, rows[2].mean, encoded, decoded.a[2], table.concat(entities, ",")
+            """)
+        #expect(results == [2, 3, 2.0, #"["Le Guin",3,{"x":1}]"#, 2.5, "Author,Book,Page"])
+    }
+}
