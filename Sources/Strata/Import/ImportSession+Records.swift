@@ -16,6 +16,7 @@ extension ImportSession {
     /// A record being imported: its members, the object it stands for, and its name in errors.
     private struct Entry {
         let record: JSONRecordIndex
+        let json: JSONValue
         let object: ManagedObject
         let label: String
         let isNew: Bool
@@ -41,24 +42,35 @@ extension ImportSession {
             let (object, isNew) = found[index]
             seen[object.objectID] = ()
             touched.append(object)
-            if !isNew, let key = mapping.updatedAtAttribute, try isUnchanged(object, record, mapping: mapping, key: key, label: labels[index]) {
+            if !isNew, try !shouldUpdate(object, from: record, json: records[index], mapping: mapping, label: labels[index]) {
                 // DKDBManager's should-update: nothing of it or below it changes, all of it stays.
                 try markSeen(below: object, record: record, mapping: mapping)
                 setState(.unchanged, of: object)
+                try hooks.hook(hooks.afterImport, for: object.entity, in: context.model)?(object, records[index], .unchanged)
                 continue
             }
             before[ObjectIdentifier(object)] = before[ObjectIdentifier(object)] ?? object.effectiveChanges
             try applyAttributes(of: record, to: object, mapping: mapping, label: labels[index])
-            entries.append(Entry(record: record, object: object, label: labels[index], isNew: isNew))
+            entries.append(Entry(record: record, json: records[index], object: object, label: labels[index], isNew: isNew))
         }
         for relationship in mapping.relationships {
             try importRelationship(relationship, of: entries)
         }
         for entry in entries {
             let changed = entry.object.effectiveChanges != before[ObjectIdentifier(entry.object)]
-            setState(entry.isNew ? .created : changed ? .updated : .unchanged, of: entry.object)
+            let state: ImportState = entry.isNew ? .created : changed ? .updated : .unchanged
+            setState(state, of: entry.object)
+            try hooks.hook(hooks.afterImport, for: entry.object.entity, in: context.model)?(entry.object, entry.json, state)
         }
         return found.map(\.object)
+    }
+
+    /// Whether an existing object is updated from its record: the entity's should-update hook
+    /// decides, else its `strata.updatedAtKey` (a changed value), else yes.
+    private func shouldUpdate(_ object: ManagedObject, from record: JSONRecordIndex, json: JSONValue, mapping: EntityImportMapping, label: String) throws -> Bool {
+        if let hook = hooks.hook(hooks.shouldUpdate, for: object.entity, in: context.model) { return try hook(object, json) }
+        guard let key = mapping.updatedAtAttribute else { return true }
+        return try !isUnchanged(object, record, mapping: mapping, key: key, label: label)
     }
 
     // MARK: - Identity

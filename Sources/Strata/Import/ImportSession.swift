@@ -29,6 +29,9 @@ public final class ImportSession {
     public let identities: [String: ImportIdentity]
     /// Called for each object with its state, as DKDBManager's completion reports them.
     public var onObject: ((ManagedObject, ImportState) -> Void)?
+    /// Per-entity additions to the import's rules (invalid reasons, should-update, a call
+    /// after each record).
+    public var hooks = ImportHooks()
     /// What the session did so far.
     public internal(set) var report = ImportReport()
 
@@ -220,7 +223,8 @@ public final class ImportSession {
         defer { touched = [] }
         let waiting = try defersValidation() ? Set(pendingLinks.filter(\.isRequired).map(\.owner)) : []
         for object in touched where !object.isDeleted && object.managedObjectContext != nil && !waiting.contains(object.objectID) {
-            guard let reason = try context.invalidReason(of: object, invalidIf: mapping(for: object.entity.name).invalidIf) else { continue }
+            let hook = hooks.hook(hooks.invalidReason, for: object.entity, in: context.model)
+            guard let reason = try context.invalidReason(of: object, invalidIf: mapping(for: object.entity.name).invalidIf) ?? hook?(object) else { continue }
             activity.record("Deleting invalid \(describe(object)): \(reason)", entity: object.entity.name)
             report.invalid.append(ImportReport.InvalidObject(entity: object.entity.name, object: label(of: object), reason: reason))
             try context.delete(object)

@@ -165,4 +165,24 @@ import Testing
         #expect(try fixture.store.count(of: "Page") == 0)
         #expect(try fixture.store.count(of: "Book") == 1)
     }
+
+    @Test func hooksDecideUpdatesInvalidObjectsAndHearEachRecord() throws {
+        let fixture = try ImportFixture(modelJSON: Self.shelf)
+        try fixture.importJSON(#"[{"name": "A", "pages": [{"pageID": 1, "text": "one"}]}]"#, into: "Book")
+        var heard: [String] = []
+        let report = try fixture.context.performAndWait {
+            let session = ImportSession(context: fixture.context)
+            session.hooks.shouldUpdate["Book"] = { book, record in record["name"]?.stringValue != "A" }
+            session.hooks.invalidReason["Book"] = { book in (book["name"] as? String) == "bad" ? "named bad" : nil }
+            session.hooks.afterImport["Book"] = { book, record, state in heard.append("\(book["name"] as? String ?? "?") \(state.rawValue)") }
+            let json = try JSONReader.parse(Data(#"[{"name": "A", "pages": [{"pageID": 2, "text": "two"}]}, {"name": "B"}, {"name": "bad"}]"#.utf8))
+            let report = try session.import(json, into: "Book")
+            try fixture.context.save()
+            return report
+        }
+        #expect(heard == ["A unchanged", "B created", "bad created"])
+        #expect(report.invalid.map(\.description) == [#"Book "bad": named bad"#])
+        #expect(try fixture.related("Book", where: "name == 'A'", "pages", "text") == ["one"], "not updated, nor what is below it")
+        #expect(try fixture.values("Book", "name") == ["A", "B"])
+    }
 }
