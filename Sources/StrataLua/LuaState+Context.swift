@@ -125,7 +125,7 @@ extension LuaState {
                 return 0
             },
         ]
-        defineType(Self.contextType, methods: methods.mapValues { method in
+        defineType(Self.contextType, methods: methods.merging(importMethods) { first, _ in first }.mapValues { method in
             { [unowned self] call in
                 guard let lua = self.object(at: 1, type: Self.contextType, as: LuaContext.self) else { throw call.argumentError(1, expected: "context") }
                 return try method(call, lua)

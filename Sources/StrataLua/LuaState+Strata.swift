@@ -20,6 +20,7 @@ extension LuaState {
     /// ```
     public func installStrata(context: ObjectContext, stack: DataStack? = nil) {
         defineObjectTypes()
+        defineImport()
         defineContextType()
         defineStackType()
         installModule(model: context.model)
@@ -69,8 +70,8 @@ extension LuaState {
         do {
             try run("""
                 strata = strata_module
-                strata.json, strata.log, strata.model = strata_json, strata_log, strata_model
-                strata_module, strata_json, strata_log, strata_model = nil, nil, nil, nil
+                strata.json, strata.log, strata.model, strata.hooks = strata_json, strata_log, strata_model, strata_hooks
+                strata_module, strata_json, strata_log, strata_model, strata_hooks = nil, nil, nil, nil, nil
                 """, name: "=strata")
         } catch {
             preconditionFailure("the strata module does not install: \(error)")

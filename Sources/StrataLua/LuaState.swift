@@ -42,6 +42,8 @@ public final class LuaState {
     private var functions: [LuaFunction] = []
     /// How many protected calls are running, the outermost one being a run.
     private var callDepth = 0
+    /// The registry references of the script's import hooks, by kind and entity.
+    var hookReferences: [String: [String: Int32]] = [:]
 
     /// A new state with the sandbox's libraries open.
     ///

@@ -46,7 +46,7 @@ public final class ImportSession {
     var states = ObjectLedger<ImportState>()
     /// The state of each object the current import call met, for that call's report.
     var callStates: [ObjectID: ImportState] = [:]
-    /// The objects the current import inserted.
+    /// The objects the current import call inserted.
     var createdObjects: Set<ObjectIdentifier> = []
     /// Objects touched by the current import, checked for validity at its end.
     var touched: [ManagedObject] = []
@@ -79,7 +79,7 @@ public final class ImportSession {
     public func `import`(_ json: JSONValue, into entityName: String? = nil) throws -> ImportReport {
         context.assertOnQueue()
         let before = report
-        callStates = [:]
+        startCall()
         for (entity, records) in try batches(of: json, into: entityName) {
             _ = try importRecords(records, into: entity, labels: records.indices.map { "record \($0 + 1)" })
         }
@@ -95,11 +95,17 @@ public final class ImportSession {
     public func `import`(records: [JSONValue], into entityName: String, firstIndex: Int = 0) throws -> ImportReport {
         context.assertOnQueue()
         let before = report
-        callStates = [:]
+        startCall()
         _ = try importRecords(records, into: entityName, labels: records.indices.map { "record \(firstIndex + $0 + 1)" })
         try deleteOrphans()
         try deleteInvalidObjects()
         return callReport(since: before)
+    }
+
+    /// Begins an import call: objects an earlier call created are objects that exist now.
+    private func startCall() {
+        callStates = [:]
+        createdObjects = []
     }
 
     /// The entities and records a payload holds.
