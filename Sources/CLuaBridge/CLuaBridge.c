@@ -126,6 +126,11 @@ static int strata_open(lua_State *L) {
         lua_setglobal(L, "dofile");
         lua_pushnil(L);
         lua_setglobal(L, "loadfile");
+        // Bytecode only leads to load, which refuses it; without dump there is none to make.
+        lua_getglobal(L, "string");
+        lua_pushnil(L);
+        lua_setfield(L, -2, "dump");
+        lua_pop(L, 1);
     }
     lua_getglobal(L, "load");
     lua_pushcclosure(L, strata_load_text, 1);

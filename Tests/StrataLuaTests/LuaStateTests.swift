@@ -69,7 +69,7 @@ import Testing
     @Test func theSandboxHasNoFilesProcessesOrBytecode() throws {
         let (lua, _) = try Self.state()
         #expect(try lua.run("return io, os, dofile, loadfile, require", name: "sandbox") == [.nil, .nil, .nil, .nil, .nil])
-        let loaded = try lua.run("return load(string.dump(function() return 1 end))", name: "bytecode")
+        let loaded = try lua.run("return load('\\27Lua' .. string.rep('x', 40))", name: "bytecode")
         #expect(loaded.first == .nil)
         #expect(loaded.dropFirst().first.map { if case .string(let text) = $0 { text.contains("binary chunk") } else { false } } == true)
         #expect(try lua.run("return load('return 2')()", name: "text") == [2])
@@ -106,5 +106,33 @@ import Testing
         } catch {
             #expect(error.message.contains("interrupted"))
         }
+    }
+
+    /// Each escape attempt ends with a clear error, and the state goes on working.
+    @Test(arguments: [
+        ("io.open('/etc/passwd')", "attempt to index a nil value (global 'io')"),
+        ("os.execute('true')", "attempt to index a nil value (global 'os')"),
+        ("string.dump(print)", "attempt to call a nil value (field 'dump')"),
+        ("debug.getinfo(1)", "attempt to index a nil value (global 'debug')"),
+        ("package.loadlib('libc.so.6', 'system')", "attempt to index a nil value (global 'package')"),
+        ("require('os')", "attempt to call a nil value (global 'require')"),
+        ("while true do end", "instruction budget exceeded"),
+        ("local s = string.rep('x', 1 << 20) while true do s = s .. s end", "not enough memory"),
+        ("local t = {} for i = 1, 1e9 do t[i] = {i} end", "not enough memory"),
+        ("local function deep(n) return 1 + deep(n + 1) end return deep(1)", "stack overflow"),
+        ("return string.rep('x', 1 << 40)", "too large"),
+    ])
+    func escapesAndRunawaysEndWithAClearError(chunk: String, message: String) throws {
+        var options = LuaState.Options()
+        options.instructionBudget = 50_000_000
+        options.memoryLimit = 64 << 20
+        let (lua, _) = try Self.state(options)
+        do {
+            try lua.run(chunk, name: "=attempt")
+            Issue.record("no error for \(chunk)")
+        } catch {
+            #expect(error.message.contains(message), "\(chunk): \(error.message)")
+        }
+        #expect(try lua.run("return 1 + 1", name: "=after") == [2])
     }
 }
