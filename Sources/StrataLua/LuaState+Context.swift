@@ -15,6 +15,11 @@ final class LuaContext {
     init(_ context: ObjectContext) {
         self.context = context
     }
+
+    /// Saves through every parent to the store; inside a transaction, its end saves instead.
+    func save() throws {
+        if transactions.isEmpty { try context.performAndWait { try context.commit() } }
+    }
 }
 
 extension LuaState {
@@ -105,8 +110,12 @@ extension LuaState {
                 return 0
             },
             "save": { _, lua in
-                // Inside a transaction, its end saves.
-                if lua.transactions.isEmpty { try lua.context.performAndWait { try lua.context.commit() } }
+                try lua.save()
+                return 0
+            },
+            // CoreDataMonk's name for it, in `stack:update(function(u) … u:commit() end)`.
+            "commit": { _, lua in
+                try lua.save()
                 return 0
             },
             "rollback": { _, lua in

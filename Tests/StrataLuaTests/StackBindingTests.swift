@@ -1,0 +1,60 @@
+import Foundation
+import Strata
+import Testing
+@testable import StrataLua
+
+/// The stack in scripts: updates that keep only what they commit, background work, reset, and
+/// the object methods that need a stack around them.
+@Suite struct StackBindingTests {
+    static func stack() throws -> (DataStack, LuaState) {
+        let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
+        let stack = try DataStack(model: model, modelName: "Library", store: .inMemory)
+        let lua = try LuaState()
+        // A worker of the stack stands in for its main context, whose queue is the main thread's.
+        lua.installStrata(context: stack.newWorkerContext(name: "script"), stack: stack)
+        return (stack, lua)
+    }
+
+    @Test func updatesKeepOnlyWhatTheyCommitAndBackgroundWorkSaves() throws {
+        let (stack, lua) = try Self.stack()
+        let results = try lua.run("""
+            stack:update(function(u) u:create('Book', {name = 'kept'}) u:commit() end)
+            stack:update(function(u) u:create('Book', {name = 'dropped'}) end)
+            stack:background(function(c) c:create('Author', {name = 'Le Guin'}) end)
+            local description = stack:description()
+            return ctx:count('Book'), ctx:count('Author'), type(description), tostring(stack) == description
+            """, name: "=stack")
+        #expect(results == [1, 1, "string", true])
+        try lua.run("stack:reset()", name: "=reset")
+        #expect(try stack.store.count(of: "Book") == 0)
+    }
+
+    @Test func objectMethodsDescribeAndDelete() throws {
+        let (_, lua) = try Self.stack()
+        let results = try lua.run("""
+            local author = ctx:create('Author', {name = 'Le Guin'})
+            local book = ctx:create('Book', {name = 'Earthsea', order = 1, author = author})
+            local page = ctx:create('Page', {number = 1, book = book})
+            ctx:save()
+            local t = book:to_table()
+            local id = book:id()
+            book:delete('replaced')
+            ctx:save()
+            return t.name, t.order, t.author == author:id(), #t.pages, id:match('^x%-coredata://') ~= nil, ctx:count('Page'), pcall(function() return book.name end)
+            """, name: "=methods")
+        // The page goes with its book (Cascade); once the deletion is saved the object is gone.
+        #expect(results.prefix(7) == ["Earthsea", 1, true, 1, true, 0, false])
+    }
+
+    @Test func errorsInsideTransactionsRollBackAndCarryTheirCode() throws {
+        let (_, lua) = try Self.stack()
+        let results = try lua.run("""
+            local ok, e = pcall(ctx.transaction, ctx, function()
+              ctx:create('Book', {name = 'x'})
+              ctx:create('Book', {order = 1})
+            end)
+            return ok, e.code, ctx:count('Book'), ctx:has_changes()
+            """, name: "=tx")
+        #expect(results == [false, "validation", 0, false])
+    }
+}
