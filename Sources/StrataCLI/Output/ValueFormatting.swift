@@ -39,19 +39,10 @@ enum ValueFormatting {
         }
     }
 
-    /// An attribute's value for JSON output, as ``json(_:type:)`` writes it.
+    /// An attribute's value for JSON output: ``AttributeValue/jsonValue``, which reads back
+    /// exactly (dates with the fraction of a second they hold).
     static func json(_ value: AttributeValue) -> JSONValue {
-        switch value {
-        case .integer(let integer): .number(integer)
-        case .double(let double): .number(double)
-        case .decimal(let decimal): JSONValue(.number(NSDecimalNumber(decimal: decimal).stringValue))
-        case .string(let text): .string(text)
-        case .boolean(let bool): .bool(bool)
-        case .date(let date): .string(date.formatted(.iso8601))
-        case .binary(let data): .string(data.base64EncodedString())
-        case .uuid(let uuid): .string(uuid.uuidString)
-        case .uri(let url): .string(url.absoluteString)
-        }
+        value.jsonValue
     }
 
     private static func typed(_ value: DatabaseValue, _ type: AttributeType?) -> AttributeValue? {
