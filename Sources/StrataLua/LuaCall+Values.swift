@@ -32,11 +32,34 @@ extension LuaCall {
             let bytes = strata_lua_tolstring(L, index, &length)
             return .binary(Data(bytes: bytes!, count: length))
         }
+        if let value = plainValue(at: index, for: attribute.type) { return value }
         let json = try json(at: index)
         switch AttributeValue.fromJSON(json, type: attribute.type, dateFormat: attribute.userInfo["dateFormat"]) {
         case .success(let value): return value
         case .failure(let mismatch):
             throw LuaError(code: "value", message: "\(entity).\(attribute.name) is \(attribute.type.rawValue): \(mismatch.reason) (\(describe(at: index)))")
+        }
+    }
+
+    /// The value at `index` when it already is of the attribute's kind (an integer in range
+    /// for an integer attribute, a number for a floating point one, a string for a string, a
+    /// boolean for a boolean), without the round trip through JSON text; `nil` otherwise.
+    private func plainValue(at index: Int32, for type: AttributeType) -> AttributeValue? {
+        switch (lua_type(L, index), type) {
+        case (LUA_TNUMBER, .integer16), (LUA_TNUMBER, .integer32), (LUA_TNUMBER, .integer64):
+            guard strata_lua_isinteger(L, index) != 0 else { return nil }
+            let integer = lua_tointegerx(L, index, nil)
+            return AttributeValue.integerRange(of: type).contains(integer) ? .integer(integer) : nil
+        case (LUA_TNUMBER, .double), (LUA_TNUMBER, .float):
+            let number = lua_tonumberx(L, index, nil)
+            guard number.isFinite, type == .double || abs(number) <= Double(Float.greatestFiniteMagnitude) else { return nil }
+            return .double(number)
+        case (LUA_TSTRING, .string):
+            return optionalString(at: index).map(AttributeValue.string)
+        case (LUA_TBOOLEAN, .boolean):
+            return .boolean(boolean(at: index))
+        default:
+            return nil
         }
     }
 
