@@ -4,6 +4,7 @@
 #include <lua.h>
 #include <lualib.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,16 +49,27 @@ static void *strata_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return block;
 }
 
+/// Raises `message` at the line the running function is at (level 0: the hook has no frame
+/// of its own, so luaL_error's level 1 would name the caller's line).
+static int hook_error(lua_State *L, const char *message) {
+    luaL_where(L, 0);
+    lua_pushstring(L, message);
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
 static void strata_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     strata_state *state = state_of(L);
     if (state->interrupted) {
         state->interrupted = 0;
-        luaL_error(L, "interrupted");
+        hook_error(L, "interrupted");
     }
     state->executed += STRATA_HOOK_INTERVAL;
     if (state->limits.instructions > 0 && state->executed > state->limits.instructions) {
-        luaL_error(L, "instruction budget exceeded (%I instructions)", (lua_Integer)state->limits.instructions);
+        char message[64];
+        snprintf(message, sizeof message, "instruction budget exceeded (%lld instructions)", (long long)state->limits.instructions);
+        hook_error(L, message);
     }
 }
 
@@ -84,6 +96,8 @@ void strata_lua_set_limits(lua_State *L, strata_lua_limits limits) {
     strata_state *state = state_of(L);
     state->limits = limits;
     state->executed = 0;
+    // An interruption meant for a run that has ended is not the new run's.
+    state->interrupted = 0;
 }
 
 size_t strata_lua_memory_in_use(lua_State *L) {

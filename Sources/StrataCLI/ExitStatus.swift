@@ -1,4 +1,5 @@
 import Strata
+import StrataLua
 
 /// The exit statuses `strata` returns.
 enum ExitStatus: Int32 {
@@ -30,6 +31,16 @@ enum ExitStatus: Int32 {
         case .sourceModelNotFound, .newerStore, .unmappable, .dataDoesNotFit, .verificationFailed: self = .dataError
         case .cannotMigrate: self = .failure
         case .store(let storeError): self.init(for: storeError)
+        }
+    }
+
+    /// A script that does not compile is a usage error; one that fails as it runs, a runtime
+    /// failure, unless a save it made broke the model's rules.
+    init(for error: LuaError) {
+        switch error.code {
+        case "syntax": self = .usage
+        case "validation": self = .dataError
+        default: self = .failure
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Strata
+import StrataLua
 import Synchronization
 
 /// The `strata` command-line tool: parses the arguments, runs the command, and turns every
@@ -72,6 +73,10 @@ public enum StrataCLI {
         case let stackError as StackError:
             printError("strata: \(stackError)")
             return ExitStatus.dataError.rawValue
+        case let luaError as LuaError:
+            // A script's error: its message names the file and line; then the Lua traceback.
+            printError("strata: " + luaError.message + (luaError.traceback.map { "\n" + $0 } ?? ""))
+            return ExitStatus(for: luaError).rawValue
         case let databaseError as DatabaseError:
             printError("strata: \(databaseError)")
             return (databaseError.isDamagedFile ? ExitStatus.dataError : .failure).rawValue
@@ -88,6 +93,8 @@ public enum StrataCLI {
     }
 
     static func printError(_ message: String) {
+        // What was printed before the error comes before it where both go to one file.
+        fflush(nil)
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 

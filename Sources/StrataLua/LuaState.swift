@@ -142,10 +142,24 @@ public final class LuaState {
     }
 
     /// Makes the running script fail with "interrupted" at its next check (within a thousand
-    /// instructions); safe from a signal handler or another thread.
+    /// instructions); safe from a signal handler or another thread. An interruption that
+    /// arrives when no script runs is dropped when the next one starts.
     public func interrupt() {
         strata_lua_interrupt(L)
     }
+
+    /// Interrupts the state's running script from any thread, as ``interrupt()`` does; use
+    /// it only while the state lives.
+    public struct Interrupter: @unchecked Sendable {
+        fileprivate let L: OpaquePointer
+
+        public func interrupt() {
+            strata_lua_interrupt(L)
+        }
+    }
+
+    /// A handle another thread (or a signal's handler) can interrupt the running script with.
+    public var interrupter: Interrupter { Interrupter(L: L) }
 
     /// The bytes the state holds.
     public var memoryInUse: Int { strata_lua_memory_in_use(L) }

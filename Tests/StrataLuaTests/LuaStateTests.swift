@@ -89,7 +89,7 @@ import Testing
         do {
             try lua.run("while true do end", name: "=loop")
         } catch {
-            #expect(error.message.contains("instruction budget exceeded (1000000 instructions)"))
+            #expect(error.message == "loop:1: instruction budget exceeded (1000000 instructions)")
         }
         do {
             try lua.run("local t = {} for i = 1, 1e8 do t[i] = i end", name: "=hog")
@@ -99,13 +99,28 @@ import Testing
         }
         // The state is still usable, and each run has a budget of its own.
         #expect(try lua.run("local n = 0 for i = 1, 1000 do n = n + i end return n", name: "=after") == [500_500])
+    }
+
+    @Test func anInterruptionStopsTheRunningScriptOnly() throws {
+        var options = LuaState.Options()
+        options.instructionBudget = nil
+        let (lua, _) = try Self.state(options)
+        // An interruption before a run is not the run's; one during it stops it, at its line.
         lua.interrupt()
+        #expect(try lua.run("return 1", name: "=stale") == [1])
+        let interrupter = lua.interrupter, done = DispatchSemaphore(value: 0)
+        Thread {
+            Thread.sleep(forTimeInterval: 0.05)
+            interrupter.interrupt()
+            done.signal()
+        }.start()
         do {
-            try lua.run("local n = 0 while true do n = n + 1 end", name: "=spin")
+            try lua.run("local n = 0\nwhile true do n = n + 1 end", name: "=spin")
             Issue.record("no error")
         } catch {
-            #expect(error.message.contains("interrupted"))
+            #expect(error.message == "spin:2: interrupted")
         }
+        done.wait()
     }
 
     /// Each escape attempt ends with a clear error, and the state goes on working.

@@ -31,12 +31,13 @@ typedef struct strata_lua_limits {
 /// A new state with Strata's allocator (which keeps count of memory), or NULL.
 lua_State *strata_lua_newstate(void);
 void strata_lua_close(lua_State *L);
-/// Sets the limits for the runs that follow, and resets the instruction count.
+/// Sets the limits for the run that starts, resets the instruction count, and clears an
+/// interruption that arrived after the last run ended.
 void strata_lua_set_limits(lua_State *L, strata_lua_limits limits);
 /// The bytes the state holds now.
 size_t strata_lua_memory_in_use(lua_State *L);
-/// Makes the running script (or the next one) fail with "interrupted" at its next
-/// instruction check: safe to call from a signal handler or another thread.
+/// Makes the running script fail with "interrupted" at its next instruction check: safe to
+/// call from a signal handler or another thread.
 void strata_lua_interrupt(lua_State *L);
 
 /// Opens the sandbox's libraries (base without dofile and loadfile, and a load that reads

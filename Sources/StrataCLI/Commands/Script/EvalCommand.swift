@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata eval`: runs a line of Lua on the stack of a store, printing its values.
+struct EvalCommand: AsyncParsableCommand, ReadsModelOrStore {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Run a line of Lua on a store and print its values.",
+        discussion: """
+            CODE is an expression, whose values are printed one per line as Lua's tostring \
+            writes them (strata eval 'ctx:count("Book")'), or statements, which print what \
+            they print and, in the same way, the values they return (strata eval 'for b in \
+            ctx:each("Book") do print(b.title) end'). It runs as strata run runs a script: \
+            with the globals ctx, stack and strata, sandboxed, and saving only what it saves.
+            """)
+
+    @OptionGroup var options: StoreOptions
+
+    @OptionGroup var scriptOptions: ScriptOptions
+
+    @Argument(help: ArgumentHelp("Lua code: an expression, or statements.", valueName: "code"))
+    var code: String
+
+    func validate() throws {
+        if options.readOnly { throw ValidationError("scripts may save; --read-only cannot be used with eval") }
+    }
+
+    func run() async throws {
+        let code = code
+        try await ScriptSession.with(storeOptions: options, scriptOptions: scriptOptions) { session in
+            try session.evaluate(code, name: "=eval", printing: .linePerValue)
+        }
+    }
+}

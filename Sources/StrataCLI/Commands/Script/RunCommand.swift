@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Strata
+import StrataLua
+
+/// `strata run`: runs a Lua script on the stack of a store.
+struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a Lua script on a store.",
+        discussion: """
+            The script finds the globals ctx (the main context of the store's stack), stack and \
+            strata (see the README's Lua section), and its arguments as ... and in the table \
+            arg, arg[0] being the script's path, as the lua interpreter gives them; write -- \
+            before arguments that begin with a dash. The store is opened as strata setup opens \
+            it: created when missing, migrated from an earlier version of the --model bundle.
+
+            Changes reach the store only when the script saves them, with ctx:save() or at the \
+            end of ctx:transaction(fn): whatever is unsaved when the script ends or fails is \
+            discarded.
+
+            Scripts are sandboxed (no io, os, dofile or loadfile unless --allow-io) and stopped \
+            when they go beyond --budget or --memory. Ctrl-C interrupts the \
+            script; a second Ctrl-C ends strata at once.
+
+            A script that fails prints the error, with the file and line, and its Lua \
+            traceback on standard error, and exits with status 1; 2 for a syntax error, 3 when \
+            a save breaks the model's rules.
+            """)
+
+    @OptionGroup var options: StoreOptions
+
+    @OptionGroup var scriptOptions: ScriptOptions
+
+    @Argument(help: ArgumentHelp("The Lua script.", valueName: "script"))
+    var script: String
+
+    @Argument(help: ArgumentHelp("Arguments for the script: its ... and arg[1], arg[2]…", valueName: "argument"))
+    var arguments: [String] = []
+
+    func validate() throws {
+        if options.readOnly { throw ValidationError("scripts may save; --read-only cannot be used with run") }
+    }
+
+    func run() async throws {
+        // Read first: a missing script must not create a store.
+        let source = try Self.source(ofScript: script)
+        let path = script, arguments = arguments
+        try await ScriptSession.with(storeOptions: options, scriptOptions: scriptOptions) { session in
+            var table: [LuaValue: LuaValue] = [0: .string(path)]
+            for (index, argument) in arguments.enumerated() { table[.integer(Int64(index + 1))] = .string(argument) }
+            session.lua.setGlobal("arg", .table(table))
+            try session.run(source, name: "@" + path, arguments: arguments.map(LuaValue.string))
+        }
+    }
+
+    /// The text of the script at `path`, as Lua reads a file: without a byte-order mark, and
+    /// with a first line starting with # (`#!/usr/bin/env …`) left empty.
+    static func source(ofScript path: String) throws -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw CLIError("cannot read the script \(path): no such file")
+        }
+        guard !isFolder.boolValue else { throw CLIError("cannot read the script \(path): it is a folder") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError("cannot read the script \(path): permission denied")
+        }
+        var source = String(decoding: data, as: UTF8.self)
+        if source.hasPrefix("\u{FEFF}") { source.removeFirst() }
+        if source.hasPrefix("#") {
+            source = source.firstIndex(where: \.isNewline).map { String(source[$0...]) } ?? ""
+        }
+        return source
+    }
+}

@@ -1,0 +1,164 @@
+import CEditLine
+import Foundation
+import Logging
+import Strata
+import StrataLua
+
+/// A Lua interpreter with Strata's API on the stack of a store, as `run`, `eval` and `shell`
+/// use it.
+///
+/// `ctx` is the stack's main-queue context, so scripts run on the main queue. Not on the main
+/// thread: `strata`'s top-level code is async, so libdispatch parks the main thread and its
+/// worker threads serve the main queue (and the main actor). A session runs inside
+/// `mainContext.performAndWait`, called from a thread of its own, which marks the main context
+/// as running on that thread: the contexts of `stack:update` and `stack:background`, whose
+/// saves call back into `ctx` from their own queues, then find it and run inline (from
+/// `MainActor.run` they would wait for the main queue that the script holds).
+///
+/// Changes reach the store only when a script saves them (`ctx:save()`, or the end of a
+/// `ctx:transaction`); what is left unsaved when the session ends is rolled back.
+final class ScriptSession {
+    let stack: DataStack
+    let lua: LuaState
+    let scriptOptions: ScriptOptions
+    private let interruption: ScriptInterruption
+    private let logger = Logger(label: "strata.script")
+
+    private init(stack: DataStack, scriptOptions: ScriptOptions) throws {
+        self.stack = stack
+        self.scriptOptions = scriptOptions
+        do {
+            lua = try LuaState(options: scriptOptions.luaOptions)
+        } catch {
+            throw CLIError("cannot start Lua: \(error.message)")
+        }
+        // print, io.write and Swift's print share C's standard output, in order.
+        lua.output = { line in print(line) }
+        lua.installStrata(context: stack.mainContext, stack: stack)
+        interruption = try ScriptInterruption(lua: lua)
+    }
+
+    /// Opens the stack that `storeOptions` give, runs `body` with a session on it on the main
+    /// queue, and closes the session: unsaved changes are rolled back, the store closed.
+    static func with(
+        storeOptions: StoreOptions, scriptOptions: ScriptOptions, _ body: @escaping @Sendable (ScriptSession) throws -> Void
+    ) async throws {
+        let stack = try storeOptions.openStack()
+        // The session blocks a thread of its own (waiting for the main queue, then running
+        // the scripts), not one of Swift concurrency's.
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, any Error>, Never>) in
+            let thread = Thread {
+                let outcome = Result { () throws -> Void in
+                    // performAndWait marks the main context as running on this thread: a
+                    // child's save that calls back into it from the child's queue runs inline.
+                    try stack.mainContext.performAndWait {
+                        dispatchPrecondition(condition: .onQueue(.main))
+                        strata_stdout_line_buffered()
+                        let session = try ScriptSession(stack: stack, scriptOptions: scriptOptions)
+                        do {
+                            try body(session)
+                        } catch {
+                            session.close(warnsOfUnsavedChanges: false)
+                            throw error
+                        }
+                        session.close(warnsOfUnsavedChanges: true)
+                    }
+                }
+                continuation.resume(returning: outcome)
+            }
+            thread.name = "strata.script"
+            thread.start()
+        }
+        // Merges of the scripts' saves queued on the main queue run before the store closes.
+        await MainActor.run { stack.cleanUp() }
+        try outcome.get()
+    }
+
+    /// Rolls back what the scripts did not save, saying so when `warnsOfUnsavedChanges` (not
+    /// after an error, which says enough), and stops handling Ctrl-C.
+    private func close(warnsOfUnsavedChanges: Bool) {
+        interruption.stop()
+        let context = stack.mainContext
+        let unsaved = context.performAndWait {
+            defer { context.rollback() }
+            return context.hasChanges
+        }
+        if unsaved, warnsOfUnsavedChanges {
+            logger.warning("the script's unsaved changes were discarded: ctx:save() saves them")
+        }
+    }
+
+    // MARK: - Running
+
+    /// Runs `chunk`, named `name` in messages, with `arguments` as its `...`.
+    ///
+    /// - Throws: ``LuaError``, its message saying which option to raise when the script hit
+    ///   its instruction budget or memory ceiling.
+    func run(_ chunk: String, name: String, arguments: [LuaValue] = []) throws(LuaError) {
+        do {
+            _ = try interruption.whileRunning { () throws(LuaError) -> [LuaValue] in
+                try lua.run(chunk, name: name, arguments: arguments)
+            }
+        } catch {
+            throw explained(error)
+        }
+    }
+
+    /// How ``evaluate(_:name:printing:)`` prints the values of an expression.
+    enum Printing {
+        /// One value per line.
+        case linePerValue
+        /// As `print` does: on one line, separated by tabs.
+        case printed
+    }
+
+    /// Runs `source` as the `lua` shell does: when it is an expression (a list of them), its
+    /// values are printed with Lua's `tostring`; otherwise it runs as a chunk, and the values
+    /// it returns are printed.
+    ///
+    /// - Throws: ``LuaError``; a `syntax` error is the chunk's, as Lua reports it.
+    func evaluate(_ source: String, name: String, printing: Printing) throws(LuaError) {
+        // The code goes inside a call of a printing function, starting on the first line, so
+        // that messages and tracebacks name the lines the user wrote.
+        let printer = switch printing {
+        case .linePerValue: ##"(function(...) for i = 1, select("#", ...) do print((select(i, ...))) end end)("##
+        case .printed: ##"(function(...) if select("#", ...) > 0 then print(...) end end)("##
+        }
+        do throws(LuaError) {
+            try run(printer + source + "\n)", name: name)
+            return
+        } catch where error.code != "syntax" {
+            throw error
+        } catch {
+            // Not an expression: statements.
+        }
+        // Statements compile as they are written (so that a syntax error, or an incomplete
+        // chunk, reads as Lua reports it), then run as the body of a function.
+        let check = try lua.run("local _, message = load(...) return message", name: "=strata.check", arguments: [.string(source), .string(name), "t"])
+        if case .string(let message)? = check.first { throw LuaError(code: "syntax", message: message) }
+        try run(printer + "(function(...) " + source + "\nend)(...))", name: name)
+    }
+
+    /// Whether `error` says that a chunk ended before it was complete (more lines may complete it).
+    static func isIncomplete(_ error: LuaError) -> Bool {
+        error.code == "syntax" && error.message.hasSuffix("<eof>")
+    }
+
+    private func explained(_ error: LuaError) -> LuaError {
+        var error = error
+        if error.message.contains("instruction budget exceeded") {
+            error.message += "; raise it with --budget N, or 0 for no limit"
+        } else if error.message.hasSuffix("not enough memory"), scriptOptions.maxMemory > 0 {
+            error.message += " (the limit is \(scriptOptions.maxMemory) MB; raise it with --memory MB, or 0 for no limit)"
+        }
+        return error
+    }
+
+    // MARK: - Reporting
+
+    /// Prints `error` on standard error as a command's error is printed: `strata: message`,
+    /// then the Lua traceback.
+    static func printError(_ error: LuaError) {
+        StrataCLI.printError("strata: " + error.message + (error.traceback.map { "\n" + $0 } ?? ""))
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import StrataLua
+
+/// The options of the commands that run Lua (`run`, `eval`, `shell`): what a script may do and
+/// how much it may use.
+struct ScriptOptions: ParsableArguments {
+    @Flag(name: .customLong("allow-io"), help: "Give scripts the io and os libraries, dofile and loadfile: files, processes and the environment.")
+    var allowsIO = false
+
+    @Option(
+        name: .customLong("budget"),
+        help: ArgumentHelp(
+            "Stop a script (in the shell, each chunk) after this many Lua instructions, about a hundred million a second; 0 for no limit.",
+            valueName: "n"))
+    var maxInstructions: Int64 = LuaState.Options().instructionBudget ?? 0
+
+    @Option(
+        name: .customLong("memory"),
+        help: ArgumentHelp("The memory the Lua interpreter may hold, in MB; 0 for no limit.", valueName: "MB"))
+    var maxMemory: Int = (LuaState.Options().memoryLimit ?? 0) >> 20
+
+    /// The largest --memory: a petabyte, far beyond any machine, and no overflow in bytes.
+    static let maximumMemory = 1 << 30
+
+    func validate() throws {
+        if maxInstructions < 0 { throw ValidationError("--budget must be a number of instructions, or 0 for no limit") }
+        if maxMemory < 0 || maxMemory > Self.maximumMemory {
+            throw ValidationError("--memory must be a number of MB from 1 to \(Self.maximumMemory), or 0 for no limit")
+        }
+    }
+
+    /// The options of the Lua state.
+    var luaOptions: LuaState.Options {
+        var options = LuaState.Options()
+        options.allowsSystemAccess = allowsIO
+        options.instructionBudget = maxInstructions == 0 ? nil : maxInstructions
+        options.memoryLimit = maxMemory == 0 ? nil : maxMemory << 20
+        return options
+    }
+}

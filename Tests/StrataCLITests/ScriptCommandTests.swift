@@ -1,0 +1,362 @@
+import Foundation
+import Strata
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `strata run`, `eval` and `shell` on a store of the example Library (imported from
+/// library.json: 2 authors, 3 books, 2 pages, 2 tags), as a user runs them.
+@Suite struct ScriptCommandTests {
+    static let model = StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/Library.xcdatamodeld").path
+    static let payload = StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/library.json").path
+
+    let folder: TemporaryFolder
+    let store: String
+
+    init() throws {
+        folder = try TemporaryFolder()
+        store = folder.url.appendingPathComponent("Library.sqlite").path
+        let imported = try StrataRunner.run(["import", "Author", Self.payload, "--store", store, "--model", Self.model])
+        #expect(imported.status == 0, "\(imported.standardError)")
+    }
+
+    /// Runs `strata arguments… --store … --model …`.
+    private func strata(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> StrataRunner.Result {
+        try StrataRunner.run(arguments + ["--store", store, "--model", Self.model], environment: environment, input: input)
+    }
+
+    /// A script file in the test's folder.
+    private func script(_ name: String, _ text: String) throws -> String {
+        let path = folder.url.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// How Lua names the script at `path` in messages: a path longer than 59 bytes is cut
+    /// to "..." and its last 56.
+    private func luaName(_ path: String) -> String {
+        path.utf8.count <= 59 ? path : "..." + String(decoding: path.utf8.suffix(56), as: UTF8.self)
+    }
+
+    /// The titles and ratings of the saved books, and the tags' names, as `strata fetch` prints
+    /// them (without the objects' URIs).
+    private func savedState() throws -> String {
+        let books = try strata(["fetch", "Book", "--select", "title,rating", "--sort", "title", "--format", "csv"])
+        let tags = try strata(["fetch", "Tag", "--select", "name", "--sort", "name", "--format", "csv"])
+        #expect(books.status == 0 && tags.status == 0, "\(books.standardError)\(tags.standardError)")
+        return (books.standardOutput + tags.standardOutput).split(separator: "\r\n").map { row in
+            row.firstIndex(of: ",").map { String(row[row.index(after: $0)...]) } ?? String(row)
+        }.joined(separator: "\n") + "\n"
+    }
+
+    private func count(_ entity: String) throws -> String {
+        let result = try strata(["count", entity])
+        #expect(result.status == 0, "\(result.standardError)")
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    // MARK: - run
+
+    @Test func runPrintsWhatTheExampleReportFetches() throws {
+        let result = try strata(["run", "examples/Library/report.lua"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == """
+            J. R. R. Tolkien (2 books)
+              The Lord of the Rings        4.9
+              The Hobbit                   4.7
+            Ursula K. Le Guin (1 books)
+              A Wizard of Earthsea         4.5
+
+            """)
+        #expect(result.standardError.isEmpty)
+    }
+
+    @Test func argumentsArriveInArgAndAsVarargs() throws {
+        let path = try script("args.lua", """
+            #!/usr/bin/env strata run
+            print(#arg, arg[0], arg[1], arg[2], arg[3])
+            print(select("#", ...), ...)
+            """)
+        let result = try StrataRunner.run(["run", path, "one", "--store", store, "--model", Self.model, "two words", "--", "-3"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "3\t\(path)\tone\ttwo words\t-3\n3\tone\ttwo words\t-3\n")
+    }
+
+    @Test func changesAreSavedOnlyWhenTheScriptSaves() throws {
+        let saving = try script("save.lua", """
+            local book = ctx:first("Book", "title == %@", "The Hobbit")
+            book.rating = 3.5
+            ctx:create("Tag", {name = "kept"})
+            ctx:save()
+            ctx:create("Tag", {name = "unsaved"})
+            """)
+        let saved = try strata(["run", saving])
+        #expect(saved.status == 0, "\(saved.standardError)")
+        #expect(saved.standardError == "warn the script's unsaved changes were discarded: ctx:save() saves them\n")
+        #expect(try count("Tag") == "3")
+        #expect(try savedState().contains("The Hobbit,3.5"))
+
+        let inTransaction = try strata(["eval", "ctx:transaction(function() ctx:create('Tag', {name = 'committed'}) end)"])
+        #expect(inTransaction.status == 0 && inTransaction.standardError.isEmpty, "\(inTransaction.standardError)")
+        let before = try savedState()
+        #expect(before.contains("committed"))
+
+        let unsaved = try strata(["run", try script("nosave.lua", "ctx:first('Book').rating = 1\nctx:create('Tag', {name = 'lost'})\nprint(ctx:has_changes())\n")])
+        #expect(unsaved.status == 0, "\(unsaved.standardError)")
+        #expect(unsaved.standardOutput == "true\n")
+        #expect(unsaved.standardError.contains("unsaved changes were discarded"))
+        #expect(try savedState() == before)
+    }
+
+    @Test func aScriptThatFailsSaysWhereWithATracebackAndSavesNothing() throws {
+        let before = try savedState()
+        let path = try script("fail.lua", """
+            local book = ctx:first("Book", {sort = {"title"}})
+            book.rating = 0.5
+            local function check(b) if b.rating < 1 then error("rating too low: " .. b.title) end end
+            check(book)
+            """)
+        let result = try strata(["run", path])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
+        let name = luaName(path)
+        #expect(result.standardError == """
+            strata: \(name):3: rating too low: A Wizard of Earthsea
+            stack traceback:
+            \t[C]: in function 'error'
+            \t\(name):3: in local 'check'
+            \t\(name):4: in main chunk
+
+            """)
+        #expect(try savedState() == before)
+
+        // A save the model's rules refuse is a data error (3), raised where the script saved.
+        let invalid = try strata(["run", try script("invalid.lua", "ctx:create('Book', {title = 'No ISBN'})\nctx:save()\n")])
+        #expect(invalid.status == 3, "\(invalid.standardError)")
+        #expect(invalid.standardError.hasPrefix("strata: \(luaName(folder.url.appendingPathComponent("invalid.lua").path)):2: "), "\(invalid.standardError)")
+        #expect(try savedState() == before)
+    }
+
+    @Test func aSyntaxErrorNamesTheFileAndLine() throws {
+        let path = try script("syntax.lua", "print('fine')\nlocal x = = 1\n")
+        let result = try strata(["run", path])
+        #expect(result.status == 2)
+        #expect(result.standardOutput.isEmpty, "nothing runs")
+        #expect(result.standardError == "strata: \(luaName(path)):2: unexpected symbol near '='\n")
+    }
+
+    @Test func aMissingScriptIsNamedAndNoStoreIsCreated() throws {
+        let missing = folder.url.appendingPathComponent("missing.lua").path
+        let newStore = folder.url.appendingPathComponent("New.sqlite").path
+        let result = try StrataRunner.run(["run", missing, "--store", newStore, "--model", Self.model])
+        #expect(result.status == 1)
+        #expect(result.standardError == "strata: cannot read the script \(missing): no such file\n")
+        #expect(!FileManager.default.fileExists(atPath: newStore))
+        let folderResult = try strata(["run", folder.url.path])
+        #expect(folderResult.standardError == "strata: cannot read the script \(folder.url.path): it is a folder\n")
+    }
+
+    @Test func workerAndUpdateContextsSaveThroughTheMainContext() throws {
+        // The workers' saves go through ctx (the main-queue context) while the script holds
+        // the main queue: they must call back into it inline, not wait for it.
+        let result = try strata(["eval", """
+            stack:background(function(worker) worker:create("Tag", {name = "background"}) end)
+            stack:update(function(update) update:create("Tag", {name = "update"}) update:save() end)
+            stack:update(function(update) update:create("Tag", {name = "discarded"}) end)
+            return ctx:count("Tag"), ctx:has_changes()
+            """])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "4\nfalse\n")
+        #expect(try savedState().hasSuffix("name\nbackground\nclassic\nfantasy\nupdate\n"))
+    }
+
+    // MARK: - eval
+
+    @Test func evalPrintsTheValuesOfAnExpressionOrWhatStatementsReturn() throws {
+        let expression = try strata(["eval", "ctx:count('Book')"])
+        #expect(expression.status == 0, "\(expression.standardError)")
+        #expect(expression.standardOutput == "3\n")
+        let values = try strata(["eval", "ctx:first('Tag', {sort = {'name'}}).name, nil, 1.5, {} ~= nil"])
+        #expect(values.standardOutput == "classic\nnil\n1.5\ntrue\n")
+        let statements = try strata(["eval", "local n = 0 for b in ctx:each('Book') do n = n + #b.pages end print('pages') return n, n * 2"])
+        #expect(statements.standardOutput == "pages\n2\n4\n")
+        let nothing = try strata(["eval", "local x = 1"])
+        #expect(nothing.status == 0 && nothing.standardOutput.isEmpty)
+        let syntax = try strata(["eval", "x = = 1"])
+        #expect(syntax.status == 2)
+        #expect(syntax.standardError == "strata: eval:1: unexpected symbol near '='\n")
+        let failure = try strata(["eval", "ctx:fetch('Bok')"])
+        #expect(failure.status == 1)
+        #expect(failure.standardError.hasPrefix("strata: eval:1: the model has no entity 'Bok' (did you mean 'Book'?)\nstack traceback:\n"), "\(failure.standardError)")
+    }
+
+    @Test func scriptsAreSandboxedUnlessUnsafe() throws {
+        let sandboxed = try strata(["eval", "io, os, dofile, loadfile"])
+        #expect(sandboxed.status == 0, "\(sandboxed.standardError)")
+        #expect(sandboxed.standardOutput == "nil\nnil\nnil\nnil\n")
+        let unsafe = try strata(["eval", "--allow-io", "io.write('written\\n') print('printed') return type(os.time())"])
+        #expect(unsafe.status == 0, "\(unsafe.standardError)")
+        #expect(unsafe.standardOutput == "written\nprinted\nnumber\n", "io.write and print share standard output, in order")
+    }
+
+    @Test func theInstructionBudgetAndMemoryCeilingStopAScript() throws {
+        let loop = try strata(["eval", "--budget", "100000", "local n = 0 while true do n = n + 1 end"])
+        #expect(loop.status == 1)
+        #expect(loop.standardError.hasPrefix(
+            "strata: eval:1: instruction budget exceeded (100000 instructions); raise it with --budget N, or 0 for no limit\nstack traceback:\n"),
+            "\(loop.standardError)")
+        let unlimited = try strata(["eval", "--budget", "0", "local n = 0 for i = 1, 200000 do n = n + i end return n"])
+        #expect(unlimited.standardOutput == "20000100000\n", "\(unlimited.standardError)")
+        let memory = try strata(["eval", "--memory", "8", "local t = {} for i = 1, 1e7 do t[i] = string.rep('x', 100) .. i end"])
+        #expect(memory.status == 1)
+        #expect(memory.standardError.contains("not enough memory (the limit is 8 MB; raise it with --memory MB, or 0 for no limit)"), "\(memory.standardError)")
+        for bad in [["--budget", "-1"], ["--memory", "-5"]] {
+            let refused = try strata(["eval"] + bad + ["1"])
+            #expect(refused.status == 2, "\(bad)")
+            #expect(refused.standardError.contains(bad[0]), "\(refused.standardError)")
+        }
+    }
+
+    @Test func ctrlCInterruptsTheScript() throws {
+        let path = try script("loop.lua", "ctx:create('Tag', {name = 'never'})\nprint('ready')\nwhile true do end\n")
+        let output = folder.url.appendingPathComponent("out"), errors = folder.url.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let process = Process()
+        process.executableURL = StrataRunner.binary
+        process.arguments = ["run", path, "--store", store, "--model", Self.model]
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while (try? String(contentsOf: output, encoding: .utf8)) != "ready\n", Date() < deadline, process.isRunning {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        process.interrupt()
+        process.waitUntilExit()
+        let message = try String(contentsOf: errors, encoding: .utf8)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 1, "\(message)")
+        #expect(message.hasPrefix("strata: ") && message.contains("interrupted\nstack traceback:\n"), "\(message)")
+        #expect(message.hasSuffix("\t\(luaName(path)):3: in main chunk\n"), "\(message)")
+        #expect(try count("Tag") == "2")
+    }
+
+    // MARK: - shell
+
+    @Test func theShellRunsStandardInputAsAScriptWhenItIsNotATerminal() throws {
+        let result = try strata(["shell"], input: Data("""
+            local tags = {}
+            for tag in ctx:each("Tag", {sort = {"name"}}) do tags[#tags + 1] = tag.name end
+            print(table.concat(tags, ", "))
+            ctx:create("Tag", {name = "piped"})
+            ctx:save()
+
+            """.utf8))
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "classic, fantasy\n")
+        #expect(try count("Tag") == "3")
+
+        let failing = try strata(["shell"], input: Data("print('before')\nerror('stop here')\n".utf8))
+        #expect(failing.status == 1)
+        #expect(failing.standardOutput == "before\n")
+        #expect(failing.standardError.hasPrefix("strata: stdin:2: stop here\nstack traceback:\n"), "\(failing.standardError)")
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no /dev/ptmx: the terminal test is skipped"))
+    func theShellOnATerminalPrintsValuesAsksForMoreAndGoesOnAfterErrors() throws {
+        let home = folder.url.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let terminal = try PseudoTerminal()
+        let process = Process()
+        process.executableURL = StrataRunner.binary
+        process.arguments = ["shell", "--store", store, "--model", Self.model]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
+        environment["HOME"] = home.path
+        environment["TERM"] = "dumb"
+        process.environment = environment
+        process.standardInput = terminal.secondary
+        process.standardOutput = terminal.secondary
+        process.standardError = terminal.secondary
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        var transcript = try terminal.read(until: "strata> ")
+        for (line, reply) in [
+            ("ctx:count('Book')", "strata> "), ("for i = 1, 2 do", ">> "), ("print(i * 10)", ">> "), ("end", "strata> "),
+            ("error('oops')", "strata> "), ("ctx:first('Tag', {sort = {'name'}}).name, 42", "strata> "),
+        ] {
+            try terminal.write(line + "\r")
+            transcript += try terminal.read(until: reply)
+        }
+        try terminal.write("\u{4}")
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        guard !process.isRunning else {
+            Issue.record("the shell did not end on Ctrl-D: \(transcript.debugDescription)")
+            return
+        }
+        #expect(process.terminationStatus == 0)
+        let lines = transcript.replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(lines.contains("3\nstrata> "), "\(lines)")
+        #expect(lines.contains(">> end\n10\n20\nstrata> "), "\(lines)")
+        #expect(lines.contains("strata: stdin:1: oops\nstack traceback:\n\t[C]: in function 'error'\n"), "\(lines)")
+        #expect(lines.contains("classic\t42\nstrata> "), "\(lines)")
+        let history = try String(contentsOf: home.appendingPathComponent(".strata_history"), encoding: .utf8)
+        #expect(history.contains("ctx:count('Book')"), "\(history)")
+    }
+}
+
+/// A pseudo-terminal, so that `strata shell` sees a terminal on its standard input.
+final class PseudoTerminal {
+    let primary: Int32
+    let secondary: FileHandle
+
+    init() throws {
+        // posix_openpt and ptsname are hidden from Swift: /dev/ptmx and its ioctls instead
+        // (TIOCSPTLCK and TIOCGPTN, as asm-generic numbers them).
+        primary = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard primary >= 0, ioctl(primary, UInt(0x4004_5431), &unlock) == 0, ioctl(primary, UInt(0x8004_5430), &number) == 0 else {
+            throw CocoaError(.fileReadUnknown)
+        }
+        let fd = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        guard fd >= 0 else { throw CocoaError(.fileReadUnknown) }
+        secondary = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+
+    deinit { close(primary) }
+
+    /// Writes `text` once the line editor reads characters as they are typed (it shows its
+    /// prompt before it leaves the terminal's line mode, which would echo and keep the text).
+    func write(_ text: String) throws {
+        let deadline = Date().addingTimeInterval(30)
+        var settings = termios()
+        while tcgetattr(primary, &settings) == 0, settings.c_lflag & tcflag_t(ICANON) != 0, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let bytes = Array(text.utf8)
+        guard Glibc.write(primary, bytes, bytes.count) == bytes.count else { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    /// What the terminal shows up to and including `marker` (within 30 seconds).
+    func read(until marker: String) throws -> String {
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(30)
+        while !String(decoding: received, as: UTF8.self).hasSuffix(marker) {
+            guard Date() < deadline else {
+                Issue.record("no '\(marker)' in \(String(decoding: received, as: UTF8.self).debugDescription)")
+                break
+            }
+            var poller = pollfd(fd: primary, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = Glibc.read(primary, &buffer, buffer.count)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
