@@ -30,6 +30,28 @@ static inline void strata_el_set_continuation(EditLine *el, int continuation) {
     el_set(el, EL_PROMPT, continuation ? strata_el_prompt_continuation : strata_el_prompt_first);
 }
 
+/// A function bound to a key: it gets the editor and the key, and returns what to redraw
+/// (CC_REFRESH, CC_REDISPLAY, CC_ERROR…).
+typedef unsigned char (*strata_el_key_function)(EditLine *, int);
+
+/// Binds tab to `complete` (named strata-complete, for ~/.editrc).
+static inline void strata_el_bind_completion(EditLine *el, strata_el_key_function complete) {
+    el_set(el, EL_ADDFN, "strata-complete", "Complete the name before the cursor", complete);
+    el_set(el, EL_BIND, "^I", "strata-complete", NULL);
+}
+
+/// Keeps `data` with the editor, for its key functions.
+static inline void strata_el_set_client_data(EditLine *el, void *data) {
+    el_set(el, EL_CLIENTDATA, data);
+}
+
+/// What strata_el_set_client_data kept, or NULL.
+static inline void *strata_el_client_data(EditLine *el) {
+    void *data = NULL;
+    if (el_get(el, EL_CLIENTDATA, &data) != 0) return NULL;
+    return data;
+}
+
 /// Makes `history` the editor's history (the up and down keys).
 static inline void strata_el_set_history(EditLine *el, History *history_) {
     el_set(el, EL_HIST, history, history_);

@@ -16,10 +16,20 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
             at the end is discarded. An error is printed with its traceback and the shell goes \
             on. Ctrl-C gives up the line, or interrupts the running chunk; Ctrl-D on an empty \
             line quits. Lines are edited with libedit (emacs keys, ~/.editrc) and kept in \
-            ~/.strata_history.
+            ~/.strata_history. = EXPR prints the values of EXPR. Tab completes global names, \
+            methods after ctx: (and stack:, obj:), an object's attributes after obj., and entity \
+            names in the first argument of ctx:fetch(", ctx:count(" and the like; when the \
+            completions differ, it completes what they share and lists them.
+
+            Lines that start with a dot are commands: .help lists them; .entities (the entities \
+            and their numbers of objects), .describe ENTITY (its attributes and relationships), \
+            .count ENTITY [PREDICATE], .save (ctx:save()), .rollback (ctx:rollback()) and .quit. \
+            An error in one is printed and the shell goes on.
 
             When standard input is not a terminal, it is read whole and run as one script, as \
-            strata run would run it (echo 'print(ctx:count("Book"))' | strata shell).
+            strata run would run it (echo 'print(ctx:count("Book"))' | strata shell): without \
+            prompts, and without dot-commands, which are not Lua (a line .count Book is a \
+            syntax error there).
             """)
 
     @OptionGroup var options: StoreOptions
@@ -41,7 +51,9 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
         let historyPath = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 + "/.strata_history" }
         try await ScriptSession.with(storeOptions: options, scriptOptions: scriptOptions) { session in
             guard let editor = LineEditor(historyPath: historyPath) else { throw CLIError("cannot start the line editor (libedit)") }
-            print("strata \(StrataCommand.version), \(LuaRuntime.release): ctx is the main context of \(session.stack.storeURL?.path ?? "the store"); Ctrl-D quits")
+            let completion = ShellCompletion(session: session)
+            editor.completer = { completion.complete($0) }
+            print("strata \(StrataCommand.version), \(LuaRuntime.release): ctx is the main context of \(session.stack.storeURL?.path ?? "the store"); .help lists the commands, Ctrl-D quits")
             Self.loop(session: session, editor: editor)
         }
     }
@@ -62,8 +74,14 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
                 pending = nil
             case .line(let line):
                 editor.remember(line)
-                let source = pending.map { $0.source + "\n" + line } ?? line
+                if pending == nil, let command = ShellDotCommand.parse(line) {
+                    if ShellDotCommand.run(command.name, argument: command.argument, session: session) == .quit { return }
+                    continue
+                }
+                var source = pending.map { $0.source + "\n" + line } ?? line
                 pending = nil
+                // `= expr`, as the lua shell reads it: return expr.
+                if source.first == "=" { source = "return " + source.dropFirst() }
                 do throws(LuaError) {
                     try session.evaluate(source, name: "=stdin", printing: .printed)
                 } catch where ScriptSession.isIncomplete(error) {

@@ -1,0 +1,142 @@
+import Foundation
+import Strata
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `strata shell` on a terminal (a pseudo-terminal): tab completion, multi-line input, `=`
+/// and the dot-commands; and its dot-commands through a pipe. On a store of the example
+/// Library (2 authors, 3 books, 2 pages, 2 tags).
+@Suite struct ShellCommandTests {
+    let folder: TemporaryFolder
+    let store: String
+
+    init() throws {
+        folder = try TemporaryFolder()
+        store = folder.url.appendingPathComponent("Library.sqlite").path
+        let imported = try StrataRunner.run(["import", "Author", ScriptCommandTests.payload, "--store", store, "--model", ScriptCommandTests.model])
+        #expect(imported.status == 0, "\(imported.standardError)")
+    }
+
+    /// A shell on a pseudo-terminal, its HOME in the test's folder.
+    private final class Shell {
+        let terminal: PseudoTerminal
+        let process = Process()
+        var transcript = ""
+
+        init(store: String, home: URL) throws {
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            terminal = try PseudoTerminal()
+            process.executableURL = StrataRunner.binary
+            process.arguments = ["shell", "--store", store, "--model", ScriptCommandTests.model]
+            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
+            environment["HOME"] = home.path
+            environment["TERM"] = "dumb"
+            process.environment = environment
+            process.standardInput = terminal.secondary
+            process.standardOutput = terminal.secondary
+            process.standardError = terminal.secondary
+            try process.run()
+            transcript = try terminal.read(until: "strata> ")
+        }
+
+        deinit { if process.isRunning { process.terminate() } }
+
+        /// Types `keys`, and returns what the terminal shows until `reply`.
+        @discardableResult
+        func type(_ keys: String, until reply: String = "strata> ") throws -> String {
+            try terminal.write(keys)
+            let shown = try terminal.read(until: reply)
+            transcript += shown
+            return shown.replacingOccurrences(of: "\r\n", with: "\n")
+        }
+
+        /// Waits (30 seconds at most) for the shell to end; its status, or nil.
+        func waitForExit() -> Int32? {
+            let deadline = Date().addingTimeInterval(30)
+            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            return process.isRunning ? nil : process.terminationStatus
+        }
+    }
+
+    private static let hasTerminals = FileManager.default.fileExists(atPath: "/dev/ptmx")
+
+    private func count(_ entity: String) throws -> String {
+        let result = try StrataRunner.run(["count", entity, "--store", store, "--model", ScriptCommandTests.model])
+        #expect(result.status == 0, "\(result.standardError)")
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(.enabled(if: hasTerminals, "no /dev/ptmx: the terminal test is skipped"))
+    func tabCompletesGlobalsMethodsEntitiesAndAttributes() throws {
+        let shell = try Shell(store: store, home: folder.url.appendingPathComponent("home"))
+        // A global: stri → strata (the line that runs is `strata ~= nil`).
+        #expect(try shell.type("stri\t ~= nil\r").contains("true\nstrata> "), "\(shell.transcript)")
+        // A method of ctx: fe → fetch (fetch and fetch_or_create share it).
+        #expect(try shell.type("ctx:fe\t('Tag', {sort = {'name'}})[2].name\r").contains("fantasy\nstrata> "), "\(shell.transcript)")
+        // An entity: "Bo → "Book.
+        #expect(try shell.type("ctx:count(\"Bo\t\")\r").contains("3\nstrata> "), "\(shell.transcript)")
+        // An object's attribute: book.ti → book.title.
+        try shell.type("book = ctx:first('Book', {sort = {'title'}})\r")
+        #expect(try shell.type("book.ti\t\r").contains("A Wizard of Earthsea\nstrata> "), "\(shell.transcript)")
+        // Ambiguous: ctx:co lists commit and count, and the line stays as typed.
+        let listed = try shell.type("ctx:co\t", until: "strata> ctx:co")
+        #expect(listed.contains("commit  count"), "\(listed.debugDescription)")
+        #expect(try shell.type("unt('Tag')\r").contains("2\nstrata> "), "\(shell.transcript)")
+        try shell.terminal.write("\u{4}")
+        #expect(shell.waitForExit() == 0, "\(shell.transcript)")
+    }
+
+    @Test(.enabled(if: hasTerminals, "no /dev/ptmx: the terminal test is skipped"))
+    func multiLineInputEqualsAndDotCommandsOnATerminal() throws {
+        let shell = try Shell(store: store, home: folder.url.appendingPathComponent("home"))
+        // A chunk over several lines, and = for a value.
+        try shell.type("local function twice(x)\r", until: ">> ")
+        try shell.type("return 2 * x\r", until: ">> ")
+        #expect(try shell.type("end print(twice(21))\r").contains("42\nstrata> "), "\(shell.transcript)")
+        #expect(try shell.type("= 1 + 1, 'two'\r").contains("2\ttwo\nstrata> "), "\(shell.transcript)")
+        try shell.type("= 'con' ..\r", until: ">> ")
+        #expect(try shell.type("'tinued'\r").contains("continued\nstrata> "), "\(shell.transcript)")
+        #expect(try shell.type("ctx:count('Page')\r").contains("2\nstrata> "), "\(shell.transcript)")
+        #expect(try shell.type(".5\r").contains("0.5\nstrata> "), "a number is not a command")
+
+        let help = try shell.type(".help\r")
+        #expect(help.contains(".describe ENTITY") && help.contains(".count ENTITY [PREDICATE]") && help.contains("ctx:fetch"), "\(help)")
+        let entities = try shell.type(".entities\r")
+        #expect(entities.contains("Author  2\n") && entities.contains("Book    3\n") && entities.contains("Tag     2\n"), "\(entities)")
+        let book = try shell.type(".describe Book\r")
+        #expect(book.contains("title") && book.contains("String") && book.contains("required"), "\(book)")
+        #expect(book.contains("-> Author") && book.contains("to-one") && book.contains("-> Page") && book.contains("to-many"), "\(book)")
+        let unknown = try shell.type(".describe Bok\r")
+        #expect(unknown.contains("strata: the model has no entity 'Bok'"), "\(unknown)")
+        #expect(try shell.type(".count Book\r").contains("3\nstrata> "))
+        #expect(try shell.type(".count Book rating > 4.6\r").contains("2\nstrata> "), "\(shell.transcript)")
+        let badPredicate = try shell.type(".count Book rating >\r")
+        #expect(badPredicate.contains("strata: "), "\(badPredicate)")
+        let badEntity = try shell.type(".count Bok\r")
+        #expect(badEntity.contains("strata: .count:1: the model has no entity 'Bok'"), "\(badEntity)")
+        #expect(try shell.type(".nothing\r").contains("strata: no command .nothing (.help lists them)"))
+        // Tab completes dot-commands and their entities.
+        #expect(try shell.type(".ent\t\r").contains("Page    2\n"), "\(shell.transcript)")
+        #expect(try shell.type(".count Ta\t\r").contains("2\nstrata> "), "\(shell.transcript)")
+
+        // .rollback discards, .save saves.
+        try shell.type("ctx:create('Tag', {name = 'dropped'})\r")
+        try shell.type(".rollback\r")
+        #expect(try shell.type("ctx:count('Tag')\r").contains("2\nstrata> "))
+        try shell.type("ctx:create('Tag', {name = 'kept'})\r")
+        try shell.type(".save\r")
+        try shell.terminal.write(".quit\r")
+        #expect(shell.waitForExit() == 0, "\(shell.transcript)")
+        #expect(try count("Tag") == "3")
+    }
+
+    @Test func dotCommandsAreNotLuaInAPipe() throws {
+        // Piped input is a script, run whole as strata run runs it: a dot-command is a syntax error.
+        let result = try StrataRunner.run(["shell", "--store", store, "--model", ScriptCommandTests.model], input: Data("print('before')\n.count Book\n".utf8))
+        #expect(result.status == 2)
+        #expect(result.standardOutput.isEmpty, "nothing runs")
+        #expect(result.standardError.hasPrefix("strata: stdin:2: "), "\(result.standardError)")
+    }
+}
