@@ -180,9 +180,8 @@ extension LuaState {
     func entityName(_ call: LuaCall, at index: Int32, in context: ObjectContext) throws -> String {
         let name = try call.string(at: index)
         guard context.model.entity(named: name) != nil else {
-            let known = context.model.entities.map(\.name)
-            let near = known.filter { $0.lowercased().hasPrefix(name.lowercased().prefix(2)) }.prefix(3)
-            throw LuaError(code: "entity", message: "the model has no entity '\(name)'" + (near.isEmpty ? "" : " (did you mean \(near.map { "'\($0)'" }.joined(separator: ", "))?)"))
+            let suggestion = nearestName(to: name, among: context.model.entities.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
+            throw LuaError(code: "entity", message: "the model has no entity '\(name)'" + suggestion)
         }
         return name
     }

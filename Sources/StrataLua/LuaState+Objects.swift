@@ -243,10 +243,9 @@ extension LuaState {
 
     static func unknownProperty(_ key: String, of entity: EntityDescription, in model: ObjectModel) -> LuaError {
         let known = model.allAttributes(of: entity).map(\.name) + model.allRelationships(of: entity).map(\.name)
-        let near = known.filter { $0.lowercased() == key.lowercased() || $0.lowercased().hasPrefix(key.lowercased().prefix(3)) }.prefix(3)
         return LuaError(
             code: "property",
-            message: "\(entity.name) has no property '\(key)'" + (near.isEmpty ? "" : " (did you mean \(near.map { "'\($0)'" }.joined(separator: ", "))?)"))
+            message: "\(entity.name) has no property '\(key)'" + (nearestName(to: key, among: known).map { " (did you mean '\($0)'?)" } ?? ""))
     }
 }
 

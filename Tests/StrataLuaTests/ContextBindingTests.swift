@@ -170,4 +170,23 @@ import Testing
             """)
         #expect(results == [2, 3, 2.0, #"["Le Guin",3,{"x":1}]"#, 2.5, "Author,Book,Page"])
     }
+
+    @Test func fetchOrCreateFindsByValuesAndLogLevelsAreChecked() throws {
+        let fixture = try Fixture()
+        let results = try fixture.run("""
+            local a = ctx:fetch_or_create('Author', {name = 'Le Guin'})
+            local b = ctx:fetch_or_create('Author', {name = 'Le Guin'})
+            local c = ctx:fetch_or_create('Author', {name = 'Herbert'})
+            strata.set_log_level('verbose')
+            strata.log.verbose('authors:', ctx:count('Author'))
+            local ok, e = pcall(strata.set_log_level, 'loud')
+            return a == b, a == c, ctx:count('Author'), ok, e.code
+            """)
+        #expect(results == [true, false, 2, false, "argument"])
+        #expect {
+            try fixture.run("ctx:fetch_or_create('Author', {nmae = 'x'})")
+        } throws: { error in
+            (error as? LuaError)?.message == "test:1: Author has no property 'nmae' (did you mean 'name'?)"
+        }
+    }
 }

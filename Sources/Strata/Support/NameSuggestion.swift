@@ -1,10 +1,19 @@
 /// `; did you mean 'X'?` when one of `names` is close enough to `name` to be what a user
 /// meant to type (a few letters apart), else the empty string.
 func didYouMean(_ name: String, among names: [String]) -> String {
-    let nearest = names.map { ($0, editDistance(name.lowercased(), $0.lowercased())) }
+    nearestName(to: name, among: names).map { "; did you mean '\($0)'?" } ?? ""
+}
+
+/// The one of `names` close enough to `name` to be what a user meant to type (a few letters
+/// apart, ignoring case), the closest first; `nil` when none is.
+///
+/// ```swift
+/// nearestName(to: "titel", among: ["title", "rating"])   // "title"
+/// ```
+public func nearestName(to name: String, among names: [String]) -> String? {
+    names.map { ($0, editDistance(name.lowercased(), $0.lowercased())) }
         .filter { $0.1 <= max(2, name.count / 3) && $0.1 < name.count }
-        .min { $0.1 < $1.1 }
-    return nearest.map { "; did you mean '\($0.0)'?" } ?? ""
+        .min { $0.1 < $1.1 }?.0
 }
 
 /// The Levenshtein distance between two strings, in characters.
