@@ -31,6 +31,8 @@ enum ExitStatus: Int32 {
         case .sourceModelNotFound, .newerStore, .unmappable, .dataDoesNotFit, .verificationFailed: self = .dataError
         case .cannotMigrate: self = .failure
         case .store(let storeError): self.init(for: storeError)
+        case .customStepFailed(_, let error as LuaError): self.init(for: error)
+        case .customStepFailed: self = .failure
         }
     }
 

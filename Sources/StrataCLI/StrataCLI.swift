@@ -61,6 +61,8 @@ public enum StrataCLI {
             return ExitStatus(for: storeError).rawValue
         case let migrationError as MigrationError:
             printError("strata: \(migrationError)")
+            // A migration script's error goes on with its Lua traceback.
+            if case .customStepFailed(_, let luaError as LuaError) = migrationError, let traceback = luaError.traceback { printError(traceback) }
             return ExitStatus(for: migrationError).rawValue
         case is PredicateKeyError, is PredicateCompileError, is PredicateSyntaxError, is FetchRequestError:
             // A request that names what the model lacks, or that does not parse, is a usage error.

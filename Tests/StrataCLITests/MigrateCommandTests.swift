@@ -271,4 +271,30 @@ import Testing
         #expect(failure.standardError.contains("SecondaryEntity.name is required and has no default value, but 1 object has no value for it (p1)"), "\(failure.standardError)")
         #expect(Self.snapshot(refused) == before)
     }
+
+    @Test func aScriptFixesTheDataBeforeTheSwapAndItsFailureLeavesTheStore() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try Self.bundle(in: folder)
+        let store = try Self.store(in: folder, bundle: bundle)
+        let fix = folder.url.appendingPathComponent("fix.lua")
+        try "for page in ctx:each('Page') do page.words = #(page.text or '') end ctx:save() print('fixed')".write(to: fix, atomically: true, encoding: .utf8)
+        let broken = folder.url.appendingPathComponent("broken.lua")
+        try "ctx:first('Page').words = 7 ctx:save()\nerror('not this time')".write(to: broken, atomically: true, encoding: .utf8)
+
+        let before = Self.snapshot(store)
+        let failed = try StrataRunner.run(["migrate", "--store", store, "--model", bundle, "--script", broken.path])
+        #expect(failed.status == 1)
+        // Lua shortens a long chunk name from the left, as it does in every message.
+        #expect(failed.standardError.contains("the custom step failed, so the store was left as it was: "), "\(failed.standardError)")
+        #expect(failed.standardError.contains("broken.lua:2: not this time"), "\(failed.standardError)")
+        #expect(failed.standardError.contains("stack traceback:"))
+        #expect(Self.snapshot(store) == before)
+        #expect(try Self.otherFiles(in: folder).filter { !$0.hasSuffix(".lua") } == [])
+
+        let fixed = try StrataRunner.run(["migrate", "--store", store, "--model", bundle, "--script", fix.path])
+        #expect(fixed.status == 0, "\(fixed.standardError)")
+        #expect(fixed.standardOutput.contains("fixed"))
+        let words = try StrataRunner.run(["query", "Page", "--store", store, "--model", bundle, "--select", "sum(words) as total", "--format", "json"])
+        #expect(words.standardOutput.contains(#""total""#) && !words.standardOutput.contains(#""total" : 0"#) && !words.standardOutput.contains(#""total":0"#), "\(words.standardOutput)")
+    }
 }

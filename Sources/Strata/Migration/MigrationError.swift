@@ -21,6 +21,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case dataDoesNotFit(path: String, step: String, reasons: [String])
     /// The migrated copy failed its checks before it replaced the store.
     case verificationFailed(path: String, reason: String)
+    /// The custom step (a script's data fixes) failed on the migrated copy, with its error.
+    case customStepFailed(path: String, error: any Error & Sendable)
     /// The store cannot be migrated where it is (read-only, in use, a file operation failed).
     case cannotMigrate(path: String, reason: String)
     /// The store could not be read or the copy written.
@@ -36,6 +38,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .dataDoesNotFit(let path, let step, let reasons):
             "\(path): the store's data does not fit \(step):\n" + reasons.map { "  \($0)" }.joined(separator: "\n")
         case .verificationFailed(let path, let reason): "\(path): the migrated copy failed its check, so the store was left as it was: \(reason)"
+        case .customStepFailed(let path, let error): "\(path): the custom step failed, so the store was left as it was: \(error)"
         case .cannotMigrate(let path, let reason): "\(path): cannot migrate: \(reason)"
         case .store(let error): error.description
         }

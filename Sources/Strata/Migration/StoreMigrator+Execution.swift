@@ -32,12 +32,19 @@ extension StoreMigrator {
     /// How many rows a batch of a row copy covers, by primary key.
     static let batchSize: Int64 = 50_000
 
-    /// Runs `plan` (``plan()`` when `nil`) and puts the migrated store in the store's place,
-    /// keeping the old one as `<store>.<UTC time>.bak` unless `backup` is false.
+    /// A step of one's own, run on the migrated copy (its path given) before it replaces the
+    /// store: data fixes that a lightweight migration cannot infer, such as a Lua script's.
+    /// What it throws stops the migration, the store as it was.
+    public typealias CustomStep = (_ migratedStorePath: String) throws -> Void
+
+    /// Runs `plan` (``plan()`` when `nil`), then `customStep`, and puts the migrated store in
+    /// the store's place, keeping the old one as `<store>.<UTC time>.bak` unless `backup` is false.
     ///
     /// - Throws: ``MigrationError``; the store is then as it was.
     @discardableResult
-    public func migrate(_ plan: MigrationPlan? = nil, backup: Bool = true, progress: (@Sendable (MigrationProgress) -> Void)? = nil) throws(MigrationError) -> MigrationResult {
+    public func migrate(
+        _ plan: MigrationPlan? = nil, backup: Bool = true, customStep: CustomStep? = nil, progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) throws(MigrationError) -> MigrationResult {
         let plan = if let plan { plan } else { try self.plan() }
         guard !plan.isEmpty else { return MigrationResult(plan: plan, counts: [:], backupPath: nil) }
         try checkWritable()
@@ -46,7 +53,8 @@ extension StoreMigrator {
         defer { if guardOpen { guardConnection.close() } }
         try checkUnchanged(since: plan, reading: guardConnection)
         let migrated = try runSteps(of: plan, progress: progress)
-        defer { try? FileManager.default.removeItem(atPath: migrated) }
+        defer { Self.removeStore(at: migrated) }
+        let counts = try run(customStep, on: migrated, plan: plan)
         // Writers were held off until now; the store's own files go with its last connection.
         try? guardConnection.execute("ROLLBACK")
         guardConnection.close()
@@ -58,12 +66,40 @@ extension StoreMigrator {
             throw .cannotMigrate(path: storePath, reason: "cannot put the migrated store in place: \(reason)")
         }
         Self.synchronizeFolder(of: storePath)
-        return MigrationResult(plan: plan, counts: plan.steps.last?.expectedCounts ?? [:], backupPath: backupPath)
+        return MigrationResult(plan: plan, counts: counts, backupPath: backupPath)
+    }
+
+    /// Runs `customStep` on the migrated copy at `path`, then checks the copy again (it opens
+    /// with the destination model, SQLite's integrity check); returns its objects per entity.
+    private func run(_ customStep: CustomStep?, on path: String, plan: MigrationPlan) throws(MigrationError) -> [String: Int] {
+        guard let customStep else { return plan.steps.last?.expectedCounts ?? [:] }
+        do {
+            try customStep(path)
+        } catch let error as MigrationError {
+            throw error
+        } catch {
+            throw .customStepFailed(path: storePath, error: error as any Error & Sendable)
+        }
+        do {
+            let store = try PersistentStore.open(at: path, model: destination.model, configuration: .readOnly)
+            defer { store.close() }
+            return try store.withConnection { () throws -> [String: Int] in
+                let integrity = try store.database.rows("PRAGMA integrity_check").compactMap { $0.first?.stringValue }
+                guard integrity == ["ok"] else {
+                    throw MigrationError.verificationFailed(path: storePath, reason: "after the custom step, SQLite's integrity check says: " + integrity.prefix(5).joined(separator: "; "))
+                }
+                return try store.rowCounts()
+            }
+        } catch {
+            throw error.asMigrationError(path: storePath, step: "checking after the custom step")
+        }
     }
 
     /// Runs `plan` into a copy that is then thrown away: every check of the data runs, and
     /// the store does not change. Returns the objects per entity the migrated store would hold.
-    public func check(_ plan: MigrationPlan, progress: (@Sendable (MigrationProgress) -> Void)? = nil) throws(MigrationError) -> [String: Int] {
+    public func check(
+        _ plan: MigrationPlan, customStep: CustomStep? = nil, progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) throws(MigrationError) -> [String: Int] {
         guard !plan.isEmpty else { return [:] }
         do {
             let store = try Database(path: storePath, configuration: .readOnly)
@@ -73,8 +109,8 @@ extension StoreMigrator {
             throw error.asMigrationError(path: storePath, step: "reading the store")
         }
         let migrated = try runSteps(of: plan, progress: progress)
-        try? FileManager.default.removeItem(atPath: migrated)
-        return plan.steps.last?.expectedCounts ?? [:]
+        defer { Self.removeStore(at: migrated) }
+        return try run(customStep, on: migrated, plan: plan)
     }
 
     // MARK: - Steps

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Strata
+import StrataLua
 import Synchronization
 
 /// `strata migrate`: migrates a store to a version of its model bundle, as Core Data's
@@ -36,6 +37,11 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
             store first: the migration stops when one is writing to it, but cannot see one \
             that only holds it open, which would go on using the old store.
 
+            --script STEP.lua runs a Lua script on the migrated copy before it replaces the \
+            store (ctx is a context on the copy; only what the script saves is kept), for data \
+            fixes the migration cannot infer; an error in it stops the migration, and the \
+            store stays as it was.
+
             --dry-run prints the plan and its SQL, then runs every step into a throwaway file \
             beside the store, which is removed, to check that the data fits; the store does \
             not change.
@@ -63,9 +69,17 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Flag(help: "Keep no backup of the old store.")
     var noBackup = false
 
+    @Option(
+        name: .customLong("script"),
+        help: ArgumentHelp(
+            "A Lua script run on the migrated copy before it replaces the store, for data fixes the migration cannot infer; ctx is a context on the copy, and only what the script saves is kept. An error stops the migration, the store as it was.",
+            valueName: "step.lua"))
+    var scriptPath: String?
+
     func validate() throws {
         if destinationVersion?.isEmpty == true { throw ValidationError("--to needs the name of a version") }
         if sourceModelPath?.isEmpty == true { throw ValidationError("--from-model needs the path of a model") }
+        if scriptPath?.isEmpty == true { throw ValidationError("--script needs the path of a Lua script") }
         if options.readOnly, !dryRun {
             throw ValidationError("migrate replaces the store; --read-only can only be used with --dry-run")
         }
@@ -86,22 +100,39 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
         print(plan.description)
         guard !plan.isEmpty else { return }
 
+        let customStep = try scriptPath.map { try Self.scriptStep(at: $0, model: migrator.destination.model) }
         let progress = MigrationProgressLine()
         defer { progress.finish() }
         let model = migrator.destination.model
         if dryRun {
             print("\nSQL (each step writes a new file, reading the store attached as src; ?1 and ?2 bound a batch's primary keys):")
             print(plan.sql)
-            let counts = try migrator.check(plan, progress: progress.show)
+            let counts = try migrator.check(plan, customStep: customStep, progress: progress.show)
             progress.finish()
             print("\nthe data fits; objects per entity after the migration: \(Self.describe(counts, in: model))")
             print("dry run: \(path) was not changed")
         } else {
-            let result = try migrator.migrate(plan, backup: !noBackup, progress: progress.show)
+            let result = try migrator.migrate(plan, backup: !noBackup, customStep: customStep, progress: progress.show)
             progress.finish()
             let backup = result.backupPath.map { "the old store is kept as \($0)" } ?? "no backup was kept (--no-backup)"
             print("\nmigrated \(path) to \(migrator.destination.name); \(backup)")
             print("objects per entity: \(Self.describe(result.counts, in: model))")
+        }
+    }
+
+    /// The step that runs the Lua script at `path` on a migrated copy of the store, with `ctx`
+    /// a context on the copy (opened with the destination `model`); what it leaves unsaved goes.
+    private static func scriptStep(at path: String, model: ObjectModel) throws -> StoreMigrator.CustomStep {
+        guard let script = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
+            throw CLIError("\(path): cannot read the migration script", status: .usage)
+        }
+        return { migrated in
+            let store = try PersistentStore.open(at: migrated, model: model)
+            defer { store.close() }
+            let context = ObjectContext(store: store, name: "migration script")
+            let lua = try LuaState()
+            lua.installStrata(context: context)
+            try lua.run(script, name: "@" + path)
         }
     }
 
