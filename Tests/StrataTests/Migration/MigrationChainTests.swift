@@ -206,4 +206,30 @@ import Testing
         #expect(try fixture.bytes() == before)
         #expect(try fixture.otherFiles() == [], "the first step's file is gone too")
     }
+
+    @Test func aCustomStepRunsOnTheCopyAndItsFailureLeavesTheStore() throws {
+        struct Refused: Error {}
+        let fixture = try Self.library()
+        let before = try fixture.bytes()
+        #expect {
+            try fixture.migrator().migrate(customStep: { _ in throw Refused() })
+        } throws: { error in
+            if case .customStepFailed(let path, let inner) = error as? MigrationError { return path == fixture.path && inner is Refused }
+            return false
+        }
+        #expect(try fixture.bytes() == before)
+        #expect(try fixture.otherFiles() == [])
+        // A step that adds an object: the result counts what the copy holds after it.
+        let result = try fixture.migrator().migrate(customStep: { path in
+            let store = try PersistentStore.open(at: path, model: fixture.bundle.currentVersion.model)
+            defer { store.close() }
+            let context = ObjectContext(store: store)
+            try context.performAndWait {
+                try context.make("Book", ["name": "Added by the step"])
+                try context.save()
+            }
+        })
+        #expect(result.counts["Book"] == 5)
+        #expect(try fixture.read { try $0.count(for: FetchRequest(entityName: "Book")) } == 5)
+    }
 }
