@@ -124,4 +124,30 @@ import Testing
         let reader = ObjectContext(store: store)
         #expect(try reader.performAndWait { try order(reader) } == [#""i2""#, #""i3""#, #""i1""#])
     }
+
+    @Test func aSavepointTakesTheContextBackToItsUnsavedChangesThen() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        try context.performAndWait {
+            let kept = try context.insert("Tag")
+            try kept.setValue("kept", forKey: "name")
+            let saved = try context.insert("Tag")
+            try saved.setValue("saved", forKey: "name")
+            try context.save()
+            try kept.setValue("changed before", forKey: "name")
+            let savepoint = context.savepoint()
+
+            try kept.setValue("changed after", forKey: "name")
+            let added = try context.insert("Tag")
+            try context.delete(saved)
+            context.rollback(to: savepoint)
+
+            #expect(kept["name"] as? String == "changed before", "changes from before the savepoint stay")
+            #expect(!saved.isDeleted && saved["name"] as? String == "saved")
+            #expect(added.managedObjectContext == nil || !context.insertedObjects.contains { $0 === added }, "what was inserted since leaves")
+            #expect(context.hasChanges)
+            try context.save()
+        }
+        #expect(try fixture.store.rowCounts()["Tag"] == 2)
+    }
 }
