@@ -267,37 +267,20 @@ import Glibc
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no /dev/ptmx: the terminal test is skipped"))
     func theShellOnATerminalPrintsValuesAsksForMoreAndGoesOnAfterErrors() throws {
         let home = folder.url.appendingPathComponent("home")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        let terminal = try PseudoTerminal()
-        let process = Process()
-        process.executableURL = StrataRunner.binary
-        process.arguments = ["shell", "--store", store, "--model", Self.model]
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
-        environment["HOME"] = home.path
-        environment["TERM"] = "dumb"
-        process.environment = environment
-        process.standardInput = terminal.secondary
-        process.standardOutput = terminal.secondary
-        process.standardError = terminal.secondary
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-
-        var transcript = try terminal.read(until: "strata> ")
+        let shell = try ShellOnTerminal(store: store, home: home)
         for (line, reply) in [
             ("ctx:count('Book')", "strata> "), ("for i = 1, 2 do", ">> "), ("print(i * 10)", ">> "), ("end", "strata> "),
             ("error('oops')", "strata> "), ("ctx:first('Tag', {sort = {'name'}}).name, 42", "strata> "),
         ] {
-            try terminal.write(line + "\r")
-            transcript += try terminal.read(until: reply)
+            try shell.type(line + "\r", until: reply)
         }
-        try terminal.write("\u{4}")
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        guard !process.isRunning else {
+        try shell.terminal.write("\u{4}")
+        let transcript = shell.transcript
+        guard let status = shell.waitForExit() else {
             Issue.record("the shell did not end on Ctrl-D: \(transcript.debugDescription)")
             return
         }
-        #expect(process.terminationStatus == 0)
+        #expect(status == 0)
         let lines = transcript.replacingOccurrences(of: "\r\n", with: "\n")
         #expect(lines.contains("3\nstrata> "), "\(lines)")
         #expect(lines.contains(">> end\n10\n20\nstrata> "), "\(lines)")
@@ -305,58 +288,5 @@ import Glibc
         #expect(lines.contains("classic\t42\nstrata> "), "\(lines)")
         let history = try String(contentsOf: home.appendingPathComponent(".strata_history"), encoding: .utf8)
         #expect(history.contains("ctx:count('Book')"), "\(history)")
-    }
-}
-
-/// A pseudo-terminal, so that `strata shell` sees a terminal on its standard input.
-final class PseudoTerminal {
-    let primary: Int32
-    let secondary: FileHandle
-
-    init() throws {
-        // posix_openpt and ptsname are hidden from Swift: /dev/ptmx and its ioctls instead
-        // (TIOCSPTLCK and TIOCGPTN, as asm-generic numbers them).
-        primary = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        var unlock: Int32 = 0
-        var number: UInt32 = 0
-        guard primary >= 0, ioctl(primary, UInt(0x4004_5431), &unlock) == 0, ioctl(primary, UInt(0x8004_5430), &number) == 0 else {
-            throw CocoaError(.fileReadUnknown)
-        }
-        let fd = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
-        guard fd >= 0 else { throw CocoaError(.fileReadUnknown) }
-        secondary = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-    }
-
-    deinit { close(primary) }
-
-    /// Writes `text` once the line editor reads characters as they are typed (it shows its
-    /// prompt before it leaves the terminal's line mode, which would echo and keep the text).
-    func write(_ text: String) throws {
-        let deadline = Date().addingTimeInterval(30)
-        var settings = termios()
-        while tcgetattr(primary, &settings) == 0, settings.c_lflag & tcflag_t(ICANON) != 0, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        let bytes = Array(text.utf8)
-        guard Glibc.write(primary, bytes, bytes.count) == bytes.count else { throw CocoaError(.fileWriteUnknown) }
-    }
-
-    /// What the terminal shows up to and including `marker` (within 30 seconds).
-    func read(until marker: String) throws -> String {
-        var received: [UInt8] = []
-        let deadline = Date().addingTimeInterval(30)
-        while !String(decoding: received, as: UTF8.self).hasSuffix(marker) {
-            guard Date() < deadline else {
-                Issue.record("no '\(marker)' in \(String(decoding: received, as: UTF8.self).debugDescription)")
-                break
-            }
-            var poller = pollfd(fd: primary, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = Glibc.read(primary, &buffer, buffer.count)
-            if count <= 0 { break }
-            received += buffer[0..<count]
-        }
-        return String(decoding: received, as: UTF8.self)
     }
 }

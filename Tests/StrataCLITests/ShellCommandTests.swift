@@ -19,47 +19,6 @@ import Glibc
         #expect(imported.status == 0, "\(imported.standardError)")
     }
 
-    /// A shell on a pseudo-terminal, its HOME in the test's folder.
-    private final class Shell {
-        let terminal: PseudoTerminal
-        let process = Process()
-        var transcript = ""
-
-        init(store: String, home: URL) throws {
-            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-            terminal = try PseudoTerminal()
-            process.executableURL = StrataRunner.binary
-            process.arguments = ["shell", "--store", store, "--model", ScriptCommandTests.model]
-            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
-            environment["HOME"] = home.path
-            environment["TERM"] = "dumb"
-            process.environment = environment
-            process.standardInput = terminal.secondary
-            process.standardOutput = terminal.secondary
-            process.standardError = terminal.secondary
-            try process.run()
-            transcript = try terminal.read(until: "strata> ")
-        }
-
-        deinit { if process.isRunning { process.terminate() } }
-
-        /// Types `keys`, and returns what the terminal shows until `reply`.
-        @discardableResult
-        func type(_ keys: String, until reply: String = "strata> ") throws -> String {
-            try terminal.write(keys)
-            let shown = try terminal.read(until: reply)
-            transcript += shown
-            return shown.replacingOccurrences(of: "\r\n", with: "\n")
-        }
-
-        /// Waits (30 seconds at most) for the shell to end; its status, or nil.
-        func waitForExit() -> Int32? {
-            let deadline = Date().addingTimeInterval(30)
-            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            return process.isRunning ? nil : process.terminationStatus
-        }
-    }
-
     private static let hasTerminals = FileManager.default.fileExists(atPath: "/dev/ptmx")
 
     private func count(_ entity: String) throws -> String {
@@ -70,7 +29,7 @@ import Glibc
 
     @Test(.enabled(if: hasTerminals, "no /dev/ptmx: the terminal test is skipped"))
     func tabCompletesGlobalsMethodsEntitiesAndAttributes() throws {
-        let shell = try Shell(store: store, home: folder.url.appendingPathComponent("home"))
+        let shell = try ShellOnTerminal(store: store, home: folder.url.appendingPathComponent("home"))
         // A global: stri → strata (the line that runs is `strata ~= nil`).
         #expect(try shell.type("stri\t ~= nil\r").contains("true\nstrata> "), "\(shell.transcript)")
         // A method of ctx: fe → fetch (fetch and fetch_or_create share it).
@@ -90,7 +49,7 @@ import Glibc
 
     @Test(.enabled(if: hasTerminals, "no /dev/ptmx: the terminal test is skipped"))
     func multiLineInputEqualsAndDotCommandsOnATerminal() throws {
-        let shell = try Shell(store: store, home: folder.url.appendingPathComponent("home"))
+        let shell = try ShellOnTerminal(store: store, home: folder.url.appendingPathComponent("home"))
         // A chunk over several lines, and = for a value.
         try shell.type("local function twice(x)\r", until: ">> ")
         try shell.type("return 2 * x\r", until: ">> ")
