@@ -13,6 +13,7 @@ extension LuaState {
     /// `__tostring`, `__len`, `__close`, …).
     func defineType(_ name: String, methods: [String: Method], index: Method? = nil, metamethods: [String: Method] = [:]) {
         _ = Self.installRelease
+        typeMethods[name] = methods.keys.sorted()
         strata_lua_new_type(L, name)
         strata_lua_newtable(L)
         for (method, body) in methods.sorted(by: { $0.key < $1.key }) {

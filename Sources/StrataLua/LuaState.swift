@@ -44,6 +44,14 @@ public final class LuaState {
     private var callDepth = 0
     /// The registry references of the script's import hooks, by kind and entity.
     var hookReferences: [String: [String: Int32]] = [:]
+    /// The method names of each userdata type the state defined, by type name.
+    var typeMethods: [String: [String]] = [:]
+
+    /// The methods a value of the userdata type `type` has (`strata.context`, `strata.object`,
+    /// … as their metatables' `__name` say), sorted: for completion in a shell.
+    public func methodNames(ofType type: String) -> [String] {
+        typeMethods[type] ?? []
+    }
 
     /// A new state with the sandbox's libraries open.
     ///

@@ -11,18 +11,6 @@ import StrataLua
 struct ShellCompletion {
     let session: ScriptSession
 
-    /// The methods of Strata's values, by the type name of their metatables.
-    static let methods: [String: [String]] = [
-        "strata.context": [
-            "fetch", "each", "first", "count", "any", "query", "create", "fetch_or_create", "delete", "save", "commit",
-            "rollback", "has_changes", "transaction", "import", "import_session", "prune_invalid",
-        ],
-        "strata.stack": ["background", "description", "reset", "update"],
-        "strata.object": ["delete", "entity", "id", "to_table"],
-        "strata.tomany": ["add", "each", "remove"],
-        "strata.import_session": ["import", "remove_deprecated", "report"],
-    ]
-
     /// The context methods whose first argument is an entity's name.
     static let entityMethods: Set<String> = ["fetch", "each", "first", "count", "any", "query", "create", "fetch_or_create"]
 
@@ -104,7 +92,7 @@ struct ShellCompletion {
             guard lines.count > 1, let entity = model.entity(named: lines[1]) else { return [] }
             return model.allAttributes(of: entity).map(\.name) + model.allRelationships(of: entity).map(\.name)
         case "type":
-            return lines.count > 1 ? Self.methods[lines[1]] ?? [] : []
+            return lines.count > 1 ? session.lua.methodNames(ofType: lines[1]) : []
         case "keys":
             return Array(lines.dropFirst())
         default:
