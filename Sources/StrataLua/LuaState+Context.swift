@@ -219,9 +219,8 @@ extension LuaState {
         let having = try field("having", of: 3, call: call, as: { try Predicate(format: try call.string(at: $0), arguments: arguments) })
         let groupBy = try field("group_by", of: 3, call: call, as: { try self.strings(call, inTableAt: $0, label: "group_by") }) ?? []
         let sort = try field("sort", of: 3, call: call, as: { try self.strings(call, inTableAt: $0, label: "sort").map { try SortDescriptor(parsing: $0) } }) ?? []
-        var rows = try context.query(entity, select: select, where: predicate, groupBy: groupBy, having: having, sortedBy: sort)
-        if let limit = try field("limit", of: 3, call: call, as: { try call.integer(at: $0) }) { rows = Array(rows.prefix(Int(max(0, limit)))) }
-        return rows
+        let limit = try field("limit", of: 3, call: call, as: { try call.integer(at: $0) }) ?? 0
+        return try context.query(entity, select: select, where: predicate, groupBy: groupBy, having: having, sortedBy: sort, limit: Int(clamping: limit))
     }
 
     private func fetchOrCreate(_ call: LuaCall, in context: ObjectContext) throws -> ManagedObject {

@@ -166,9 +166,10 @@ import Testing
             local decoded = strata.json.decode('{"a": [1, 2.5, "x", true]}')
             local entities = {}
             for _, e in ipairs(strata.model.entities) do entities[#entities + 1] = e.name end
-            return #rows, rows[2].n, rows[2].mean, encoded, decoded.a[2], table.concat(entities, ",")
+            local limited = ctx:query('Book', {select = {'name'}, sort = {'name'}, limit = 2})
+            return #rows, rows[2].n, rows[2].mean, encoded, decoded.a[2], table.concat(entities, ","), #limited, limited[2].name
             """)
-        #expect(results == [2, 3, 2.0, #"["Le Guin",3,{"x":1}]"#, 2.5, "Author,Book,Page"])
+        #expect(results == [2, 3, 2.0, #"["Le Guin",3,{"x":1}]"#, 2.5, "Author,Book,Page", 2, "Earthsea"])
     }
 
     @Test func fetchOrCreateFindsByValuesAndLogLevelsAreChecked() throws {

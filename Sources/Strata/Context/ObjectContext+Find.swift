@@ -130,16 +130,18 @@ extension ObjectContext {
     // MARK: - Querying values
 
     /// CoreDataMonk's `query`: a dictionary fetch of `select` (key paths and aggregates, as
-    /// ``FetchedProperty/list(_:)`` reads them), grouped and filtered, read from the store as saved.
+    /// ``FetchedProperty/list(_:)`` reads them), grouped and filtered, read from the store as
+    /// saved; at most `limit` rows when it is above 0.
     ///
     /// ```swift
     /// let rows = try context.query("Person", select: "location, avg(age) as meanAge", groupBy: ["location"], having: Predicate(format: "meanAge > 30"))
     /// ```
     public func query(
         _ entityName: String, select: String, where predicate: Predicate? = nil, groupBy: [String] = [], having: Predicate? = nil,
-        sortedBy: [SortDescriptor] = []
+        sortedBy: [SortDescriptor] = [], limit: Int = 0
     ) throws -> [FetchedRow] {
         var request = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: sortedBy)
+        request.fetchLimit = max(0, limit)
         request.resultType = .dictionary
         request.propertiesToFetch = try FetchedProperty.list(select)
         request.propertiesToGroupBy = groupBy
