@@ -1,0 +1,127 @@
+import CBaseline
+import Foundation
+import GRDB
+import Strata
+
+/// Cases 5 and 7: `strata import` of JSON files against sqlite-utils and a C upsert, and the
+/// memory a million-record import takes.
+struct ImportCases {
+    let bench: Workbench
+    let rounds: Int
+    let tools: Tools
+
+    // MARK: - 5. Upsert half-existing records
+
+    /// The records case 5 imports: every person, with new names and scores.
+    private var changedPeople: [PersonRecord] { PersonRecord.generate(count: bench.people.count, generation: 1) }
+
+    func upsert() throws -> [CaseResult] {
+        let people = changedPeople
+        let file = bench.path("people.json")
+        try writeJSONArray(people, to: file)
+        let plain = try plainHalfStore()
+        var strata = Timings(), c = Timings(), sqliteUtils = Timings()
+        for _ in 0..<rounds {
+            let strataPath = try bench.fresh(bench.half)
+            strata.record(try runCommand(tools.strata, ["import", "Person", file, "--store", strataPath]).seconds)
+            let cPath = try bench.fresh(bench.half)
+            try withBaselineRows(people) { rows, count in
+                try c.time { try baseline { baseline_upsert(cPath, rows, count, $0, $1) } }
+            }
+            try expectSameRows(strataPath, cPath)
+            if let tool = tools.sqliteUtils {
+                let plainPath = try bench.fresh(plain)
+                sqliteUtils.record(try runCommand(tool, ["upsert", plainPath, "person", file, "--pk", "id"]).seconds)
+                bench.discard(plainPath)
+            }
+            [strataPath, cPath].forEach(bench.discard)
+        }
+        let title = "import \(people.count) JSON records, half existing"
+        var results = [CaseResult]()
+        if tools.sqliteUtils != nil {
+            results.append(CaseResult(number: "5", title: title + " (`strata import`)", strata: strata.median,
+                                      baselineName: "sqlite-utils upsert --pk id", baseline: sqliteUtils.median,
+                                      goal: .fasterBy(5)))
+        }
+        results.append(CaseResult(number: "5b", title: title, strata: strata.median, baselineName: "C upsert, pre-parsed",
+                                  baseline: c.median, goal: .none,
+                                  note: tools.sqliteUtils == nil ? "sqlite-utils not given: case 5 not run" : ""))
+        return results
+    }
+
+    /// The table sqlite-utils upserts into: the same columns and index, id as its key, WAL,
+    /// holding the same first half of the people.
+    private func plainHalfStore() throws -> String {
+        let path = bench.path("plain-half.db")
+        Workbench.remove(path)
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: """
+                CREATE TABLE person (id INTEGER PRIMARY KEY, name TEXT, age INTEGER, score FLOAT, city TEXT);
+                CREATE INDEX person_city ON person (city);
+                """)
+        }
+        try queue.write { db in
+            for person in bench.people.prefix(bench.people.count / 2) {
+                try db.execute(sql: "INSERT INTO person VALUES (?, ?, ?, ?, ?)",
+                               arguments: [person.id, person.name, person.age, person.score, person.city])
+            }
+        }
+        try queue.close()
+        return path
+    }
+
+    // MARK: - 7. A million NDJSON records
+
+    /// Imports `count` NDJSON records into an empty store once; returns the result (judged
+    /// against case 5's time per record) and the store, which case 8 inspects.
+    func bigImport(count: Int, upsert: CaseResult?) throws -> (CaseResult, store: String) {
+        let file = bench.path("people.ndjson")
+        try writeNDJSON(count: count, to: file)
+        let store = bench.path("big.sqlite")
+        Workbench.remove(store)
+        try FileManager.default.copyItem(atPath: bench.empty, toPath: store)
+        let run = try runCommand(tools.strata, ["import", "Person", file, "--store", store])
+        try FileManager.default.removeItem(atPath: file)
+        let perRecord = upsert.map { $0.strata / Double(bench.people.count) } ?? .nan
+        var result = CaseResult(number: "7", title: "import \(count) NDJSON records (`strata import`)", strata: run.seconds,
+                                baselineName: "case 5's time per record × \(count)", baseline: perRecord * Double(count),
+                                goal: .atMost(1), peakMemory: run.peakMemory)
+        result.memoryLimit = 200 * 1_048_576
+        return (result, store)
+    }
+
+    // MARK: - Files
+
+    private func writeJSONArray(_ people: [PersonRecord], to path: String) throws {
+        var text = "[\n"
+        text.reserveCapacity(people.count * 80)
+        for (index, person) in people.enumerated() {
+            text += person.json
+            text += index == people.count - 1 ? "\n]\n" : ",\n"
+        }
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+    }
+
+    /// Writes the records a chunk at a time, so that a million never sit in memory at once.
+    private func writeNDJSON(count: Int, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CommandFailure(description: "cannot create \(path)")
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let chunk = 100_000
+        for first in stride(from: 0, to: count, by: chunk) {
+            let people = PersonRecord.generate(count: min(chunk, count - first), firstID: Int64(first + 1))
+            try handle.write(contentsOf: Data(people.map { $0.json + "\n" }.joined().utf8))
+        }
+    }
+}
+
+/// The programs the benchmarks run beside themselves.
+struct Tools {
+    var strata: String
+    var sqliteUtils: String?
+    var sqlite3: String?
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+// MARK: - Timing
+
+/// The times of one contender over the rounds of a case.
+struct Timings {
+    private(set) var seconds: [Double] = []
+
+    var median: Double {
+        let sorted = seconds.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// Runs `body` once and records how long it took.
+    @discardableResult
+    mutating func time<T>(_ body: () throws -> T) rethrows -> T {
+        let start = ContinuousClock.now
+        let result = try body()
+        let elapsed = ContinuousClock.now - start
+        seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return result
+    }
+
+    mutating func record(_ elapsed: Double) {
+        seconds.append(elapsed)
+    }
+}
+
+// MARK: - Results
+
+/// One line of the table: Strata's median against a baseline's median from the same run.
+struct CaseResult {
+    var number: String
+    var title: String
+    var strata: Double
+    var baselineName: String
+    var baseline: Double
+    /// The goal, as a ratio Strata's time must stay under (or a speed-up it must reach).
+    var goal: Goal
+    var peakMemory: Int?
+    /// The most resident memory Strata may take, in bytes.
+    var memoryLimit: Int?
+    var note: String = ""
+
+    enum Goal {
+        /// Strata's time ≤ this many times the baseline's.
+        case atMost(Double)
+        /// The baseline's time ≥ this many times Strata's.
+        case fasterBy(Double)
+        /// Only reported.
+        case none
+    }
+
+    var ratio: Double { strata / baseline }
+
+    var isMet: Bool? {
+        let withinMemory = memoryLimit.map { limit in (peakMemory ?? .max) <= limit }
+        let withinTime: Bool? = switch goal {
+        case .atMost(let limit): ratio <= limit
+        case .fasterBy(let factor): baseline / strata >= factor
+        case .none: nil
+        }
+        guard let withinTime else { return withinMemory }
+        return withinTime && withinMemory != false
+    }
+
+    var goalText: String {
+        let time = switch goal {
+        case .atMost(let limit): "≤ \(format(limit))×"
+        case .fasterBy(let factor): "≥ \(format(factor))× faster"
+        case .none: ""
+        }
+        return time + (memoryLimit.map { ", ≤ \($0 / 1_048_576) MB" } ?? "")
+    }
+}
+
+/// Prints the results as a Markdown table, the form BENCHMARKS.md records.
+func printTable(_ results: [CaseResult]) {
+    let header = ["#", "case", "Strata", "baseline", "baseline time", "ratio", "goal", "met", "peak RSS", "note"]
+    let rows = results.map { result -> [String] in
+        [result.number, result.title, seconds(result.strata), result.baselineName, seconds(result.baseline),
+         "\(format(result.ratio))×", result.goalText, result.isMet.map { $0 ? "yes" : "NO" } ?? "",
+         result.peakMemory.map { "\($0 / 1_048_576) MB" } ?? "", result.note]
+    }
+    print("| " + header.joined(separator: " | ") + " |")
+    print("|" + header.map { _ in "---" }.joined(separator: "|") + "|")
+    for row in rows { print("| " + row.joined(separator: " | ") + " |") }
+}
+
+func seconds(_ value: Double) -> String {
+    value < 1 ? "\(format(value * 1000)) ms" : "\(format(value)) s"
+}
+
+func format(_ value: Double) -> String {
+    String(format: value < 10 ? "%.2f" : "%.1f", value)
+}
+
+// MARK: - Child processes
+
+/// What a command did: its time, its peak resident memory and its output.
+struct CommandRun {
+    var seconds: Double
+    var peakMemory: Int
+    var output: String
+}
+
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs `executable` with `arguments`, its standard output captured, and measures its wall time
+/// and peak resident set (the kernel's `ru_maxrss` of that child alone).
+func runCommand(_ executable: String, _ arguments: [String]) throws -> CommandRun {
+    let pipe = Pipe()
+    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, pipe.fileHandleForWriting.fileDescriptor, 1)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let start = ContinuousClock.now
+    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw CommandFailure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))") }
+    try? pipe.fileHandleForWriting.close()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let elapsed = ContinuousClock.now - start
+    let text = String(decoding: data, as: UTF8.self)
+    guard status == 0 else {
+        throw CommandFailure(description: "\(([executable] + arguments).joined(separator: " ")) failed (status \(status))")
+    }
+    return CommandRun(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                      peakMemory: usage.ru_maxrss * 1024, output: text)
+}

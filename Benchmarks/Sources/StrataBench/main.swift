@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+
+/// Runs every benchmark case side by side with its baseline and prints one table.
+struct StrataBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "strata-bench",
+        abstract: "Strata's benchmarks, each against its baseline in the same run.",
+        discussion: """
+            Every case runs its contenders in turn for each round, on fresh copies of the same \
+            stores, and reports medians. `scripts/bench` builds this in release, installs \
+            sqlite-utils, and runs it.
+            """)
+
+    @Option(help: "People in cases 1 to 6.")
+    var rows = 100_000
+
+    @Option(help: "Records of the big NDJSON import (case 7), which case 8 then inspects.")
+    var bigRows = 1_000_000
+
+    @Option(help: "Rounds of each case; the table shows medians.")
+    var rounds = 5
+
+    @Option(help: "Predicate fetches in case 3.")
+    var fetches = 1_000
+
+    @Flag(help: "A short run: 20,000 people, 100,000 big-import records, 3 rounds.")
+    var quick = false
+
+    @Flag(help: "A run that only checks the cases still work (tiny sizes, one round); its times mean nothing.")
+    var smoke = false
+
+    @Option(help: "The folder for stores and files (emptied of them at the end).")
+    var work = ".build/bench-work"
+
+    @Option(help: "The strata executable. Default: the one beside strata-bench.")
+    var strata: String?
+
+    @Option(help: "The sqlite-utils executable; without it case 5 compares with C only.")
+    var sqliteUtils: String?
+
+    @Option(help: "The sqlite3 shell, for case 8. Default: sqlite3 on PATH.")
+    var sqlite3: String?
+
+    @Option(help: "Run only these cases (numbers 1 to 8, comma-separated).")
+    var cases: String?
+
+    mutating func validate() throws {
+        if quick { (rows, bigRows, rounds) = (20_000, 100_000, 3) }
+        if smoke { (rows, bigRows, rounds, fetches) = (500, 2_000, 1, 20) }
+        guard rows >= 2, bigRows >= 1, rounds >= 1, fetches >= 1 else {
+            throw ValidationError("--rows must be at least 2, and --big-rows, --rounds and --fetches at least 1")
+        }
+        if let sqliteUtils, !FileManager.default.isExecutableFile(atPath: sqliteUtils) {
+            throw ValidationError("--sqlite-utils: \(sqliteUtils) is not an executable file")
+        }
+        guard FileManager.default.isExecutableFile(atPath: strataExecutable) else {
+            throw ValidationError("\(strataExecutable) is not an executable file: build strata, or name it with --strata")
+        }
+    }
+
+    private var strataExecutable: String {
+        strata ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("strata").path
+    }
+
+    private var selected: Set<Int> {
+        Set((cases ?? "1,2,3,4,5,6,7,8").split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+    }
+
+    func run() throws {
+        let tools = Tools(strata: strataExecutable, sqliteUtils: sqliteUtils, sqlite3: sqlite3 ?? which("sqlite3"))
+        let folder = URL(fileURLWithPath: work)
+        let bench = try Workbench(folder: folder, rows: rows)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let context = ContextCases(bench: bench, rounds: rounds, fetches: fetches)
+        let imports = ImportCases(bench: bench, rounds: rounds, tools: tools)
+        var results = [CaseResult]()
+        func measure(_ number: Int, _ body: () throws -> [CaseResult]) rethrows {
+            guard selected.contains(number) else { return }
+            let found = try body()
+            results += found
+            for result in found { FileHandle.standardError.write(Data("case \(result.number) done\n".utf8)) }
+        }
+        try measure(1) { try context.insert() }
+        try measure(2) { try context.fetchAll() }
+        try measure(3) { try context.predicateFetches() }
+        var update: CaseResult?
+        try measure(4) { let (result, _) = try context.updateAll(); update = result; return [result] }
+        try measure(6) {
+            let update = try update ?? context.updateAll().0
+            return [try ScriptCase(bench: bench, rounds: rounds).bulkEdit(comparedTo: update)]
+        }
+        var upsert: CaseResult?
+        try measure(5) { let found = try imports.upsert(); upsert = found.last; return found }
+        var bigStore: String?
+        try measure(7) {
+            let (result, store) = try imports.bigImport(count: bigRows, upsert: upsert)
+            bigStore = store
+            return [result]
+        }
+        try measure(8) {
+            let store = try bigStore ?? imports.bigImport(count: bigRows, upsert: nil).store
+            return [try InspectCase(rounds: rounds, tools: tools).inspect(store, rows: bigRows)]
+        }
+        results.sort { $0.number < $1.number }
+        printTable(results)
+    }
+}
+
+/// The first executable named `name` on PATH.
+func which(_ name: String) -> String? {
+    (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+StrataBench.main()
