@@ -41,14 +41,26 @@ extension LuaState {
                 let context = lua.context
                 let ids = try context.performAndWait { try context.fetchObjectIDs(try self.request(call, in: context)) }
                 var position = 0
+                var previousBatch: ArraySlice<ObjectID> = []
+                var fullReleaseAt = Self.iterationBatch * 4
                 self.pushLoop(ObjectIterator {
                     guard position < ids.count else { return [] }
-                    let batch = Array(ids[position..<min(position + Self.iterationBatch, ids.count)])
+                    let batch = ids[position..<min(position + Self.iterationBatch, ids.count)]
                     position += batch.count
+                    defer { previousBatch = batch }
                     return try context.performAndWait {
-                        // What the loop body no longer holds and did not change is let go between batches.
-                        context.releaseUnheldObjects()
-                        return try Self.objects(with: batch, in: context)
+                        // What the loop body no longer holds and did not change is let go between
+                        // batches: the last batch each time, and everything the body reached
+                        // besides once the context has grown by half, so that a loop changing
+                        // every object stays linear.
+                        let held = context.registeredObjectCount
+                        if held > fullReleaseAt {
+                            context.releaseUnheldObjects()
+                            fullReleaseAt = context.registeredObjectCount + max(context.registeredObjectCount / 2, Self.iterationBatch * 4)
+                        } else {
+                            context.releaseUnheldObjects(among: previousBatch)
+                        }
+                        return try Self.objects(with: Array(batch), in: context)
                     }
                 })
                 return 4

@@ -75,6 +75,23 @@ extension ManagedObject {
         }
     }
 
+    /// Sets the attribute `key` to `value`, as ``setValue(_:forKey:)`` does for an
+    /// ``AttributeValue``, without going through `Any`: what typed subclasses' properties call.
+    func setAttribute(_ value: AttributeValue?, forKey key: String) throws(ContextError) {
+        let context = try requireContext()
+        context.assertOnQueue()
+        guard let type = context.model.attributeType(named: key, in: entity) else {
+            if context.model.relationship(named: key, in: entity) != nil {
+                throw .wrongType(entity: entity.name, property: key, value: describe(value), expected: "an object or objects")
+            }
+            throw .unknownProperty(entity: entity.name, property: key)
+        }
+        if let value, !AttributeValue.fits(value, type) {
+            throw .wrongType(entity: entity.name, property: key, value: describe(value), expected: "a \(type.rawValue) value")
+        }
+        try set(.attribute(value), forKey: key)
+    }
+
     /// Adds `object` to the to-many `key` (at the end of an ordered one) and sets its inverse.
     public func add(_ object: ManagedObject, toKey key: String) throws(ContextError) {
         try checkSameContext(object)
@@ -102,7 +119,9 @@ extension ManagedObject {
     func propertyValue(_ key: String) throws(ContextError) -> PropertyValue {
         let context = try requireContext()
         context.assertOnQueue()
-        if let value = changedValues[key] { return value }
+        // The common cases first, one look-up each: a changed value, then a loaded one.
+        if !changedValues.isEmpty, let value = changedValues[key] { return value }
+        if !isFault, let value = committedValues[key] { return value }
         guard let description = property(key) else { throw .unknownProperty(entity: entity.name, property: key) }
         try context.fireFault(self)
         if let value = changedValues[key] ?? committedValues[key] { return value }
@@ -295,7 +314,7 @@ extension AttributeValue {
         }
     }
 
-    private static func fits(_ value: AttributeValue, _ type: AttributeType) -> Bool {
+    fileprivate static func fits(_ value: AttributeValue, _ type: AttributeType) -> Bool {
         switch (value, type) {
         case (.integer(let integer), _) where type.isInteger: AttributeValue.integerRange(of: type).contains(integer)
         case (.double, .double), (.double, .float), (.decimal, .decimal), (.string, .string), (.boolean, .boolean),

@@ -74,7 +74,12 @@ open class ManagedObject: CustomStringConvertible {
 
     /// Whether the object has changes not saved yet (or is inserted or deleted).
     public var hasChanges: Bool {
-        isInserted || isDeleted || changedValues.contains { committedValues[$0.key] != $0.value }
+        isInserted || isDeleted || hasChangedValues
+    }
+
+    /// Whether a property holds a value other than its saved one.
+    var hasChangedValues: Bool {
+        changedValues.contains { committedValues[$0.key] != $0.value }
     }
 
     /// The names of the properties changed since the last save.

@@ -3,7 +3,7 @@ extension ObjectContext {
     /// resolves each by ``mergePolicy``. Runs inside the save's write transaction, so that the
     /// rows cannot change between the check and the writes.
     func resolveConflicts(updated: [ManagedObject], deleted: [ManagedObject]) throws(ContextError) {
-        for object in updated + deleted {
+        for object in try objectsChangedInStore(updated + deleted) {
             guard let primaryKey = object.objectID.primaryKey else { continue }
             let row: RowSnapshot?
             do {
@@ -42,14 +42,37 @@ extension ObjectContext {
         }
     }
 
+    /// Those of `objects` whose row's version is no longer the one they read, or whose row is
+    /// gone: one query per entity finds them, so that a save of many objects without conflicts
+    /// reads no rows.
+    private func objectsChangedInStore(_ objects: [ManagedObject]) throws(ContextError) -> [ManagedObject] {
+        var byEntity: [String: [ManagedObject]] = [:]
+        for object in objects where object.objectID.primaryKey != nil {
+            byEntity[object.objectID.entityName, default: []].append(object)
+        }
+        var changed: [ManagedObject] = []
+        for (entityName, candidates) in byEntity {
+            let versions: [Int64: Int64]
+            do {
+                versions = try store.versions(entityName, primaryKeys: candidates.compactMap(\.objectID.primaryKey))
+            } catch {
+                throw .store(String(describing: error))
+            }
+            changed += candidates.filter { versions[$0.objectID.primaryKey!] != $0.version }
+        }
+        return changed.sortedByID()
+    }
+
     /// A row's values as an object of `entity` holds them.
     func values(of row: RowSnapshot, for entity: EntityDescription) -> [String: PropertyValue] {
+        let attributes = model.storedAttributes(of: entity), toOnes = model.storedToOneNames(of: entity)
         var values: [String: PropertyValue] = [:]
-        for attribute in model.allAttributes(of: entity) where !attribute.isTransient {
-            values[attribute.name] = .attribute(row.values[attribute.name].flatMap { AttributeValue($0, type: attribute.type) })
+        values.reserveCapacity(attributes.count + toOnes.count)
+        for (name, type) in attributes {
+            values[name] = .attribute(row.values[name].flatMap { AttributeValue($0, type: type) })
         }
-        for relationship in model.allRelationships(of: entity) where !relationship.isToMany {
-            values[relationship.name] = .toOne(row.references[relationship.name].map(objectID(for:)))
+        for name in toOnes {
+            values[name] = .toOne(row.references[name].map(objectID(for:)))
         }
         return values
     }

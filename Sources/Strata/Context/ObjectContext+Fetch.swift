@@ -36,6 +36,7 @@ extension ObjectContext {
         let selected = try select(plan, readsValues: readsValues && request.fetchBatchSize == 0, generation: generation)
         var objects: [ManagedObject] = []
         objects.reserveCapacity(selected.count)
+        registered.reserveCapacity(registered.count + selected.count)
         for (id, row) in selected {
             let object = object(with: id)
             if object.isFault, let row {

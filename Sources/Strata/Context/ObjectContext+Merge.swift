@@ -36,6 +36,11 @@ extension ObjectContext {
     }
 
     /// Tells observers and the children that merge automatically about a save.
+    /// Whether anyone hears this context's saves: observers, or children that merge them.
+    var hasDidSaveListeners: Bool {
+        !observers.withLock(\.isEmpty) || !mergingChildren().isEmpty
+    }
+
     func announce(_ notification: ContextDidSave) {
         for handler in observers.withLock({ Array($0.values) }) { handler(notification) }
         for child in mergingChildren() where ObjectIdentifier(child) != notification.source {
@@ -65,9 +70,13 @@ extension ObjectContext {
         guard !map.isEmpty else { return }
         permanentAliases.merge(map) { $1 }
         var rekeyed: [ObjectID: ManagedObject] = [:]
+        rekeyed.reserveCapacity(registered.count)
         for (id, object) in registered {
-            object.committedValues = object.committedValues.mapValues { $0.rekeyed(map) }
-            object.changedValues = object.changedValues.mapValues { $0.rekeyed(map) }
+            // Only relationships hold IDs: an entity without any has none to change.
+            if !model.allRelationships(of: object.entity).isEmpty {
+                object.committedValues = object.committedValues.mapValues { $0.rekeyed(map) }
+                object.changedValues = object.changedValues.mapValues { $0.rekeyed(map) }
+            }
             object.objectID = map[id] ?? id
             rekeyed[object.objectID] = object
         }

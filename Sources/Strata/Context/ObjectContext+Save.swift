@@ -9,17 +9,19 @@ extension ObjectContext {
     /// A child context's save instead pushes its changes into its parent (see ``init(parent:concurrencyType:name:)``).
     public func save() throws(ContextError) {
         assertOnQueue()
-        guard hasChanges else {
+        // Finding the changed objects looks at every object held: once per save.
+        let changed = updatedObjects
+        guard !insertedIDs.isEmpty || !deletedIDs.isEmpty || !changed.isEmpty else {
             forgetDroppedInserts()
             return
         }
-        try validateForSave()
+        try validateForSave(updated: changed)
         if parent != nil {
             try pushToParent()
             return
         }
         let inserted = insertionOrder.filter { insertedIDs.contains($0) }.compactMap { registered[$0] }
-        var updated = updatedObjects.sortedByID()
+        var updated = changed.sortedByID()
         var deleted = deletedObjects
         var permanent: [ObjectID: ObjectID] = [:]
         var versions: [ObjectID: Int64] = [:]
@@ -29,19 +31,18 @@ extension ObjectContext {
                 // A merge policy may have dropped changes or undone deletions.
                 updated = updated.filter { !$0.changedKeys.isEmpty }
                 deleted = deleted.filter { deletedIDs.contains($0.objectID) }
-                for object in inserted where object.objectID.isTemporary {
-                    let key = try store.allocatePrimaryKeys(for: object.objectID.entityName).lowerBound
-                    permanent[object.objectID] = permanentID(entityName: object.objectID.entityName, primaryKey: key)
-                }
+                permanent = try allocatePermanentIDs(for: inserted)
                 let reference = { (id: ObjectID?) -> RowReference? in
                     guard let id, let key = (permanent[id] ?? id).primaryKey else { return nil }
                     return RowReference(entityName: id.entityName, primaryKey: key)
                 }
                 for object in inserted {
                     let (values, toOne) = try rowValues(of: object, keys: nil, reference: reference)
-                    try store.insert(
-                        object.objectID.entityName, values: values, toOne: toOne,
-                        primaryKey: (permanent[object.objectID] ?? object.objectID).primaryKey)
+                    if let key = permanent[object.objectID]?.primaryKey {
+                        try store.insert(object.objectID.entityName, values: values, toOne: toOne, allocatedKey: key)
+                    } else {
+                        try store.insert(object.objectID.entityName, values: values, toOne: toOne, primaryKey: object.objectID.primaryKey)
+                    }
                     versions[object.objectID] = 1
                 }
                 for object in updated {
@@ -74,8 +75,22 @@ extension ObjectContext {
         commitSaved(inserted + updated, versions: versions, deleted: deleted)
         rekey(permanent)
         lastPermanentIDs = permanent
-        announce(didSaveNotification(
-            saved: (inserted + updated), inserted: newlyInserted, deleted: Set(deleted.map(\.objectID)), permanentIDs: permanent))
+        // Building the notification copies every saved object's values: only for listeners.
+        if hasDidSaveListeners {
+            announce(didSaveNotification(
+                saved: (inserted + updated), inserted: newlyInserted, deleted: Set(deleted.map(\.objectID)), permanentIDs: permanent))
+        }
+    }
+
+    /// Permanent IDs for the temporary ones among `inserted`, keys rising in the order the
+    /// objects were inserted: one statement per table, not one per object.
+    private func allocatePermanentIDs(for inserted: [ManagedObject]) throws -> [ObjectID: ObjectID] {
+        let ids = inserted.map(\.objectID).filter(\.isTemporary)
+        let keys = try store.allocatePrimaryKeys(forRowsOf: ids.map(\.entityName))
+        var permanent: [ObjectID: ObjectID] = [:]
+        permanent.reserveCapacity(ids.count)
+        for (id, key) in zip(ids, keys) { permanent[id] = permanentID(entityName: id.entityName, primaryKey: key) }
+        return permanent
     }
 
     /// After a save: the saved values become the committed ones, deleted and dropped objects

@@ -2,8 +2,9 @@ import Foundation
 
 extension ObjectContext {
     /// Every rule the objects about to be saved break, and every Deny delete rule still
-    /// holding objects; the save fails with all of them, or with the first Deny.
-    func validateForSave() throws(ContextError) {
+    /// holding objects; the save fails with all of them, or with the first Deny. `updated` is
+    /// ``updatedObjects`` when the caller has it already.
+    func validateForSave(updated: [ManagedObject]? = nil) throws(ContextError) {
         for id in deletedIDs.map({ ($0.description, $0) }).sorted(by: { $0.0 < $1.0 }).map(\.1) {
             guard let object = registered[id] else { continue }
             for relationship in model.allRelationships(of: object.entity) where relationship.deleteRule == .deny {
@@ -11,23 +12,29 @@ extension ObjectContext {
                 if !held.isEmpty { throw .deleteDenied(object: id, relationship: relationship.name, count: held.count) }
             }
         }
-        var failures: [ValidationFailure] = []
-        let saved = (insertedObjects + updatedObjects).sortedByID()
-        for object in saved where !deferredValidation.contains(object.objectID) { failures += try validationFailures(of: object) }
-        if !failures.isEmpty { throw .validation(failures) }
+        var invalid: [(object: ManagedObject, failures: [ValidationFailure])] = []
+        for object in insertedObjects + (updated ?? updatedObjects) where !deferredValidation.contains(object.objectID) {
+            let failures = try validationFailures(of: object)
+            if !failures.isEmpty { invalid.append((object, failures)) }
+        }
+        // Reported in ID order whatever the order of the context's tables.
+        if !invalid.isEmpty {
+            throw .validation(invalid.sorted { $0.object.objectID.precedes($1.object.objectID) }.flatMap(\.failures))
+        }
     }
 
     /// The model's rules `object` breaks as it is now: required values, ranges, lengths,
     /// patterns and relationship counts.
     public func validationFailures(of object: ManagedObject) throws(ContextError) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
-        for attribute in model.allAttributes(of: object.entity) where !attribute.isTransient {
+        let (attributes, relationships) = model.ruledProperties(of: object.entity)
+        for attribute in attributes {
             let value = try object.attributeValue(forKey: attribute.name)
             if let reason = problem(with: value, for: attribute) {
                 failures.append(ValidationFailure(object: object.objectID, property: attribute.name, reason: reason))
             }
         }
-        for relationship in model.allRelationships(of: object.entity) where !relationship.isTransient {
+        for relationship in relationships {
             if let reason = try problem(with: relationship, of: object) {
                 failures.append(ValidationFailure(object: object.objectID, property: relationship.name, reason: reason))
             }
@@ -46,6 +53,7 @@ extension ObjectContext {
     /// What is wrong with an attribute's value, in words, or `nil`.
     private func problem(with value: AttributeValue?, for attribute: AttributeDescription) -> String? {
         guard let value else { return attribute.isOptional ? nil : "is required" }
+        guard attribute.minValue != nil || attribute.maxValue != nil || attribute.regularExpression != nil else { return nil }
         let bound = { (text: String?) -> Double? in
             guard let text else { return nil }
             return attribute.type == .string || attribute.type == .binary
@@ -97,9 +105,9 @@ extension ObjectContext {
 }
 
 extension [ManagedObject] {
-    /// The objects in the order of their IDs' descriptions, which saves and their errors follow;
-    /// each description is made once, not once per comparison.
+    /// The objects in their IDs' order (``ObjectID/precedes(_:)``), which saves and their
+    /// errors follow.
     func sortedByID() -> [ManagedObject] {
-        map { ($0.objectID.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+        sorted { $0.objectID.precedes($1.objectID) }
     }
 }

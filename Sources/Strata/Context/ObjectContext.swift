@@ -34,8 +34,9 @@ public final class ObjectContext: @unchecked Sendable {
     private let rootStore: Locked<PersistentStore>?
     /// The context this one reads from and saves into; `nil` for a context on the store.
     public let parent: ObjectContext?
-    /// The store's model.
-    public var model: ObjectModel { store.model }
+    /// The store's model. Kept here, not asked of the store each time: property access looks
+    /// it up for every value, and a stack's reset moves the context to a store of the same model.
+    public let model: ObjectModel
     public let concurrencyType: ConcurrencyType
     /// A name for the context in logs and descriptions.
     public var name: String? {
@@ -69,6 +70,11 @@ public final class ObjectContext: @unchecked Sendable {
     /// Every temporary ID this context has seen become permanent: a child that still holds
     /// the temporary ID of a saved object finds it through this.
     var permanentAliases: [ObjectID: ObjectID] = [:]
+    /// The values a new object of each entity starts with, by entity name: made once, so
+    /// that inserting many objects does not read the model's defaults once per object.
+    private var insertionTemplates: [String: (committed: [String: PropertyValue], changed: [String: PropertyValue])] = [:]
+    /// The store whose model ``insertionTemplates`` were made from: a reset store starts anew.
+    private var insertionTemplatesStore: ObjectIdentifier?
 
     let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
     private let children = Locked<[WeakContext]>([])
@@ -98,6 +104,7 @@ public final class ObjectContext: @unchecked Sendable {
 
     private init(store: PersistentStore?, parent: ObjectContext?, concurrencyType: ConcurrencyType, name: String?) {
         rootStore = store.map(Locked.init)
+        model = store?.model ?? parent!.model
         settings = Locked((name, .error))
         self.parent = parent
         self.concurrencyType = concurrencyType
@@ -201,25 +208,41 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     func newTemporaryID(for entityName: String) -> ObjectID {
-        ObjectID(entityName: entityName, storeIdentifier: store.metadata.uuid, key: .temporary(UUID()))
+        ObjectID(entityName: entityName, storeIdentifier: store.metadata.uuid, key: ObjectID.newTemporaryKey())
     }
 
     /// Records a new object as inserted, with the model's default values.
     func registerInserted(_ object: ManagedObject) {
         assertOnQueue()
-        let entity = object.entity, id = object.objectID
+        let id = object.objectID
         registered[id] = object
+        let template = insertionTemplate(for: object.entity)
+        object.committedValues = template.committed
+        object.changedValues = template.changed
+        insertedIDs.insert(id)
+        insertionOrder.append(id)
+    }
+
+    /// A new object's values: nothing saved, and the model's default values as changes.
+    private func insertionTemplate(for entity: EntityDescription) -> (committed: [String: PropertyValue], changed: [String: PropertyValue]) {
+        let store = ObjectIdentifier(self.store)
+        if insertionTemplatesStore != store {
+            insertionTemplates = [:]
+            insertionTemplatesStore = store
+        }
+        if let template = insertionTemplates[entity.name] { return template }
+        var committed: [String: PropertyValue] = [:], changed: [String: PropertyValue] = [:]
         for attribute in model.allAttributes(of: entity) {
-            object.committedValues[attribute.name] = .attribute(nil)
+            committed[attribute.name] = .attribute(nil)
             if let text = attribute.defaultValue, let value = AttributeValue(modelText: text, type: attribute.type) {
-                object.changedValues[attribute.name] = .attribute(value)
+                changed[attribute.name] = .attribute(value)
             }
         }
         for relationship in model.allRelationships(of: entity) {
-            object.committedValues[relationship.name] = relationship.isToMany ? .toMany([]) : .toOne(nil)
+            committed[relationship.name] = relationship.isToMany ? .toMany([]) : .toOne(nil)
         }
-        insertedIDs.insert(id)
-        insertionOrder.append(id)
+        insertionTemplates[entity.name] = (committed, changed)
+        return (committed, changed)
     }
 
     /// The object with `id`: the one the context holds, else a fault that loads its row on
@@ -238,6 +261,12 @@ public final class ObjectContext: @unchecked Sendable {
         guard !deletedIDs.contains(id) else { throw .objectNotFound(id) }
         try fireFault(object)
         return object
+    }
+
+    /// How many objects the context holds: ``registeredObjects``' count, without the array.
+    public var registeredObjectCount: Int {
+        assertOnQueue()
+        return registered.count
     }
 
     /// The objects the context holds.
@@ -293,7 +322,11 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Replaces an object's committed values with a row read from the store.
     func load(_ row: RowSnapshot, into object: ManagedObject) {
-        object.committedValues.merge(values(of: row, for: object.entity)) { $1 }
+        if object.committedValues.isEmpty {
+            object.committedValues = values(of: row, for: object.entity)
+        } else {
+            object.committedValues.merge(values(of: row, for: object.entity)) { $1 }
+        }
         object.version = row.version
         object.isFault = false
     }
@@ -352,8 +385,10 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Whether `object` is saved and changed: not inserted, deleted, or inserted and deleted again.
     func isUpdated(_ object: ManagedObject) -> Bool {
+        // Most registered objects have no changes: that test costs no look-up.
+        guard !object.changedValues.isEmpty else { return false }
         let id = object.objectID
-        return !object.changedKeys.isEmpty && !insertedIDs.contains(id) && !deletedIDs.contains(id) && !pendingDroppedInserts.contains(id)
+        return !insertedIDs.contains(id) && !deletedIDs.contains(id) && !pendingDroppedInserts.contains(id) && object.hasChangedValues
     }
 
     /// Throws away every unsaved change: inserted objects leave the context, deleted ones come
@@ -372,6 +407,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// the context's queue. Its children follow, since they read through it.
     func replaceStore(with store: PersistentStore) {
         assertOnQueue()
+        assert(store.model == model, "a context moves only to a store of its model")
         rootStore?.withLock { $0 = store }
     }
 
@@ -393,8 +429,15 @@ public final class ObjectContext: @unchecked Sendable {
     /// bounded memory. An object asked for again is read again from the store. It looks at
     /// every object the context holds: call it once per batch, not per object.
     public func releaseUnheldObjects() {
+        releaseUnheldObjects(among: Array(registered.keys))
+    }
+
+    /// ``releaseUnheldObjects()`` for the objects `ids` only: a loop over batches lets go of
+    /// the batch it finished without looking again at every object the context holds, which
+    /// keeps a pass that changes every object linear.
+    public func releaseUnheldObjects(among ids: some Sequence<ObjectID>) {
         assertOnQueue()
-        for id in Array(registered.keys) where !id.isTemporary {
+        for id in ids where !id.isTemporary {
             guard var object = registered.removeValue(forKey: id) else { continue }
             if object.hasChanges || !isKnownUniquelyReferenced(&object) { registered[id] = object }
         }

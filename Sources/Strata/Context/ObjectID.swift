@@ -60,6 +60,57 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         self.init(entityName: String(parts[0]), storeIdentifier: store, key: .permanent(primaryKey))
     }
 
+    // Contexts look objects up by ID for every property access and save: hashing the key and
+    // the length of the entity's name, not the store's 36-character UUID and the whole name,
+    // keeps that cheap. IDs that differ only in store or entity name are told apart by `==`.
+    public func hash(into hasher: inout Hasher) {
+        switch key {
+        case .permanent(let primaryKey): hasher.combine(primaryKey)
+        case .temporary(let uuid): hasher.combine(uuid)
+        }
+        hasher.combine(entityName.utf8.count)
+    }
+
+    /// A new placeholder for a temporary ID: unique to this process run and never a row's key.
+    ///
+    /// A random 64-bit prefix drawn once per process, then a counter, so that inserting many
+    /// objects does not read the system's random source once per object.
+    static func newTemporaryKey() -> Key {
+        let sequence = temporarySequence.withLock { counter -> UInt64 in
+            counter &+= 1
+            return counter
+        }
+        let (prefix, low) = (temporaryPrefix, sequence)
+        return .temporary(UUID(uuid: (
+            UInt8(truncatingIfNeeded: prefix >> 56), UInt8(truncatingIfNeeded: prefix >> 48),
+            UInt8(truncatingIfNeeded: prefix >> 40), UInt8(truncatingIfNeeded: prefix >> 32),
+            UInt8(truncatingIfNeeded: prefix >> 24), UInt8(truncatingIfNeeded: prefix >> 16),
+            // The version nibble (4) and variant bits keep it a well-formed random-kind UUID.
+            0x40 | UInt8(truncatingIfNeeded: prefix >> 8) & 0x0F, UInt8(truncatingIfNeeded: prefix),
+            0x80 | UInt8(truncatingIfNeeded: low >> 56) & 0x3F, UInt8(truncatingIfNeeded: low >> 48),
+            UInt8(truncatingIfNeeded: low >> 40), UInt8(truncatingIfNeeded: low >> 32),
+            UInt8(truncatingIfNeeded: low >> 24), UInt8(truncatingIfNeeded: low >> 16),
+            UInt8(truncatingIfNeeded: low >> 8), UInt8(truncatingIfNeeded: low))))
+    }
+
+    private static let temporaryPrefix = UInt64.random(in: .min ... .max)
+    private static let temporarySequence = Locked<UInt64>(0)
+
+    /// The order saves write objects in and validation reports them, the same every run: by
+    /// entity name, then saved objects by key, then new ones in the order they were made.
+    func precedes(_ other: ObjectID) -> Bool {
+        guard entityName == other.entityName else { return entityName < other.entityName }
+        switch (key, other.key) {
+        case (.permanent(let lhs), .permanent(let rhs)): return lhs < rhs
+        case (.permanent, .temporary): return true
+        case (.temporary, .permanent): return false
+        case (.temporary(let lhs), .temporary(let rhs)):
+            return withUnsafeBytes(of: lhs.uuid) { left in
+                withUnsafeBytes(of: rhs.uuid) { right in left.lexicographicallyPrecedes(right) }
+            }
+        }
+    }
+
     /// `<Book p12>` or `<Book t…>`.
     public var description: String {
         switch key {

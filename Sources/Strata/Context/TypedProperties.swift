@@ -157,7 +157,7 @@ public struct Attribute<Value: AttributeRepresentable> {
         }
         set {
             do {
-                try object.setValue(newValue.attributeValue, forKey: object[keyPath: storageKeyPath].key)
+                try object.setAttribute(newValue.attributeValue, forKey: object[keyPath: storageKeyPath].key)
             } catch {
                 preconditionFailure(error.description)
             }

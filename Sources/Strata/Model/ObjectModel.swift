@@ -37,6 +37,13 @@ public struct ObjectModel: Sendable, Equatable {
         var relationships: [RelationshipDescription]
         var attributesByName: [String: AttributeDescription]
         var relationshipsByName: [String: RelationshipDescription]
+        /// What reading and writing rows needs of the attributes, without copying descriptions.
+        var attributeTypes: [String: AttributeType]
+        var storedAttributes: [(name: String, type: AttributeType)]
+        var storedToOneNames: [String]
+        /// The properties a save validates: those with a rule (required, bounds, a pattern, counts).
+        var ruledAttributes: [AttributeDescription]
+        var ruledRelationships: [RelationshipDescription]
     }
 
     /// A model of `entities`, with no configurations, fetch request templates or version identifier.
@@ -57,7 +64,11 @@ public struct ObjectModel: Sendable, Equatable {
             propertiesByEntity[entities[index].name] = EntityProperties(
                 attributes: attributes, relationships: relationships,
                 attributesByName: Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last }),
-                relationshipsByName: Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last }))
+                relationshipsByName: Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last }),
+                attributeTypes: Dictionary(attributes.map { ($0.name, $0.type) }, uniquingKeysWith: { _, last in last }),
+                storedAttributes: attributes.filter { !$0.isTransient }.map { ($0.name, $0.type) },
+                storedToOneNames: relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.name),
+                ruledAttributes: attributes.filter(\.hasRules), ruledRelationships: relationships.filter(\.hasRules))
         }
     }
 
@@ -137,6 +148,31 @@ extension ObjectModel {
         return allAttributes(of: entity).last { $0.name == name }
     }
 
+    /// The type of the attribute `name` of the entity or an ancestor: ``attribute(named:in:)``
+    /// without copying the description, for the look-ups of every property access.
+    func attributeType(named name: String, in entity: EntityDescription) -> AttributeType? {
+        if let properties = indexedProperties(of: entity) { return properties.attributeTypes[name] }
+        return attribute(named: name, in: entity)?.type
+    }
+
+    /// The names and types of the entity's stored (not transient) attributes, inherited first.
+    func storedAttributes(of entity: EntityDescription) -> [(name: String, type: AttributeType)] {
+        indexedProperties(of: entity)?.storedAttributes ?? allAttributes(of: entity).filter { !$0.isTransient }.map { ($0.name, $0.type) }
+    }
+
+    /// The names of the entity's stored to-one relationships, inherited first.
+    func storedToOneNames(of entity: EntityDescription) -> [String] {
+        indexedProperties(of: entity)?.storedToOneNames
+            ?? allRelationships(of: entity).filter { !$0.isToMany && !$0.isTransient }.map(\.name)
+    }
+
+    /// The entity's stored attributes and relationships that a value can break a rule of:
+    /// required ones, bounds, patterns and counts. Validation needs to look at no others.
+    func ruledProperties(of entity: EntityDescription) -> (attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
+        if let properties = indexedProperties(of: entity) { return (properties.ruledAttributes, properties.ruledRelationships) }
+        return (allAttributes(of: entity).filter(\.hasRules), allRelationships(of: entity).filter(\.hasRules))
+    }
+
     /// The entity, `entity` or one of its ancestors, that declares the relationship `name`.
     public func entityDeclaring(relationship name: String, from entity: EntityDescription) -> EntityDescription? {
         (ancestors(of: entity).reversed() + [entity]).last { $0.relationship(named: name) != nil }
@@ -168,4 +204,12 @@ extension ObjectModel {
     static func isYes(_ text: String) -> Bool {
         AttributeValue(modelText: text, type: .boolean) == .boolean(true)
     }
+}
+
+private extension AttributeDescription {
+    var hasRules: Bool { !isTransient && (!isOptional || minValue != nil || maxValue != nil || regularExpression != nil) }
+}
+
+private extension RelationshipDescription {
+    var hasRules: Bool { !isTransient && (!isOptional || minCount > 0 || maxCount > 0) }
 }

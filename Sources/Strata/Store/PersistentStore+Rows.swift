@@ -19,6 +19,32 @@ extension PersistentStore {
         return (last - Int64(count) + 1)...last
     }
 
+    /// New primary keys for rows of the entities named, one per name, in one statement per
+    /// table: within a table (an entity and its sub-entities share one), keys rise in the order
+    /// the names are given, as they would one row at a time.
+    public func allocatePrimaryKeys(forRowsOf entityNames: [String]) throws -> [Int64] {
+        var rootByEntity: [String: String] = [:]
+        var positionsByRoot: [String: [Int]] = [:]
+        var roots: [String] = []
+        for (position, name) in entityNames.enumerated() {
+            let root: String
+            if let known = rootByEntity[name] {
+                root = known
+            } else {
+                root = try rootEntity(of: name).name
+                rootByEntity[name] = root
+            }
+            if positionsByRoot[root] == nil { roots.append(root) }
+            positionsByRoot[root, default: []].append(position)
+        }
+        var keys = [Int64](repeating: 0, count: entityNames.count)
+        for root in roots {
+            let positions = positionsByRoot[root] ?? []
+            for (position, key) in zip(positions, try allocatePrimaryKeys(for: root, count: positions.count)) { keys[position] = key }
+        }
+        return keys
+    }
+
     // MARK: - Writing
 
     /// Inserts a row of `entityName` with `values` (by property name) and to-one references,
@@ -39,11 +65,22 @@ extension PersistentStore {
         } else {
             key = try allocatePrimaryKeys(for: entityName).lowerBound
         }
+        try insertRow(of: entity, key: key, assignments: assignments)
+        return key
+    }
+
+    /// Inserts a row under a key that ``allocatePrimaryKeys(for:count:)`` handed out, at
+    /// version 1: what a save does for each new object, without touching `Z_MAX` again.
+    public func insert(_ entityName: String, values: [String: DatabaseValue], toOne: [String: RowReference?] = [:], allocatedKey key: Int64) throws {
+        let entity = try layoutEntity(entityName)
+        try insertRow(of: entity, key: key, assignments: try columnAssignments(for: entity, values: values, toOne: toOne))
+    }
+
+    private func insertRow(of entity: StoreLayout.Entity, key: Int64, assignments: [(column: String, value: DatabaseValue)]) throws {
         let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + assignments.map(\.column)
         let sql = "INSERT INTO \(entity.tableName) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         try database.cachedStatement(sql).execute(
             [.integer(key), .integer(Int64(entity.number)), .integer(1)] + assignments.map(\.value))
-        return key
     }
 
     /// Updates the given columns of a row and raises its version. Fails with
@@ -147,6 +184,19 @@ extension PersistentStore {
         sql += " ORDER BY t0.Z_PK LIMIT ? OFFSET ?"
         let arguments = arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
         return try database.cachedStatement(sql).rows(arguments).map(reader.snapshot)
+    }
+
+    /// The version (`Z_OPT`) of each of the rows `primaryKeys` of `entityName`, in one query;
+    /// a key whose row is gone is missing from the result.
+    public func versions(_ entityName: String, primaryKeys: [Int64]) throws -> [Int64: Int64] {
+        let entity = try layoutEntity(entityName)
+        let sql = "SELECT Z_PK, Z_OPT FROM \(entity.tableName) WHERE Z_PK IN (SELECT value FROM json_each(?)) AND \(entity.kindCondition)"
+        var versions: [Int64: Int64] = [:]
+        versions.reserveCapacity(primaryKeys.count)
+        for row in try database.cachedStatement(sql).rows([.keyList(primaryKeys)]) {
+            if let key = row[0].int64Value { versions[key] = row[1].int64Value ?? 0 }
+        }
+        return versions
     }
 
     /// The rows a to-many `relationship` of the row `primaryKey` of `entityName` holds: through

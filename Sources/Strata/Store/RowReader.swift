@@ -64,6 +64,7 @@ struct RowReader {
         var values: [String: DatabaseValue] = [:]
         var references: [String: RowReference] = [:]
         if let reader = readers[number] {
+            values.reserveCapacity(reader.values.count)
             for (property, position) in reader.values { values[property] = row[3 + position] }
             for reference in reader.references {
                 guard let key = row[3 + reference.key].int64Value else { continue }
