@@ -248,20 +248,6 @@ extension PersistentStore {
             .execute([.integer(Int64(position)), .integer(primaryKey)])
     }
 
-    /// The number of rows of each entity, counted by `Z_ENT` (sub-entities' rows not included).
-    public func rowCounts() throws -> [String: Int] {
-        var counts: [String: Int] = [:]
-        for table in Set(layout.entities.map(\.tableName)).sorted() where schema.table(named: table) != nil {
-            for row in try database.rows("SELECT Z_ENT, COUNT(*) FROM \(table) GROUP BY Z_ENT") {
-                if let number = row[0].int64Value, let entity = layout.entities.first(where: { $0.number == Int(number) }) {
-                    counts[entity.name] = Int(row[1].int64Value ?? 0)
-                }
-            }
-        }
-        for entity in layout.entities where counts[entity.name] == nil { counts[entity.name] = 0 }
-        return counts
-    }
-
     // MARK: - Helpers
 
     private func requireTransaction() throws {
@@ -275,7 +261,8 @@ extension PersistentStore {
         return layout.entities.first { $0.tableName == entity.tableName && $0.superNumber == 0 } ?? entity
     }
 
-    private func layoutEntity(_ name: String) throws -> StoreLayout.Entity {
+    /// The layout of the entity named `name`, or the error that names the entities there are.
+    func layoutEntity(_ name: String) throws -> StoreLayout.Entity {
         guard let entity = layout.entity(named: name) else {
             throw StoreError.unknownEntity(path: path, name: name, known: layout.entities.map(\.name))
         }

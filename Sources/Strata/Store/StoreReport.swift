@@ -15,7 +15,8 @@ public struct StoreReport: Sendable {
         public var subentities: [String]
         /// The table holding the entity's rows: its root entity's `Z<NAME>` table, such as `ZBOOK`.
         public var table: String
-        /// Rows whose `Z_ENT` is the entity's own.
+        /// The entity's own rows, sub-entities' not included, as ``PersistentStore/rowCounts()``
+        /// counts them.
         public var rowCount: Int
     }
 

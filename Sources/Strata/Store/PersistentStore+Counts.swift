@@ -1,0 +1,55 @@
+import Foundation
+
+/// Row counts per entity, as `strata inspect` reports them and migrations check them.
+extension PersistentStore {
+    /// The number of rows of each entity of ``layout``, sub-entities' rows not included; 0 for
+    /// an entity whose table the file lacks.
+    ///
+    /// A table that one entity holds alone (no other entity of the layout shares it, and
+    /// `Z_PRIMARYKEY` records the entity as a root without sub-entities) is counted whole, as
+    /// Core Data counts such an entity (`SELECT COUNT(*) FROM ZITEM`). A table that a hierarchy
+    /// shares is counted per `Z_ENT`; rows whose `Z_ENT` names no entity of that table count
+    /// for none.
+    public func rowCounts() throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for (table, entities) in Dictionary(grouping: layout.entities, by: \.tableName).sorted(by: { $0.key < $1.key }) {
+            counts.merge(try rowCounts(inTable: table, of: entities)) { _, new in new }
+        }
+        return counts
+    }
+
+    /// The number of rows of `entityName` itself, counted as ``rowCounts()`` counts it, reading
+    /// only the entity's own table.
+    public func rowCount(of entityName: String) throws -> Int {
+        let entity = try layoutEntity(entityName)
+        let sharing = layout.entities.filter { $0.tableName == entity.tableName }
+        return try rowCounts(inTable: entity.tableName, of: sharing)[entity.name] ?? 0
+    }
+
+    /// The counts of `entities`, which are every entity of the layout stored in `table`.
+    private func rowCounts(inTable table: String, of entities: [StoreLayout.Entity]) throws -> [String: Int] {
+        var counts = Dictionary(entities.map { ($0.name, 0) }, uniquingKeysWith: { first, _ in first })
+        guard schema.table(named: table) != nil else { return counts }
+        if entities.count == 1, let entity = entities.first, holdsTableAlone(entity) {
+            // SQLite answers a bare COUNT(*) by counting the cells of the table's smallest
+            // b-tree, without decoding a row; grouping by Z_ENT reads and sorts every row, some
+            // forty times slower on a million rows.
+            counts[entity.name] = Int(try database.scalar("SELECT COUNT(*) FROM \(table)")?.int64Value ?? 0)
+            return counts
+        }
+        for row in try database.rows("SELECT Z_ENT, COUNT(*) FROM \(table) GROUP BY Z_ENT") {
+            if let number = row[0].int64Value, let entity = entities.first(where: { $0.number == Int(number) }) {
+                counts[entity.name] = Int(row[1].int64Value ?? 0)
+            }
+        }
+        return counts
+    }
+
+    /// Whether the store itself records no other entity in `entity`'s table: a model given to
+    /// ``open(at:model:modelOrigin:requiresMatchingModel:configuration:)`` may lack sub-entities
+    /// whose rows the table still holds.
+    private func holdsTableAlone(_ entity: StoreLayout.Entity) -> Bool {
+        schema.primaryKeys.contains { $0.entityNumber == entity.number && $0.entityName == entity.name && $0.superNumber == 0 }
+            && !schema.primaryKeys.contains { $0.superNumber == entity.number }
+    }
+}
