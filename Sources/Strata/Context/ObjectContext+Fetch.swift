@@ -175,7 +175,8 @@ extension ObjectContext {
         pending.candidates.removeAll { deletedIDs.contains(permanentAliases[$0] ?? $0) }
         var listed = Set(pending.candidates)
         var changed = insertionOrder.filter { insertedIDs.contains($0) && entityNames.contains($0.entityName) }
-        changed += registered.values.filter { entityNames.contains($0.entity.name) && isUpdated($0) }
+        // Every fetch looks at every object held: the cheap test first.
+        changed += registered.values.filter { isUpdated($0) && entityNames.contains($0.objectID.entityName) }
             .map(\.objectID).sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
         for id in changed where listed.insert(id).inserted { pending.candidates.append(id) }
         for id in deletedIDs where entityNames.contains(id.entityName) {
