@@ -9,6 +9,7 @@ extension AttributeValue {
     /// - Returns: the value, or a description of why it does not fit (`"a string that is not a number"`).
     public static func fromJSON(_ json: JSONValue, type: AttributeType, dateFormat: String? = nil) -> Result<AttributeValue, ImportValueMismatch> {
         func mismatch(_ reason: String) -> Result<AttributeValue, ImportValueMismatch> { .failure(ImportValueMismatch(reason: reason)) }
+        if case .number(let literal) = json.kind, let value = numberLiteral(literal, type: type) { return .success(value) }
         let text: String? = switch json.kind {
         case .number(let literal): literal
         case .string(let string): string
@@ -62,6 +63,25 @@ extension AttributeValue {
             return .success(.uri(url))
         default:
             return mismatch("a \(type) attribute cannot be imported from JSON")
+        }
+    }
+}
+
+extension AttributeValue {
+    /// The value of a JSON number literal for a numeric attribute, read as
+    /// ``init(modelText:type:)`` reads it but without trimming: a literal has no whitespace,
+    /// and trimming costs more than parsing the number. `nil` leaves the literal to the
+    /// general rules (an integral `1.0` for an integer attribute, a decimal, a date).
+    fileprivate static func numberLiteral(_ literal: String, type: AttributeType) -> AttributeValue? {
+        switch type {
+        case .integer16, .integer32, .integer64:
+            guard let value = Int64(literal), integerRange(of: type).contains(value) else { return nil }
+            return .integer(value)
+        case .double:
+            guard let value = Double(literal), value.isFinite else { return nil }
+            return .double(value)
+        default:
+            return nil
         }
     }
 }

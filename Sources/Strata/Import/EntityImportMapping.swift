@@ -1,9 +1,14 @@
 /// How the records of one entity map onto its objects: the identity, and where each property's
-/// value lies in a record (see ``ImportKeys``).
-struct EntityImportMapping: Sendable {
+/// value lies in a record (see ``ImportKeys``). A class, so that the batches and objects that
+/// look it up share it rather than copy its descriptions.
+final class EntityImportMapping: Sendable {
     let entity: EntityDescription
     let identity: ImportIdentity
     let attributes: [(attribute: AttributeDescription, keys: ImportKeys)]
+    /// What reading each of `attributes` from a record needs, in the same order.
+    let readers: [AttributeReader]
+    /// The reader of the identity attribute, when records are matched by one.
+    let identityReader: AttributeReader?
     let relationships: [RelationshipMapping]
     /// DKDBManager's should-update check: the attribute whose unchanged value means the record
     /// changes nothing (entity userInfo `strata.updatedAtKey`).
@@ -12,6 +17,16 @@ struct EntityImportMapping: Sendable {
     let invalidIf: Predicate?
     /// The record keys some property reads, lower-cased: the others are reported as ignored.
     let knownKeys: Set<String>
+
+    /// An attribute as records are read into it: its name, type, date format and keys, without
+    /// the rest of its description, which each record would otherwise copy.
+    struct AttributeReader: Sendable {
+        let name: String
+        let type: AttributeType
+        /// The attribute's userInfo `dateFormat`, for dates written in one.
+        let dateFormat: String?
+        let keys: ImportKeys
+    }
 
     struct RelationshipMapping: Sendable {
         let relationship: RelationshipDescription
@@ -34,14 +49,19 @@ struct EntityImportMapping: Sendable {
         }
         self.identity = identity
         let identityName: String? = if case .attribute(let name) = identity { name } else { nil }
-        attributes = model.allAttributes(of: entity).filter { !$0.isTransient && !$0.isDerived }.map { attribute in
-            (attribute, ImportKeys(property: attribute.name, userInfo: attribute.userInfo, isRemoteIdentity: attribute.name == identityName))
+        let attributes = model.allAttributes(of: entity).filter { !$0.isTransient && !$0.isDerived }.map { attribute in
+            (attribute: attribute, keys: ImportKeys(property: attribute.name, userInfo: attribute.userInfo, isRemoteIdentity: attribute.name == identityName))
         }
-        relationships = model.allRelationships(of: entity).filter { !$0.isTransient }.map { relationship in
+        let readers = attributes.map { AttributeReader(name: $0.attribute.name, type: $0.attribute.type, dateFormat: $0.attribute.userInfo["dateFormat"], keys: $0.keys) }
+        let relationships = model.allRelationships(of: entity).filter { !$0.isTransient }.map { relationship in
             RelationshipMapping(
                 relationship: relationship, keys: ImportKeys(property: relationship.name, userInfo: relationship.userInfo),
                 identityKey: ImportKeys.snakeCase(relationship.name) + (relationship.isToMany ? "_ids" : "_id"))
         }
+        self.attributes = attributes
+        self.readers = readers
+        identityReader = identityName.flatMap { name in readers.first { $0.name == name } }
+        self.relationships = relationships
         knownKeys = Set(
             (attributes.map(\.keys) + relationships.map(\.keys)).flatMap { $0.names + $0.mapped.compactMap(\.first) }.map { $0.lowercased() }
                 + relationships.map { $0.identityKey.lowercased() })

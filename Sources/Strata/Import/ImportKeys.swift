@@ -13,6 +13,8 @@ struct ImportKeys: Sendable, Equatable {
     let mapped: [[String]]
     /// Plain names matched without regard to case.
     let names: [String]
+    /// `names` lower-cased, made once rather than at each record's look-up.
+    private let lowercasedNames: [String]
 
     init(property name: String, userInfo: [String: String], isRemoteIdentity: Bool = false) {
         var mapped: [String] = []
@@ -28,6 +30,7 @@ struct ImportKeys: Sendable, Equatable {
         if isRemoteIdentity, name == "remoteID" { names.insert("id", at: 0) }
         var seen: Set<String> = []
         self.names = names.filter { seen.insert($0.lowercased()).inserted }
+        lowercasedNames = self.names.map { $0.lowercased() }
     }
 
     /// The key a property is written under on export: the first mapped key path, else the name.
@@ -39,8 +42,8 @@ struct ImportKeys: Sendable, Equatable {
         for path in mapped {
             if let value = record.value(atPath: path) { return value.isNull ? .some(nil) : value }
         }
-        for name in names {
-            if let value = record.valueIgnoringCase(name) { return value.isNull ? .some(nil) : value }
+        for (name, lowercased) in zip(names, lowercasedNames) {
+            if let value = record.valueIgnoringCase(name, lowercased: lowercased) { return value.isNull ? .some(nil) : value }
         }
         return nil
     }
@@ -62,28 +65,30 @@ struct ImportKeys: Sendable, Equatable {
 }
 
 /// A JSON object's members, looked up by exact key, by key path, or without regard to case.
+///
+/// The tables that find a key are made once per run of records written with the same keys in
+/// the same order (see ``KeyLayout``), not once per record: the records of an import are
+/// nearly always written alike.
 struct JSONRecordIndex {
     let members: [JSONMember]
-    private let byKey: [String: JSONValue]
-    private let byLowercasedKey: [String: JSONValue]
+    /// Where each key is among `members`; the same object for records keyed alike.
+    let layout: KeyLayout
 
-    init?(_ value: JSONValue) {
+    /// The index of `value` if it is an object, reusing `previous`'s tables when the object's
+    /// keys are `previous`'s, in the same order.
+    init?(_ value: JSONValue, sharingLayoutOf previous: JSONRecordIndex? = nil) {
         guard let members = value.objectMembers else { return nil }
         self.members = members
-        var byKey: [String: JSONValue] = [:], byLowercasedKey: [String: JSONValue] = [:]
-        for member in members {
-            byKey[member.key] = member.value
-            // The exact spelling wins over another spelling of the same key.
-            if byLowercasedKey[member.key.lowercased()] == nil || member.key == member.key.lowercased() {
-                byLowercasedKey[member.key.lowercased()] = member.value
-            }
+        if let previous, previous.layout.matches(members) {
+            layout = previous.layout
+        } else {
+            layout = KeyLayout(members)
         }
-        self.byKey = byKey
-        self.byLowercasedKey = byLowercasedKey
     }
 
     func value(atPath path: [String]) -> JSONValue? {
-        guard let first = path.first, var value = byKey[first] else { return nil }
+        guard let first = path.first, let position = layout.byKey[first] else { return nil }
+        var value = members[position].value
         for key in path.dropFirst() {
             guard let next = value[key] else { return nil }
             value = next
@@ -91,7 +96,42 @@ struct JSONRecordIndex {
         return value
     }
 
+    /// The value of `key`, else of a key that differs from it only in case.
     func valueIgnoringCase(_ key: String) -> JSONValue? {
-        byKey[key] ?? byLowercasedKey[key.lowercased()]
+        valueIgnoringCase(key, lowercased: key.lowercased())
+    }
+
+    /// ``valueIgnoringCase(_:)`` for a caller that has `key.lowercased()` at hand.
+    func valueIgnoringCase(_ key: String, lowercased: String) -> JSONValue? {
+        guard let position = layout.byKey[key] ?? layout.byLowercasedKey[lowercased] else { return nil }
+        return members[position].value
+    }
+
+    /// The keys of an object in order, and where each is found: what records keyed alike share.
+    final class KeyLayout {
+        let keys: [String]
+        /// The position of each key's last member: of a key written twice, the last one counts.
+        let byKey: [String: Int]
+        /// The position by lower-cased key: the exactly lower-case spelling wins, else the first.
+        let byLowercasedKey: [String: Int]
+
+        init(_ members: [JSONMember]) {
+            keys = members.map(\.key)
+            var byKey: [String: Int] = [:], byLowercasedKey: [String: Int] = [:]
+            for (position, key) in keys.enumerated() {
+                byKey[key] = position
+                let lowercased = key.lowercased()
+                if byLowercasedKey[lowercased] == nil || key == lowercased { byLowercasedKey[lowercased] = position }
+            }
+            self.byKey = byKey
+            self.byLowercasedKey = byLowercasedKey
+        }
+
+        /// Whether `members` has exactly these keys, in this order.
+        func matches(_ members: [JSONMember]) -> Bool {
+            guard members.count == keys.count else { return false }
+            for (member, key) in zip(members, keys) where member.key != key { return false }
+            return true
+        }
     }
 }

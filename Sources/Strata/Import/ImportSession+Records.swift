@@ -10,6 +10,22 @@ struct PendingLink {
     var isRequired: Bool { !relationship.isOptional || relationship.minCount > 0 }
 }
 
+/// A record's name in errors (`record 12`, `record 3.pages[2]`): its text is made only when an
+/// error needs it, not for each of a million records that import without one.
+enum RecordLabel: CustomStringConvertible {
+    /// The `number`th record of a payload, counting from 1.
+    case record(Int)
+    /// The `number`th nested record of `relationship` in the record `owner`, counting from 1.
+    indirect case nested(owner: RecordLabel, relationship: String, number: Int)
+
+    var description: String {
+        switch self {
+        case .record(let number): "record \(number)"
+        case .nested(let owner, let relationship, let number): "\(owner).\(relationship)[\(number)]"
+        }
+    }
+}
+
 /// The records of one entity, imported as one batch: identities looked up in one query, then
 /// attributes, then each relationship's nested records as a batch of their own.
 extension ImportSession {
@@ -18,21 +34,25 @@ extension ImportSession {
         let record: JSONRecordIndex
         let json: JSONValue
         let object: ManagedObject
-        let label: String
+        let label: RecordLabel
         let isNew: Bool
     }
 
     /// Imports `records` into `entityName` and returns the object each stands for, in order.
-    func importRecords(_ records: [JSONValue], into entityName: String, labels: [String]) throws -> [ManagedObject] {
+    func importRecords(_ records: [JSONValue], into entityName: String, labels: [RecordLabel]) throws -> [ManagedObject] {
         let mapping = try mapping(for: entityName)
         var indexes: [JSONRecordIndex] = []
+        indexes.reserveCapacity(records.count)
         for (record, label) in zip(records, labels) {
-            guard let index = JSONRecordIndex(record) else {
+            let previous = indexes.last
+            guard let index = JSONRecordIndex(record, sharingLayoutOf: previous) else {
                 throw ImportError("\(label)\(Self.place(record)): expected an object for \(entityName), found \(record.kindDescription)")
             }
             indexes.append(index)
-            for member in index.members where !mapping.knownKeys.contains(member.key.lowercased()) {
-                report.ignoredKeys.insert("\(entityName).\(member.key)")
+            // Records keyed alike ignore the same keys: checked once per layout.
+            guard index.layout !== previous?.layout else { continue }
+            for key in index.layout.keys where !mapping.knownKeys.contains(key.lowercased()) {
+                report.ignoredKeys.insert("\(entityName).\(key)")
             }
         }
         let found = try findOrCreate(indexes, labels: labels, mapping: mapping)
@@ -46,10 +66,11 @@ extension ImportSession {
                 // DKDBManager's should-update: nothing of it or below it changes, all of it stays.
                 try markSeen(below: object, record: record, mapping: mapping)
                 setState(.unchanged, of: object)
-                try hooks.hook(hooks.afterImport, for: object.entity, in: context.model)?(object, records[index], .unchanged)
+                try hooks.hook(hooks.afterImport, for: object.entity, in: model)?(object, records[index], .unchanged)
                 continue
             }
-            before[ObjectIdentifier(object)] = before[ObjectIdentifier(object)] ?? object.effectiveChanges
+            // A new object's state is `created` whatever changed: only others need their changes before.
+            if !isNew, before[ObjectIdentifier(object)] == nil { before[ObjectIdentifier(object)] = object.effectiveChanges }
             try applyAttributes(of: record, to: object, mapping: mapping, label: labels[index])
             entries.append(Entry(record: record, json: records[index], object: object, label: labels[index], isNew: isNew))
         }
@@ -57,18 +78,18 @@ extension ImportSession {
             try importRelationship(relationship, of: entries)
         }
         for entry in entries {
-            let changed = entry.object.effectiveChanges != before[ObjectIdentifier(entry.object)]
-            let state: ImportState = entry.isNew ? .created : changed ? .updated : .unchanged
+            let state: ImportState = entry.isNew ? .created
+                : entry.object.hasEffectiveChanges(since: before[ObjectIdentifier(entry.object)] ?? [:]) ? .updated : .unchanged
             setState(state, of: entry.object)
-            try hooks.hook(hooks.afterImport, for: entry.object.entity, in: context.model)?(entry.object, entry.json, state)
+            try hooks.hook(hooks.afterImport, for: entry.object.entity, in: model)?(entry.object, entry.json, state)
         }
         return found.map(\.object)
     }
 
     /// Whether an existing object is updated from its record: the entity's should-update hook
     /// decides, else its `strata.updatedAtKey` (a changed value), else yes.
-    private func shouldUpdate(_ object: ManagedObject, from record: JSONRecordIndex, json: JSONValue, mapping: EntityImportMapping, label: String) throws -> Bool {
-        if let hook = hooks.hook(hooks.shouldUpdate, for: object.entity, in: context.model) { return try hook(object, json) }
+    private func shouldUpdate(_ object: ManagedObject, from record: JSONRecordIndex, json: JSONValue, mapping: EntityImportMapping, label: RecordLabel) throws -> Bool {
+        if let hook = hooks.hook(hooks.shouldUpdate, for: object.entity, in: model) { return try hook(object, json) }
         guard let key = mapping.updatedAtAttribute else { return true }
         return try !isUnchanged(object, record, mapping: mapping, key: key, label: label)
     }
@@ -77,7 +98,7 @@ extension ImportSession {
 
     /// The object of each record, with whether it is new: one query for the identity values
     /// the session has not met yet; a value repeated in the payload gives the same object.
-    private func findOrCreate(_ records: [JSONRecordIndex], labels: [String], mapping: EntityImportMapping) throws -> [(object: ManagedObject, isNew: Bool)] {
+    private func findOrCreate(_ records: [JSONRecordIndex], labels: [RecordLabel], mapping: EntityImportMapping) throws -> [(object: ManagedObject, isNew: Bool)] {
         let entity = mapping.entity.name
         switch mapping.identity {
         case .neverMatch:
@@ -97,26 +118,33 @@ extension ImportSession {
             return records.map { _ in (object, existing == nil) }
         case .attribute:
             // EntityImportMapping refuses an identity it cannot read, so this always holds.
-            guard let identity = mapping.identityAttribute else {
+            guard let identity = mapping.identityReader else {
                 throw ImportError("\(entity) has no attribute to identify records by")
             }
             var values: [AttributeValue?] = []
+            values.reserveCapacity(records.count)
             for (record, label) in zip(records, labels) {
-                values.append(try value(of: identity.attribute, keys: identity.keys, in: record, label: label) ?? nil)
+                values.append(try value(of: identity, in: record, label: label) ?? nil)
             }
-            let unknown = Set(values.compactMap { $0 }).filter { byIdentity[entity]?[$0] == nil }
-            for (value, object) in try existingObjects(Array(unknown), mapping: mapping) { byIdentity[entity, default: [:]][value] = object }
+            // The entity's objects by identity value, taken out while the batch adds to them
+            // so that each addition does not look the entity up again.
+            var known = byIdentity.removeValue(forKey: entity) ?? [:]
+            defer { byIdentity[entity] = known }
+            var unknown: [AttributeValue] = [], asked: Set<AttributeValue> = []
+            for case let value? in values where known[value] == nil && asked.insert(value).inserted { unknown.append(value) }
+            for (value, object) in try existingObjects(unknown, mapping: mapping) { known[value] = object }
             var result: [(ManagedObject, Bool)] = []
+            result.reserveCapacity(values.count)
             for value in values {
-                if let value, let object = byIdentity[entity]?[value] {
+                if let value, let object = known[value] {
                     result.append((object, createdObjects.contains(ObjectIdentifier(object))))
                     continue
                 }
                 let object = try context.insert(entity)
                 createdObjects.insert(ObjectIdentifier(object))
                 if let value {
-                    try object.setValue(value, forKey: identity.attribute.name)
-                    byIdentity[entity, default: [:]][value] = object
+                    try object.setAttribute(value, forKey: identity.name)
+                    known[value] = object
                 }
                 result.append((object, true))
             }
@@ -130,14 +158,16 @@ extension ImportSession {
         guard let identity = mapping.identityAttribute, !values.isEmpty else { return [] }
         // Identity values are unique across the hierarchy that shares the attribute: look in
         // all of it, so that a record never makes a second object beside one of a sibling entity.
-        let model = context.model
         let scope = ([mapping.entity] + model.ancestors(of: mapping.entity))
             .last { model.attribute(named: identity.attribute.name, in: $0) != nil } ?? mapping.entity
         var found: [(AttributeValue, ManagedObject)] = []
         for start in stride(from: 0, to: values.count, by: 500) {
             let chunk = values[start..<min(start + 500, values.count)].map(PredicateValue.init)
             let predicate = Predicate.comparison(.init(.keyPath([identity.attribute.name]), .in, .value(.array(chunk))))
-            for object in try context.fetch(FetchRequest(entityName: scope.name, predicate: predicate)) {
+            var request = FetchRequest(entityName: scope.name, predicate: predicate)
+            // Each object's identity value is read at once: faults would cost a query apiece.
+            request.returnsObjectsAsFaults = false
+            for object in try context.fetch(request) {
                 guard let value = try object.attributeValue(forKey: identity.attribute.name) else { continue }
                 guard model.entity(object.entity, isKindOf: mapping.entity) else {
                     throw ImportError("\(mapping.entity.name) \(identity.attribute.name) \(value.displayText): the object with this value is of entity \(object.entity.name), not \(mapping.entity.name) or one of its sub-entities")
@@ -152,27 +182,29 @@ extension ImportSession {
 
     /// The typed value of an attribute in a record: `nil` when the key is missing, `.some(nil)`
     /// for `null`.
-    private func value(of attribute: AttributeDescription, keys: ImportKeys, in record: JSONRecordIndex, label: String) throws -> AttributeValue?? {
-        guard let json = keys.value(in: record) else { return nil }
+    private func value(of attribute: EntityImportMapping.AttributeReader, in record: JSONRecordIndex, label: RecordLabel) throws -> AttributeValue?? {
+        guard let json = attribute.keys.value(in: record) else { return nil }
         guard let json else { return .some(nil) }
-        switch AttributeValue.fromJSON(json, type: attribute.type, dateFormat: attribute.userInfo["dateFormat"]) {
+        switch AttributeValue.fromJSON(json, type: attribute.type, dateFormat: attribute.dateFormat) {
         case .success(let value): return .some(value)
         case .failure(let mismatch):
-            let key = Self.keyName(of: json, in: record) ?? keys.names.first ?? attribute.name
+            let key = Self.keyName(of: json, in: record) ?? attribute.keys.names.first ?? attribute.name
             throw ImportError("\(label)\(Self.place(json)): key '\(key)' for \(attribute.name) (\(attribute.type)): \(Self.excerpt(json)) — \(mismatch.reason)")
         }
     }
 
-    private func applyAttributes(of record: JSONRecordIndex, to object: ManagedObject, mapping: EntityImportMapping, label: String) throws {
-        for (attribute, keys) in mapping.attributes {
-            guard let value = try value(of: attribute, keys: keys, in: record, label: label) else { continue }
-            try object.setValue(value, forKey: attribute.name)
+    private func applyAttributes(of record: JSONRecordIndex, to object: ManagedObject, mapping: EntityImportMapping, label: RecordLabel) throws {
+        // findOrCreate set the identity attribute, or found the object by it: it holds the value already.
+        let identityName = mapping.identityReader?.name
+        for attribute in mapping.readers where attribute.name != identityName {
+            guard let value = try value(of: attribute, in: record, label: label) else { continue }
+            try object.setAttribute(value, forKey: attribute.name)
         }
     }
 
-    private func isUnchanged(_ object: ManagedObject, _ record: JSONRecordIndex, mapping: EntityImportMapping, key: String, label: String) throws -> Bool {
-        guard let (attribute, keys) = mapping.attributes.first(where: { $0.attribute.name == key }),
-            let incoming = try value(of: attribute, keys: keys, in: record, label: label)
+    private func isUnchanged(_ object: ManagedObject, _ record: JSONRecordIndex, mapping: EntityImportMapping, key: String, label: RecordLabel) throws -> Bool {
+        guard let attribute = mapping.readers.first(where: { $0.name == key }),
+            let incoming = try value(of: attribute, in: record, label: label)
         else { return false }
         return try incoming == object.attributeValue(forKey: key)
     }
@@ -206,7 +238,9 @@ extension ImportSession {
             }
         }
         if !nested.isEmpty {
-            let labels = nested.flatMap { owner in owner.records.indices.map { "\(owner.entry.label).\(relationship.name)[\($0 + 1)]" } }
+            let labels = nested.flatMap { owner in
+                owner.records.indices.map { RecordLabel.nested(owner: owner.entry.label, relationship: relationship.name, number: $0 + 1) }
+            }
             let objects = try importRecords(nested.flatMap(\.records), into: relationship.destinationEntityName, labels: labels)
             var position = 0
             for (entry, records) in nested {
@@ -310,8 +344,8 @@ extension ImportSession {
     /// The name of a to-many's inverse when it is a required to-one: members the to-many drops
     /// cannot be saved alone.
     private func requiredInverse(of relationship: RelationshipDescription) -> String? {
-        guard let inverseName = relationship.inverseName, let destination = context.model.entity(named: relationship.destinationEntityName),
-            let inverse = context.model.relationship(named: inverseName, in: destination), !inverse.isToMany, !inverse.isOptional
+        guard let inverseName = relationship.inverseName, let destination = model.entity(named: relationship.destinationEntityName),
+            let inverse = model.relationship(named: inverseName, in: destination), !inverse.isToMany, !inverse.isOptional
         else { return nil }
         return inverseName
     }
@@ -335,7 +369,7 @@ extension ImportSession {
             let related: [ManagedObject] = relationship.relationship.isToMany
                 ? try object.objects(forKey: relationship.relationship.name)
                 : [try object.value(forKey: relationship.relationship.name) as? ManagedObject].compactMap { $0 }
-            let nested = (payload.arrayValue ?? [payload]).compactMap(JSONRecordIndex.init)
+            let nested = (payload.arrayValue ?? [payload]).compactMap { JSONRecordIndex($0) }
             let destination = try self.mapping(for: relationship.relationship.destinationEntityName)
             for child in related where seen[child.objectID] == nil {
                 seen[child.objectID] = ()
@@ -350,11 +384,14 @@ extension ImportSession {
     /// Records an object's state once per import. An object met again keeps the strongest
     /// state: created over updated over unchanged.
     func setState(_ state: ImportState, of object: ManagedObject) {
-        let entity = object.entity.name
-        if Self.isStronger(state, than: callStates[object.objectID]) { callStates[object.objectID] = state }
-        guard Self.isStronger(state, than: states[object.objectID]) else { return }
-        if let previous = states[object.objectID] { report.counts[entity]?[previous]? -= 1 }
-        states[object.objectID] = state
+        // Read once: each read of an object's ID copies it.
+        let id = object.objectID
+        let entity = id.entityName
+        if Self.isStronger(state, than: callStates[id]) { callStates[id] = state }
+        let previous = states[id]
+        guard Self.isStronger(state, than: previous) else { return }
+        if let previous { report.counts[entity]?[previous]? -= 1 }
+        states[id] = state
         report.record(entity, state)
         if state == .created || state == .updated {
             activity.record("\(state == .created ? "Creating" : "Updating") \(describe(object))", entity: entity)
@@ -364,11 +401,12 @@ extension ImportSession {
 
     /// Counts `object` as deleted by this import, in place of any state it had.
     func setDeleted(_ object: ManagedObject) {
-        if let previous = states[object.objectID] { report.counts[object.entity.name]?[previous]? -= 1 }
-        states[object.objectID] = .deleted
-        callStates[object.objectID] = .deleted
+        let id = object.objectID
+        if let previous = states[id] { report.counts[object.entity.name]?[previous]? -= 1 }
+        states[id] = .deleted
+        callStates[id] = .deleted
         report.record(object.entity.name, .deleted)
-        seen[object.objectID] = nil
+        seen[id] = nil
         onObject?(object, .deleted)
     }
 
@@ -376,8 +414,15 @@ extension ImportSession {
     /// unchanged, and nothing over deleted.
     private static func isStronger(_ state: ImportState, than previous: ImportState?) -> Bool {
         guard let previous else { return true }
-        let strength: [ImportState] = [.unchanged, .updated, .created]
-        guard let old = strength.firstIndex(of: previous), let new = strength.firstIndex(of: state) else { return false }
+        func strength(_ state: ImportState) -> Int? {
+            switch state {
+            case .unchanged: 0
+            case .updated: 1
+            case .created: 2
+            case .deleted: nil
+            }
+        }
+        guard let old = strength(previous), let new = strength(state) else { return false }
         return new > old
     }
 
@@ -400,5 +445,16 @@ extension ManagedObject {
     /// value is no change.
     fileprivate var effectiveChanges: [String: PropertyValue] {
         changedValues.filter { committedValues[$0.key] != $0.value }
+    }
+
+    /// Whether ``effectiveChanges`` differs from `before`, found without building it: the
+    /// question is asked of every updated record.
+    fileprivate func hasEffectiveChanges(since before: [String: PropertyValue]) -> Bool {
+        var unchangedCount = 0
+        for (key, value) in changedValues where committedValues[key] != value {
+            guard before[key] == value else { return true }
+            unchangedCount += 1
+        }
+        return unchangedCount != before.count
     }
 }

@@ -25,6 +25,8 @@ import Logging
 /// back to leave the store as it was.
 public final class ImportSession {
     public let context: ObjectContext
+    /// The context's model, read once: each read of `context.model` locks and copies it.
+    let model: ObjectModel
     /// Identity overrides by entity name (`--identity`); others follow ``ImportIdentity/conventional(for:in:)``.
     public let identities: [String: ImportIdentity]
     /// Called for each object with its state, as DKDBManager's completion reports them.
@@ -60,8 +62,9 @@ public final class ImportSession {
     public init(context: ObjectContext, identities: [String: ImportIdentity] = [:]) {
         self.context = context
         self.identities = identities
-        mappings = EntityImportMappings(model: context.model, identities: identities)
-        activity = EntityActivityLog(logger: Logger(label: "strata.import"), verboseEntities: context.model.verboseEntityNames)
+        model = context.model
+        mappings = EntityImportMappings(model: model, identities: identities)
+        activity = EntityActivityLog(logger: Logger(label: "strata.import"), verboseEntities: model.verboseEntityNames)
     }
 
     // MARK: - Importing
@@ -81,7 +84,7 @@ public final class ImportSession {
         let before = report
         startCall()
         for (entity, records) in try batches(of: json, into: entityName) {
-            _ = try importRecords(records, into: entity, labels: records.indices.map { "record \($0 + 1)" })
+            _ = try importRecords(records, into: entity, labels: records.indices.map { .record($0 + 1) })
         }
         try resolvePendingLinks()
         try deleteOrphans()
@@ -96,7 +99,7 @@ public final class ImportSession {
         context.assertOnQueue()
         let before = report
         startCall()
-        _ = try importRecords(records, into: entityName, labels: records.indices.map { "record \(firstIndex + $0 + 1)" })
+        _ = try importRecords(records, into: entityName, labels: records.indices.map { .record(firstIndex + $0 + 1) })
         try deleteOrphans()
         try deleteInvalidObjects()
         return callReport(since: before)
@@ -141,7 +144,7 @@ public final class ImportSession {
 
     /// The entity a wrapper key names: `books`, `book`, `Books` → `Book`.
     public func entityName(forKey key: String) -> String? {
-        context.model.entityName(forImportKey: key)
+        model.entityName(forImportKey: key)
     }
 
     /// The entities whose objects the session created, updated or saw: what `--prune` prunes.
@@ -203,7 +206,7 @@ public final class ImportSession {
     /// Takes out of `object`'s Cascade relationships the objects the payload holds or another
     /// object still holds, so that deleting `object` leaves them.
     private func keepCascadeTargetsInUse(of object: ManagedObject) throws {
-        for relationship in context.model.allRelationships(of: object.entity) where relationship.deleteRule == .cascade {
+        for relationship in model.allRelationships(of: object.entity) where relationship.deleteRule == .cascade {
             let targets = relationship.isToMany
                 ? try object.objects(forKey: relationship.name)
                 : [try object.value(forKey: relationship.name) as? ManagedObject].compactMap { $0 }
@@ -229,7 +232,7 @@ public final class ImportSession {
         defer { touched = [] }
         let waiting = try defersValidation() ? Set(pendingLinks.filter(\.isRequired).map(\.owner)) : []
         for object in touched where !object.isDeleted && object.managedObjectContext != nil && !waiting.contains(object.objectID) {
-            let hook = hooks.hook(hooks.invalidReason, for: object.entity, in: context.model)
+            let hook = hooks.hook(hooks.invalidReason, for: object.entity, in: model)
             guard let reason = try context.invalidReason(of: object, invalidIf: mapping(for: object.entity.name).invalidIf) ?? hook?(object) else { continue }
             activity.record("Deleting invalid \(describe(object)): \(reason)", entity: object.entity.name)
             report.invalid.append(ImportReport.InvalidObject(entity: object.entity.name, object: label(of: object), reason: reason))

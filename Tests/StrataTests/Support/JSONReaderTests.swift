@@ -74,7 +74,15 @@ import Testing
         var bytes = Array("[\"a".utf8)
         bytes += [0xFF, 0xFE]
         bytes += Array("\"]".utf8)
-        #expect(throws: JSONSyntaxError.self) { try JSONReader.parse(Data(bytes)) }
+        let error = #expect(throws: JSONSyntaxError.self) { try JSONReader.parse(Data(bytes)) }
+        #expect(error?.location == SourceLocation(line: 1, column: 7), "after the string's closing quote")
+    }
+
+    @Test func plainAndEscapedStringsAreLocatedAlike() throws {
+        // Plain strings are read in one step, strings with escapes byte by byte: both count columns in characters.
+        let value = try parse(#"["ab", "é😀", "a\"b", "x", 1]"#)
+        #expect(value.arrayValue?.map { $0.location?.column } == [2, 8, 14, 22, 27])
+        #expect(value.arrayValue?.compactMap(\.stringValue) == ["ab", "é😀", "a\"b", "x"])
     }
 
     @Test func writerOutputReadsBackEqual() throws {

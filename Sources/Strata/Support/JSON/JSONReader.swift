@@ -40,6 +40,9 @@ public struct JSONReader {
     /// The most bytes the window has held, so that tests can check that streaming stays
     /// within its bound.
     private(set) var peakWindowCount = 0
+    /// The member count of the last object read at each depth: the records of an array are
+    /// nearly always alike, so the next object's members get their room at once.
+    private var memberCounts: [Int] = []
 
     /// Parses one JSON document; anything but whitespace after it is an error.
     public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
@@ -98,12 +101,17 @@ public struct JSONReader {
     /// object's first key before it knows whether the object is one record.
     mutating func parseMembers(firstKey: String, keyLocation: SourceLocation) throws(JSONSyntaxError) -> [JSONMember] {
         var members: [JSONMember] = []
+        let level = depth
+        if level < memberCounts.count { members.reserveCapacity(memberCounts[level]) }
         var (key, keyLocation) = (firstKey, keyLocation)
         while true {
             members.append(JSONMember(key, try parseValue(), keyLocation: keyLocation))
-            guard try continueContainer(closedBy: UInt8(ascii: "}")) else { return members }
+            guard try continueContainer(closedBy: UInt8(ascii: "}")) else { break }
             (key, keyLocation) = try parseKey()
         }
+        if level >= memberCounts.count { memberCounts += Array(repeating: 0, count: level + 1 - memberCounts.count) }
+        memberCounts[level] = members.count
+        return members
     }
 
     /// A member's key and where it starts, with the `:` after it and the whitespace around.
@@ -174,6 +182,8 @@ public struct JSONReader {
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         advance()  // opening quote
+        if let string = takePlainString() { return string }
+        // Escapes, or a string cut by the window's end: byte by byte from where it starts.
         var utf8: [UInt8] = []
         while true {
             guard let byte = peek() else { throw error("unterminated string") }
@@ -199,6 +209,37 @@ public struct JSONReader {
                 advance()
             }
         }
+    }
+
+    /// The rest of a string with no escape whose closing quote is in the window, read in one
+    /// step rather than byte by byte; `nil`, having read nothing, for any other string.
+    private mutating func takePlainString() -> String? {
+        var end = offset
+        var scalarCount = 0
+        var isASCII = true
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") { break }
+            // Escapes and control characters (an error the byte-by-byte path locates) go byte by byte.
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            // A string holds no line break: the column counts its scalars' first bytes.
+            if byte & 0xC0 != 0x80 { scalarCount += 1 }
+            if byte >= 0x80 { isASCII = false }
+            end += 1
+        }
+        guard end < bytes.count else { return nil }
+        let string: String
+        if isASCII {
+            // ASCII is valid UTF-8: decoding from contiguous bytes needs no validation.
+            string = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[offset..<end]), as: UTF8.self) }
+        } else {
+            // Invalid UTF-8 goes byte by byte, which reports it where it always has.
+            guard let valid = String(validating: bytes[offset..<end], as: UTF8.self) else { return nil }
+            string = valid
+        }
+        offset = end + 1
+        column += scalarCount + 1
+        return string
     }
 
     private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONSyntaxError) {
