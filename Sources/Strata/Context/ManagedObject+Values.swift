@@ -89,7 +89,10 @@ extension ManagedObject {
         if let value, !AttributeValue.fits(value, type) {
             throw .wrongType(entity: entity.name, property: key, value: describe(value), expected: "a \(type.rawValue) value")
         }
-        try set(.attribute(value), forKey: key)
+        // The key is known to be an attribute: only the fault needs firing, for the saved
+        // values and version the change is judged against.
+        try context.fireFault(self)
+        changedValues[key] = .attribute(value)
     }
 
     /// Adds `object` to the to-many `key` (at the end of an ordered one) and sets its inverse.

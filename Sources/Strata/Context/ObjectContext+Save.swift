@@ -29,7 +29,9 @@ extension ObjectContext {
             try store.withConnection { try store.database.inTransaction {
                 try resolveConflicts(updated: updated, deleted: deleted)
                 // A merge policy may have dropped changes or undone deletions.
-                updated = updated.filter { !$0.changedKeys.isEmpty }
+                let changedKeys = updated.map(\.changedKeys)
+                updated = zip(updated, changedKeys).filter { !$0.1.isEmpty }.map(\.0)
+                let keysToWrite = changedKeys.filter { !$0.isEmpty }
                 deleted = deleted.filter { deletedIDs.contains($0.objectID) }
                 permanent = try allocatePermanentIDs(for: inserted)
                 let reference = { (id: ObjectID?) -> RowReference? in
@@ -45,8 +47,8 @@ extension ObjectContext {
                     }
                     versions[object.objectID] = 1
                 }
-                for object in updated {
-                    let (values, toOne) = try rowValues(of: object, keys: object.changedKeys, reference: reference)
+                for (object, keys) in zip(updated, keysToWrite) {
+                    let (values, toOne) = try rowValues(of: object, keys: keys, reference: reference)
                     versions[object.objectID] = try store.update(
                         object.objectID.entityName, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version,
                         values: values, toOne: toOne)
