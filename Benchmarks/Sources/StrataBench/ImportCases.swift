@@ -82,12 +82,13 @@ struct ImportCases {
         let store = bench.path("big.sqlite")
         Workbench.remove(store)
         try FileManager.default.copyItem(atPath: bench.empty, toPath: store)
-        let run = try runCommand(tools.strata, ["import", "Person", file, "--store", store])
+        let run = try runCommand(tools.strata, ["import", "Person", file, "--store", store], measuresMemory: true)
         try FileManager.default.removeItem(atPath: file)
         let perRecord = upsert.map { $0.strata / Double(bench.people.count) } ?? .nan
         var result = CaseResult(number: "7", title: "import \(count) NDJSON records (`strata import`)", strata: run.seconds,
                                 baselineName: "case 5's time per record × \(count)", baseline: perRecord * Double(count),
-                                goal: .atMost(1), peakMemory: run.peakMemory)
+                                goal: upsert == nil ? .none : .atMost(1), peakMemory: run.peakMemory,
+                                note: upsert == nil ? "case 5 not run: time per record not compared" : "")
         result.memoryLimit = 200 * 1_048_576
         return (result, store)
     }

@@ -99,10 +99,10 @@ func format(_ value: Double) -> String {
 
 // MARK: - Child processes
 
-/// What a command did: its time, its peak resident memory and its output.
+/// What a command did: its time, its peak resident memory (when measured) and its output.
 struct CommandRun {
     var seconds: Double
-    var peakMemory: Int
+    var peakMemory: Int?
     var output: String
 }
 
@@ -111,8 +111,14 @@ struct CommandFailure: Error, CustomStringConvertible {
 }
 
 /// Runs `executable` with `arguments`, its standard output captured, and measures its wall time
-/// and peak resident set (the kernel's `ru_maxrss` of that child alone).
-func runCommand(_ executable: String, _ arguments: [String]) throws -> CommandRun {
+/// and, with `measuresMemory`, its peak resident set.
+///
+/// The peak is the kernel's high-water mark of the process's own memory (`VmHWM` in
+/// `/proc/PID/status`), read every 5 ms while it runs. Its `ru_maxrss` would not do: a child
+/// that `posix_spawn` starts shares this process's memory until it executes, and Linux keeps
+/// that high-water mark across the exec, so a small command started from a big benchmark
+/// would seem as big as the benchmark.
+func runCommand(_ executable: String, _ arguments: [String], measuresMemory: Bool = false) throws -> CommandRun {
     let pipe = Pipe()
     var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -124,16 +130,50 @@ func runCommand(_ executable: String, _ arguments: [String]) throws -> CommandRu
     let start = ContinuousClock.now
     let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
     guard spawned == 0 else { throw CommandFailure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))") }
+    let peak = measuresMemory ? PeakMemoryWatch(pid: pid) : nil
     try? pipe.fileHandleForWriting.close()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     let elapsed = ContinuousClock.now - start
     let text = String(decoding: data, as: UTF8.self)
     guard status == 0 else {
         throw CommandFailure(description: "\(([executable] + arguments).joined(separator: " ")) failed (status \(status))")
     }
     return CommandRun(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                      peakMemory: usage.ru_maxrss * 1024, output: text)
+                      peakMemory: peak?.stop(), output: text)
+}
+
+/// Reads a running process's memory high-water mark until stopped.
+private final class PeakMemoryWatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var peak = 0
+    private var isStopped = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(pid: pid_t) {
+        let path = "/proc/\(pid)/status"
+        Thread.detachNewThread { [self] in
+            while !lock.withLock({ isStopped }) {
+                if let bytes = Self.highWaterMark(path) { lock.withLock { peak = max(peak, bytes) } }
+                usleep(5_000)
+            }
+            finished.signal()
+        }
+    }
+
+    /// The highest mark read, in bytes.
+    func stop() -> Int {
+        lock.withLock { isStopped = true }
+        finished.wait()
+        return lock.withLock { peak }
+    }
+
+    private static func highWaterMark(_ path: String) -> Int? {
+        guard let status = try? String(contentsOfFile: path, encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes * 1024
+    }
 }
