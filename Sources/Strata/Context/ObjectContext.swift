@@ -73,8 +73,6 @@ public final class ObjectContext: @unchecked Sendable {
     /// The values a new object of each entity starts with, by entity name: made once, so
     /// that inserting many objects does not read the model's defaults once per object.
     private var insertionTemplates: [String: (committed: [String: PropertyValue], changed: [String: PropertyValue])] = [:]
-    /// The store whose model ``insertionTemplates`` were made from: a reset store starts anew.
-    private var insertionTemplatesStore: ObjectIdentifier?
 
     let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
     private let children = Locked<[WeakContext]>([])
@@ -225,11 +223,6 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// A new object's values: nothing saved, and the model's default values as changes.
     private func insertionTemplate(for entity: EntityDescription) -> (committed: [String: PropertyValue], changed: [String: PropertyValue]) {
-        let store = ObjectIdentifier(self.store)
-        if insertionTemplatesStore != store {
-            insertionTemplates = [:]
-            insertionTemplatesStore = store
-        }
         if let template = insertionTemplates[entity.name] { return template }
         var committed: [String: PropertyValue] = [:], changed: [String: PropertyValue] = [:]
         for attribute in model.allAttributes(of: entity) {
