@@ -84,12 +84,14 @@ extension LuaCall {
         case .number(let text):
             if let integer = Int64(text) { push(integer) } else { push(Double(text) ?? .nan) }
         case .array(let values):
+            guard hasStackRoom() else { return pushNil() }
             lua_createtable(L, Int32(clamping: values.count), 0)
             for (position, value) in values.enumerated() {
                 push(json: value)
                 lua_rawseti(L, -2, lua_Integer(position + 1))
             }
         case .object(let members):
+            guard hasStackRoom() else { return pushNil() }
             lua_createtable(L, 0, Int32(clamping: members.count))
             for member in members where !member.value.isNull {
                 push(member.key)
@@ -118,7 +120,7 @@ extension LuaCall {
             return .number(number)
         case LUA_TSTRING: return .string(optionalString(at: index) ?? "")
         case LUA_TTABLE:
-            guard depth < Self.maximumDepth, let pointer = lua_topointer(L, index), open.insert(pointer).inserted else {
+            guard depth < Self.maximumDepth, hasStackRoom(), let pointer = lua_topointer(L, index), open.insert(pointer).inserted else {
                 throw LuaError(code: "value", message: "a table nested more than \(Self.maximumDepth) deep, or inside itself, has no JSON form")
             }
             defer { open.remove(pointer) }

@@ -108,7 +108,7 @@ public struct LuaCall {
             return strata_lua_isinteger(L, index) != 0 ? .integer(lua_tointegerx(L, index, nil)) : .number(lua_tonumberx(L, index, nil))
         case LUA_TSTRING: return .string(optionalString(at: index) ?? "")
         case LUA_TTABLE:
-            guard depth < Self.maximumDepth, let pointer = lua_topointer(L, index), open.insert(pointer).inserted else { return .other("table") }
+            guard depth < Self.maximumDepth, hasStackRoom(), let pointer = lua_topointer(L, index), open.insert(pointer).inserted else { return .other("table") }
             defer { open.remove(pointer) }
             var entries: [LuaValue: LuaValue] = [:]
             lua_pushnil(L)
@@ -135,6 +135,7 @@ public struct LuaCall {
         case .number(let number): lua_pushnumber(L, number)
         case .string(let string): push(string)
         case .table(let entries):
+            guard hasStackRoom() else { return lua_pushnil(L) }
             lua_createtable(L, 0, Int32(clamping: entries.count))
             for (key, value) in entries {
                 push(key)
@@ -142,6 +143,14 @@ public struct LuaCall {
                 lua_rawset(L, -3)
             }
         }
+    }
+
+    /// Whether Lua's stack has room for one more level of a nested table (the table, a key and
+    /// a value), growing it when needed. A C function is promised only `LUA_MINSTACK` (20)
+    /// slots, so every level of a recursive read or push asks for its own; pushing past the
+    /// stack's end overwrites Lua's memory. `false` only past Lua's own limit of a million slots.
+    func hasStackRoom() -> Bool {
+        lua_checkstack(L, 3) != 0
     }
 
     /// Pushes a string (any bytes, zeros included).

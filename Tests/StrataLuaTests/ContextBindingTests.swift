@@ -172,6 +172,24 @@ import Testing
         #expect(results == [2, 3, 2.0, #"["Le Guin",3,{"x":1}]"#, 2.5, "Author,Book,Page", 2, "Earthsea"])
     }
 
+    /// Regression: each level of a nested table read or pushed took Lua stack slots that were
+    /// never asked for, so encoding a table 150 deep wrote past the stack and crashed.
+    @Test func deeplyNestedTablesAreErrorsAndDeepJSONDecodes() throws {
+        let fixture = try Fixture()
+        let results = try fixture.run("""
+            local function nest(depth) local t = {} local c = t for i = 1, depth do c[1] = {} c = c[1] end return t end
+            local ok150, message150 = pcall(strata.json.encode, nest(150))
+            local okDeep, messageDeep = pcall(strata.json.encode, nest(100000))
+            local fine = strata.json.encode(nest(99))
+            local decoded = strata.json.decode(string.rep('[', 500) .. string.rep(']', 500))
+            local depth, c = 0, decoded
+            while c[1] do depth = depth + 1 c = c[1] end
+            local said = function(message) return string.find(tostring(message), 'nested more than 100 deep', 1, true) ~= nil end
+            return ok150, said(message150), okDeep, said(messageDeep), #fine, depth
+            """)
+        #expect(results == [false, true, false, true, 200, 499])
+    }
+
     @Test func fetchOrCreateFindsByValuesAndLogLevelsAreChecked() throws {
         let fixture = try Fixture()
         let results = try fixture.run("""
