@@ -41,6 +41,10 @@ private struct PredicateParser {
     let tokens: [PredicateToken]
     var arguments: [PredicateArgument]
     var index = 0
+    /// How deep the parser is in parentheses, NOTs and expressions: each level is a call on the
+    /// stack, so a hostile predicate of 20,000 `(` must be an error, not a stack overflow.
+    var depth = 0
+    static let maximumDepth = 100
 
     init(source: String, tokens: [PredicateToken], arguments: [PredicateArgument]) {
         self.source = source
@@ -76,6 +80,8 @@ private struct PredicateParser {
 
     private mutating func parseNot() throws(PredicateSyntaxError) -> Predicate {
         if isKeyword("NOT") || isSymbol("!") {
+            try enterLevel()
+            defer { depth -= 1 }
             advance()
             return .not(try parseNot())
         }
@@ -84,6 +90,8 @@ private struct PredicateParser {
 
     private mutating func parsePrimary() throws(PredicateSyntaxError) -> Predicate {
         if isSymbol("(") {
+            try enterLevel()
+            defer { depth -= 1 }
             advance()
             let predicate = try parseOr()
             try expectSymbol(")", "to close '('")
@@ -153,6 +161,8 @@ private struct PredicateParser {
     // MARK: - Expressions
 
     private mutating func parseExpression(after previous: PredicateToken? = nil) throws(PredicateSyntaxError) -> PredicateExpression {
+        try enterLevel()
+        defer { depth -= 1 }
         let token = current
         switch token.kind {
         case .string(let value):
@@ -307,6 +317,14 @@ private struct PredicateParser {
     private mutating func expectSymbol(_ symbol: String, _ purpose: String) throws(PredicateSyntaxError) {
         guard isSymbol(symbol) else { throw error("expected '\(symbol)' \(purpose), found '\(current.text)'") }
         advance()
+    }
+
+    /// Goes one level deeper, or fails at the token that would go past ``maximumDepth``.
+    private mutating func enterLevel() throws(PredicateSyntaxError) {
+        guard depth < Self.maximumDepth else {
+            throw error("the predicate nests deeper than \(Self.maximumDepth) levels (parentheses, NOT, arrays, functions and subqueries)")
+        }
+        depth += 1
     }
 
     private func error(_ message: String) -> PredicateSyntaxError {

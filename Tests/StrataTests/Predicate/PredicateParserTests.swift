@@ -97,6 +97,32 @@ import Testing
         }
     }
 
+    /// Regression: each level of nesting was a call on the stack, and 20,000 `(` or NOTs (a
+    /// hostile `--where`) overflowed it and crashed the process. They are a syntax error at the
+    /// token past the limit; 100 levels still parse.
+    @Test func nestingPastTheLimitIsAnErrorNotACrash() throws {
+        let message = "the predicate nests deeper than 100 levels (parentheses, NOT, arrays, functions and subqueries)"
+        for format in [
+            String(repeating: "(", count: 20_000) + "TRUEPREDICATE" + String(repeating: ")", count: 20_000),
+            String(repeating: "NOT ", count: 20_000) + "TRUEPREDICATE",
+            "name IN " + String(repeating: "{", count: 20_000) + "1" + String(repeating: "}", count: 20_000),
+        ] {
+            #expect { try Predicate(format: format) } throws: { error in
+                guard let error = error as? PredicateSyntaxError else { return false }
+                return error.message == message && error.offset > 0
+            }
+        }
+        // A comparison's operands are a level of their own.
+        #expect((try? Predicate(format: String(repeating: "(", count: 99) + "name == 'x'" + String(repeating: ")", count: 99))) != nil)
+        #expect((try? Predicate(format: String(repeating: "NOT ", count: 100) + "TRUEPREDICATE")) != nil)
+        do {
+            _ = try Predicate(format: String(repeating: "(", count: 101) + "TRUEPREDICATE" + String(repeating: ")", count: 101))
+            Issue.record("101 levels parsed")
+        } catch {
+            #expect(error.offset == 100)
+        }
+    }
+
     @Test func keysAreCheckedAgainstTheEntity() throws {
         let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
         let book = try #require(model.entity(named: "Book"))
