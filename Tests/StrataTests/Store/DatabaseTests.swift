@@ -47,6 +47,24 @@ import Testing
         #expect(throws: DatabaseError.self) { try database.rows("SELECT ?", []) }
     }
 
+    /// SQL made from a huge predicate once printed whole, 100 KB in one error message: the text
+    /// is cut, the error's values keep everything.
+    @Test func longSQLAndManyArgumentsAreCutInTheMessageOnly() throws {
+        let folder = try StoreFolder()
+        let database = try Database(path: folder.path("long.sqlite"))
+        let terms = (1...600).map { "?\($0) = \($0)" }.joined(separator: " AND ")
+        let sql = "SELECT 1 WHERE " + terms + " AND abs(-9223372036854775807 - 1)"  // an integer overflow when run
+        let arguments = (1...600).map { DatabaseValue.integer(Int64($0)) }
+        #expect {
+            try database.rows(sql, arguments)
+        } throws: { error in
+            guard let error = error as? DatabaseError else { return false }
+            let lines = error.description.split(separator: "\n")
+            return error.sql == sql && error.arguments.count == 600 && error.description.count < 1_000
+                && lines[1].hasSuffix("… (\(sql.count) characters)") && lines[2].hasSuffix(", 20, … (600 in all)]")
+        }
+    }
+
     @Test func transactionsRollBackOnErrorAndSavepointsNest() throws {
         let folder = try StoreFolder()
         let database = try Database(path: folder.path("tx.sqlite"))

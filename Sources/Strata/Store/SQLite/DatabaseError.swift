@@ -46,11 +46,18 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Localized
     public var errorDescription: String? { description }
 
     /// The file's path, the result code with SQLite's wording for it (`sqlite3_errstr`) and the
-    /// message, then the SQL and its arguments on lines of their own when known.
+    /// message, then the SQL and its arguments on lines of their own when known. SQL made from
+    /// a huge predicate is cut after its first 500 characters, and the arguments after the
+    /// first 20: ``sql`` and ``arguments`` keep them whole.
     public var description: String {
         var text = "\(path): SQLite error \(code) (\(String(cString: sqlite3_errstr(extendedCode)))): \(message)"
-        if let sql { text += "\n  in: \(sql)" }
-        if !arguments.isEmpty { text += "\n  arguments: [\(arguments.map(\.description).joined(separator: ", "))]" }
+        if let sql {
+            text += "\n  in: " + (sql.count > 1_000 ? "\(sql.prefix(500))… (\(sql.count) characters)" : sql)
+        }
+        if !arguments.isEmpty {
+            let shown = arguments.prefix(20).map(\.description).joined(separator: ", ")
+            text += "\n  arguments: [\(shown)\(arguments.count > 20 ? ", … (\(arguments.count) in all)" : "")]"
+        }
         return text
     }
 }
