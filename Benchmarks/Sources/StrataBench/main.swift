@@ -30,7 +30,7 @@ struct StrataBench: ParsableCommand {
     @Flag(help: "A run that only checks the cases still work (tiny sizes, one round); its times mean nothing.")
     var smoke = false
 
-    @Option(help: "The folder for stores and files (emptied of them at the end).")
+    @Option(help: "The folder the run makes its stores and files in, in a subfolder of its own that it removes at the end.")
     var work = ".build/bench-work"
 
     @Option(help: "The strata executable. Default: the one beside strata-bench.")
@@ -70,7 +70,8 @@ struct StrataBench: ParsableCommand {
 
     func run() throws {
         let tools = Tools(strata: strataExecutable, sqliteUtils: sqliteUtils, sqlite3: sqlite3 ?? which("sqlite3"))
-        let folder = URL(fileURLWithPath: work)
+        // Only a subfolder of our own is removed at the end, never the folder the user named.
+        let folder = URL(fileURLWithPath: work).appendingPathComponent("strata-bench-\(getpid())")
         let bench = try Workbench(folder: folder, rows: rows)
         defer { try? FileManager.default.removeItem(at: folder) }
         let context = ContextCases(bench: bench, rounds: rounds, fetches: fetches)
