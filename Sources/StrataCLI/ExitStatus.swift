@@ -18,7 +18,7 @@ enum ExitStatus: Int32 {
 
     init(for error: StoreError) {
         switch error {
-        case .notFound, .locked, .closed, .alreadyExists, .strayJournal, .database: self = .failure
+        case .notFound, .folderNotFound, .locked, .closed, .alreadyExists, .strayJournal, .database: self = .failure
         case .unknownEntity, .unknownProperty: self = .usage
         case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .modelCacheUnreadable, .invalidModel: self = .dataError
         }

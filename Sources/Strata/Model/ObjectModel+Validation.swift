@@ -45,13 +45,17 @@ extension ObjectModel {
 
     // MARK: - Entities
 
+    /// Whether `name` is an identifier (an ASCII letter or underscore, then letters, digits,
+    /// underscores): a name that SQL text may hold as it is, unquoted.
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+    }
+
     /// Names must be identifiers (a letter or underscore, then letters, digits, underscores),
     /// as Core Data requires: they become table and column names in the store.
     private func nameIssues(of entity: EntityDescription) -> [ModelIssue] {
-        func isIdentifier(_ name: String) -> Bool {
-            guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
-            return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
-        }
+        let isIdentifier = Self.isIdentifier
         var issues: [ModelIssue] = []
         let rule = "must start with a letter or _ and hold only letters, digits and _"
         if !isIdentifier(entity.name) {
@@ -107,6 +111,10 @@ extension ObjectModel {
         }
         for index in entity.fetchIndexes {
             check(index.elements.filter { $0.expressionType == nil }.map(\.property), "the fetch index '\(index.name)'")
+            // It names an index in the store's SQL, as entity and property names name tables and columns.
+            if !Self.isIdentifier(index.name) {
+                issues.append(ModelIssue(.error, entity: entity.name, "the fetch index name '\(index.name)' must start with a letter or _ and hold only letters, digits and _"))
+            }
         }
         for index in entity.compoundIndexes {
             check(index, "the compound index (\(index.joined(separator: ", ")))")

@@ -284,7 +284,11 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     }
 
     private static func openOrCreate(model: ObjectModel, url: URL?, options: Options) throws -> (PersistentStore, Bool) {
-        guard let url else { return (try PersistentStore.create(at: ":memory:", model: model, configuration: options.configuration), true) }
+        guard let url else {
+            var configuration = options.configuration
+            configuration.isInMemory = true
+            return (try PersistentStore.create(at: ":memory:", model: model, configuration: configuration), true)
+        }
         guard FileManager.default.fileExists(atPath: url.path) else {
             return (try PersistentStore.create(at: url.path, model: model, configuration: options.configuration), true)
         }

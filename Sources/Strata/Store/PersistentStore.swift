@@ -116,14 +116,17 @@ public final class PersistentStore: @unchecked Sendable {
         let issues = model.validate()
         if issues.contains(where: { $0.severity == .error }) { throw .invalidModel(path: path, issues: issues) }
         let fileManager = FileManager.default
-        if fileManager.fileExists(atPath: path) { throw .alreadyExists(path: path) }
-        let folder = (path as NSString).deletingLastPathComponent
-        var isFolder: ObjCBool = false
-        if !folder.isEmpty, !fileManager.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
-            throw .notFound(path: folder)
+        // An in-memory store touches no file: `path` is only its name.
+        let sidecars = configuration.isInMemory ? [] : ["-wal", "-shm", "-journal"].map { path + $0 }
+        if !configuration.isInMemory {
+            if fileManager.fileExists(atPath: path) { throw .alreadyExists(path: path) }
+            let folder = (path as NSString).deletingLastPathComponent
+            var isFolder: ObjCBool = false
+            if !folder.isEmpty, !fileManager.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
+                throw .folderNotFound(path: path, folder: folder)
+            }
+            if let stray = sidecars.first(where: fileManager.fileExists(atPath:)) { throw .strayJournal(path: stray) }
         }
-        let sidecars = ["-wal", "-shm", "-journal"].map { path + $0 }
-        if let stray = sidecars.first(where: fileManager.fileExists(atPath:)) { throw .strayJournal(path: stray) }
         var openConfiguration = configuration
         openConfiguration.isReadOnly = false
         openConfiguration.createsFile = true
@@ -151,7 +154,9 @@ public final class PersistentStore: @unchecked Sendable {
                 path: path, database: database, schema: try StoreSchema(reading: database), metadata: metadata,
                 model: model, modelSource: .given(origin: "the model it was created with"))
         } catch {
-            for created in [path] + sidecars { try? fileManager.removeItem(atPath: created) }
+            if !configuration.isInMemory {
+                for created in [path] + sidecars { try? fileManager.removeItem(atPath: created) }
+            }
             throw Self.storeError(error, path: path)
         }
     }

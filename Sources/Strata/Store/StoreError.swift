@@ -4,6 +4,8 @@ import Foundation
 public enum StoreError: Error, Sendable {
     /// No file at the path.
     case notFound(path: String)
+    /// The folder a new store was to be created in does not exist.
+    case folderNotFound(path: String, folder: String)
     /// The file is not an SQLite database.
     case notSQLite(path: String)
     /// An SQLite database without Core Data's bookkeeping tables, or with damaged metadata.
@@ -40,6 +42,7 @@ extension StoreError: CustomStringConvertible, LocalizedError {
     public var description: String {
         switch self {
         case .notFound(let path): "\(path): no such store"
+        case .folderNotFound(let path, let folder): "\(path): cannot create the store: no such folder \(folder)"
         case .notSQLite(let path): "\(path): not an SQLite database"
         case .notACoreDataStore(let path, let reason): "\(path): not a Core Data store: \(reason)"
         case .modelMismatch(let path, let comparison): "\(path): the store was made with another model; \(comparison.summary)"

@@ -77,7 +77,10 @@ extension StoreLayout {
             }
         }
         for index in joinTables.indices {
-            guard let table = schema.table(named: joinTables[index].name), table.columns.count >= 2 else { continue }
+            // The names become SQL text: a store's name that is not a plain identifier is not taken.
+            guard let table = schema.table(named: joinTables[index].name), table.columns.count >= 2,
+                table.columns[0...1].allSatisfy({ ObjectModel.isIdentifier($0.name) })
+            else { continue }
             joinTables[index].sourceColumn = table.columns[0].name
             joinTables[index].destinationColumn = table.columns[1].name
         }

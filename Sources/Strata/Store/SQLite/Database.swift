@@ -29,6 +29,10 @@ public final class Database {
         /// `-wal` or `-shm` files made beside it. Only for a read-only look at a file whose
         /// writers are gone.
         public var isImmutable = false
+        /// Open a new, private database in memory instead of a file: `path` then only names it
+        /// in messages. This is the only way to get one: every path, `:memory:` and `file:…`
+        /// included, names a file exactly as written.
+        public var isInMemory = false
         /// The `PRAGMA synchronous` level set on every writable connection (read-only ones leave
         /// it alone). With WAL, `.normal` never damages the file but may lose the last commits
         /// on power loss.
@@ -85,10 +89,13 @@ public final class Database {
         } else {
             flags |= SQLITE_OPEN_READWRITE | (configuration.createsFile ? SQLITE_OPEN_CREATE : 0)
         }
-        let isNewFile = (fileSize(atPath: path) ?? 0) == 0
+        let isNewFile = configuration.isInMemory || (fileSize(atPath: path) ?? 0) == 0
         var handle: OpaquePointer?
         precondition(!configuration.isImmutable || configuration.isReadOnly, "an immutable connection must be read-only")
-        let location = configuration.isImmutable ? Self.immutableURI(for: path) : path
+        // SQLite reads `:memory:` and (with URI filenames, which `immutable` needs) `file:…` as
+        // instructions, not names: a path always goes to it as a URI that names only the file.
+        let location = configuration.isInMemory
+            ? ":memory:" : Self.fileURI(for: path, query: configuration.isImmutable ? "immutable=1" : nil)
         let code = sqlite3_open_v2(location, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
@@ -134,18 +141,15 @@ public final class Database {
         if isClosed { throw DatabaseError(code: SQLITE_MISUSE, message: "the connection is closed", path: path, sql: sql) }
     }
 
-    /// `file:` URI of `path` with `immutable=1`, its special characters percent-encoded.
-    private static func immutableURI(for path: String) -> String {
-        fileURI(for: path, query: "immutable=1")
-    }
-
     /// `path` as an SQLite URI filename with `query` (`mode=ro`), for opening or attaching a
-    /// file with parameters whatever characters its path holds.
-    static func fileURI(for path: String, query: String) -> String {
+    /// file with parameters whatever characters its path holds: the URI names that file and
+    /// nothing else.
+    static func fileURI(for path: String, query: String?) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%")
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        return "file:\(absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute)?\(query)"
+        // An empty authority (`file://` + `/path`), so that a path starting `//` stays a path.
+        return "file://\(absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute)" + (query.map { "?\($0)" } ?? "")
     }
 
     // MARK: - Statements
@@ -177,7 +181,9 @@ public final class Database {
             if code != SQLITE_OK {
                 let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
                 sqlite3_free(message)
-                throw DatabaseError(code: code & 0xFF, extendedCode: sqlite3_extended_errcode(handle), message: text, path: path, sql: sql)
+                throw DatabaseError(
+                    code: code & 0xFF, extendedCode: sqlite3_extended_errcode(handle), message: text, path: path, sql: sql,
+                    systemErrorCode: sqlite3_system_errno(handle))
             }
             return
         }
@@ -267,7 +273,8 @@ public final class Database {
     func error(code: Int32, sql: String? = nil, arguments: [DatabaseValue] = []) -> DatabaseError {
         DatabaseError(
             code: code & 0xFF, extendedCode: sqlite3_extended_errcode(handle),
-            message: String(cString: sqlite3_errmsg(handle)), path: path, sql: sql, arguments: arguments)
+            message: String(cString: sqlite3_errmsg(handle)), path: path, sql: sql, arguments: arguments,
+            systemErrorCode: sqlite3_system_errno(handle))
     }
 }
 

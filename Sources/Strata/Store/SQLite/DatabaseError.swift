@@ -23,16 +23,30 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Localized
     /// The values bound to the statement's `?` parameters, in order; empty when it took none or
     /// the error did not come from a statement.
     public var arguments: [DatabaseValue]
+    /// The `errno` of the system call that failed under an I/O error (`sqlite3_system_errno`),
+    /// or 0 when none is known.
+    public var systemErrorCode: Int32
 
     /// An error with SQLite's result codes; `extendedCode` defaults to `code` when there is no
     /// more specific one, and `path` names the database file the error concerns.
-    public init(code: Int32, extendedCode: Int32? = nil, message: String, path: String, sql: String? = nil, arguments: [DatabaseValue] = []) {
+    public init(
+        code: Int32, extendedCode: Int32? = nil, message: String, path: String, sql: String? = nil, arguments: [DatabaseValue] = [],
+        systemErrorCode: Int32 = 0
+    ) {
         self.code = code
         self.extendedCode = extendedCode ?? code
         self.message = message
         self.path = path
         self.sql = sql
         self.arguments = arguments
+        self.systemErrorCode = systemErrorCode
+    }
+
+    /// Whether a write failed for want of room: a full disk or quota (`SQLITE_FULL`), or a
+    /// file that reached the size limit of the process (`EFBIG`, which SQLite reports as an
+    /// I/O error).
+    public var isDiskFull: Bool {
+        code == SQLITE_FULL || (code == SQLITE_IOERR && [ENOSPC, EFBIG, EDQUOT].contains(systemErrorCode))
     }
 
     /// Whether another connection holds the lock the operation needed.
@@ -50,6 +64,14 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Localized
     /// a huge predicate is cut after its first 500 characters, and the arguments after the
     /// first 20: ``sql`` and ``arguments`` keep them whole.
     public var description: String {
+        // The statement that met a full disk says nothing about why: the room is what to fix.
+        if isDiskFull {
+            let reason = systemErrorCode == 0 ? "" : " (\(String(cString: strerror(systemErrorCode))))"
+            return "\(path): cannot write the store: the disk is full or the file has reached its size limit\(reason)"
+        }
+        // A write to a file opened read-only (no write permission, a read-only mount): the
+        // statement is beside the point.
+        if code == SQLITE_READONLY { return "\(path): the store cannot be written: \(message)" }
         var text = "\(path): SQLite error \(code) (\(String(cString: sqlite3_errstr(extendedCode)))): \(message)"
         if let sql {
             text += "\n  in: " + (sql.count > 1_000 ? "\(sql.prefix(500))… (\(sql.count) characters)" : sql)
