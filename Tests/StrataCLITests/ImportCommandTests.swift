@@ -54,7 +54,7 @@ import Testing
         try #"[{"isbn": "9780000000002", "title": "Fine"}, {"isbn": "9780000000003", "rating": "high"}]"#.write(to: broken, atomically: true, encoding: .utf8)
         let typeError = try StrataRunner.run(["import", "Book", broken.path, "--store", store, "--model", Self.model, "--batch-size", "1"])
         #expect(typeError.status == 3)
-        #expect(typeError.standardError == "strata: \(broken.path): record 2 (line 1, column 82): key 'rating' for rating (double): \"high\" — a string is not a number in the range of double\n")
+        #expect(typeError.standardError == "strata: \(broken.path): record 2 (line 1, column 82): key 'rating' for rating (double): \"high\" — a string that is not a number\n")
 
         let truncated = folder.url.appendingPathComponent("truncated.ndjson")
         try "{\"isbn\": \"9780000000004\", \"title\": \"One\"}\n{\"isbn\": \"9780000000005\", \"title\": \n".write(to: truncated, atomically: true, encoding: .utf8)

@@ -27,7 +27,10 @@ extension AttributeValue {
             return mismatch(Double(text) == nil ? "\(json.kindDescription) that is not a number" : "\(text) is not an integer in the range of \(type)")
         case .double, .float, .decimal:
             guard let text, let value = AttributeValue(modelText: text, type: type) else {
-                return mismatch("\(json.kindDescription) is not a number" + (text == nil ? "" : " in the range of \(type)"))
+                guard let text, Double(text.trimmingCharacters(in: .whitespaces)) != nil else {
+                    return mismatch(text == nil ? "\(json.kindDescription) is not a number" : "\(json.kindDescription) that is not a number")
+                }
+                return mismatch("\(text) is not a number in the range of \(type)")
             }
             return .success(value)
         case .string:

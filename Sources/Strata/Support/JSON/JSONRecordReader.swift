@@ -143,6 +143,11 @@ public struct JSONRecordReader {
         self.parser = JSONReader(readingMore: { bytes in input.appendChunk(to: &bytes) })
     }
 
+    /// Whether the input held no JSON value at all, only whitespace or nothing: known once
+    /// ``next()`` has returned `nil` for it. An empty input is an empty NDJSON file to the
+    /// reader, but a caller expecting a JSON document can refuse it (`[]` is not empty).
+    public private(set) var isEmptyInput = false
+
     /// The most bytes of input the parser's window has held at once: one chunk, plus the few
     /// bytes of a number cut in two by a chunk's end. Tests check the memory bound with it.
     var peakBufferedByteCount: Int { parser.peakWindowCount }
@@ -256,6 +261,7 @@ public struct JSONRecordReader {
         switch parser.peek() {
         case nil where format == .automatic:
             state = .finished
+            isEmptyInput = true
             return nil
 
         case UInt8(ascii: "["):

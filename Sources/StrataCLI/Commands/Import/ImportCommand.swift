@@ -67,15 +67,29 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
         } catch {
             throw CLIError("--prune-where: \(error)", status: .usage)
         }
+        let inputs = files.isEmpty ? ["-"] : files
+        for file in inputs { try ImportRun.checkReadable(file) }
+        let path = try options.requireStorePath()
+        let isNewStore = !FileManager.default.fileExists(atPath: path)
         let store = try options.openStoreForWriting()
         defer { store.close() }
-        guard store.model.entity(named: entity) != nil else {
-            throw StoreError.unknownEntity(path: store.path, name: entity, known: store.model.entities.map(\.name).sorted())
+        let result: ImportReport
+        do {
+            guard store.model.entity(named: entity) != nil else {
+                throw StoreError.unknownEntity(path: store.path, name: entity, known: store.model.entities.map(\.name).sorted())
+            }
+            let run = ImportRun(
+                store: store, entity: entity, files: inputs, identities: identity.map { [entity: .attribute($0)] } ?? [:],
+                batchSize: batchSize, prune: prunePredicate.map { .entity(where: $0) } ?? (prune ? .all : .none), dryRun: dryRun)
+            result = try run.execute()
+        } catch {
+            // A failed import leaves no store where there was none: the one made for it goes.
+            if isNewStore {
+                store.close()
+                for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
+            throw error
         }
-        let run = ImportRun(
-            store: store, entity: entity, files: files.isEmpty ? ["-"] : files, identities: identity.map { [entity: .attribute($0)] } ?? [:],
-            batchSize: batchSize, prune: prunePredicate.map { .entity(where: $0) } ?? (prune ? .all : .none), dryRun: dryRun)
-        let result = try run.execute()
         switch report {
         case .text:
             print(result.description.isEmpty ? "nothing imported" : result.description)

@@ -54,6 +54,22 @@ struct ImportRun {
         return result
     }
 
+    /// Whether an empty `file` is a list of no records: an NDJSON file by its name. Other
+    /// files, and standard input, must hold at least a JSON value (`[]` for no records).
+    static func emptyMeansNoRecords(_ file: String) -> Bool {
+        ["ndjson", "jsonl"].contains(URL(fileURLWithPath: file).pathExtension.lowercased())
+    }
+
+    /// Fails, before the store is opened, for a file that is not there or not a file, naming it.
+    static func checkReadable(_ file: String) throws {
+        guard file != "-" else { return }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isFolder) else {
+            throw CLIError("\(file): no such file")
+        }
+        if isFolder.boolValue { throw CLIError("\(file): is a folder, not a JSON file") }
+    }
+
     private func importFile(_ file: String, session: ImportSession, progress: inout Progress) throws {
         let isEntityKey = { (key: String) in session.entityName(forKey: key) != nil }
         var reader = file == "-"
@@ -85,6 +101,15 @@ struct ImportRun {
             }
         } catch let error as JSONSyntaxError {
             throw CLIError("\(file == "-" ? "standard input" : file): \(error)", status: .dataError)
+        }
+        // An empty file is more often a failed download or a wrong name than a list of no
+        // records, and with --prune-where it would delete what the records should have kept.
+        if reader.isEmptyInput, !Self.emptyMeansNoRecords(file) {
+            throw CLIError(
+                file == "-"
+                    ? "standard input: the input is empty; expected JSON records ([] for none)"
+                    : "\(file): the file is empty; expected JSON records ([] for none; an empty .ndjson or .jsonl file imports nothing)",
+                status: .dataError)
         }
         try flush()
     }
