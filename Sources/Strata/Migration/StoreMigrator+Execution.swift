@@ -59,6 +59,7 @@ extension StoreMigrator {
         try? guardConnection.execute("ROLLBACK")
         guardConnection.close()
         guardOpen = false
+        if backup { Self.removeStaleBackupLinks(of: storePath) }
         let backupPath = backup ? try keepBackup() : nil
         guard rename(migrated, storePath) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -204,13 +205,45 @@ extension StoreMigrator {
             path = "\(storePath).\(stamp)-\(counter).bak"
         }
         if link(storePath, path) != 0 {
+            // A copy takes time: made under another name and synced first, so that a kill
+            // part-way never leaves a `.bak` that is only part of the store.
+            let partial = path + ".partial"
             do {
-                try FileManager.default.copyItem(atPath: storePath, toPath: path)
+                try? FileManager.default.removeItem(atPath: partial)
+                try FileManager.default.copyItem(atPath: storePath, toPath: partial)
+                Self.synchronizeFile(at: partial)
+                guard rename(partial, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
             } catch {
+                try? FileManager.default.removeItem(atPath: partial)
                 throw .cannotMigrate(path: storePath, reason: "cannot keep a backup at \(path): \(error.localizedDescription)")
             }
         }
         return path
+    }
+
+    /// Removes the `<store>.<time>.bak` files that are hard links of the store's own file. A
+    /// migration killed between linking its backup and renaming the migrated store over the
+    /// store leaves one: it is the store itself, changing with every later write, so no
+    /// backup; the backup this migration keeps takes its place.
+    static func removeStaleBackupLinks(of storePath: String) {
+        var store = stat()
+        guard stat(storePath, &store) == 0, store.st_nlink > 1 else { return }
+        let folder = (storePath as NSString).deletingLastPathComponent
+        let prefix = (storePath as NSString).lastPathComponent + "."
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".bak") {
+            let path = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
+            var backup = stat()
+            if lstat(path, &backup) == 0, backup.st_dev == store.st_dev, backup.st_ino == store.st_ino { unlink(path) }
+        }
+    }
+
+    /// Writes the file at `path` through to the disk.
+    static func synchronizeFile(at path: String) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
     }
 
     /// Removes a store file this migration made, with its journal files.

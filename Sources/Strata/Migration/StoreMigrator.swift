@@ -125,6 +125,17 @@ public struct StoreMigrator: Sendable {
             return ([sourceModel, destination], nil)
         }
         if usesStoreModel, [.modelCache, .storeMetadata].contains(store.modelSource) {
+            // A store whose version identifier comes after the destination's was made by a
+            // later version than the bundle knows: migrating it "back" would drop what that
+            // version added.
+            let destinationIdentifier = destination.model.versionIdentifier
+            if let storeIdentifier = store.metadata.versionIdentifiers.first, !storeIdentifier.isEmpty, !destinationIdentifier.isEmpty,
+                storeIdentifier.compare(destinationIdentifier, options: .numeric) == .orderedDescending
+            {
+                throw .newerStore(
+                    path: storePath, storeVersion: "identifier \(storeIdentifier)",
+                    destinationVersion: "\(destination.name) (version identifier \(destinationIdentifier))")
+            }
             let name = store.modelSource == .modelCache ? "the store's model cache" : "the model recorded in the store"
             return ([ModelBundle.Version(name: name, file: URL(fileURLWithPath: storePath), model: store.model), destination], nil)
         }
