@@ -46,7 +46,7 @@ extension Predicate.Comparison: CustomStringConvertible {
 extension PredicateExpression: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .keyPath(let components): components.map { Self.keywords.contains($0.uppercased()) ? "#" + $0 : $0 }.joined(separator: ".")
+        case .keyPath(let components): components.map { Self.needsEscape($0) ? "#" + $0 : $0 }.joined(separator: ".")
         case .value(let value): value.description
         case .variable(let name): "$" + name
         case .evaluatedObject: "SELF"
@@ -54,6 +54,12 @@ extension PredicateExpression: CustomStringConvertible {
             "SUBQUERY(\(collection), $\(variable), \(predicate))" + then.map { "." + $0 }.joined()
         case .castToDate(let value): "CAST(\(value), \"NSDate\")"
         }
+    }
+
+    /// Whether a key path component must be written `#name` to be read back as a key: a
+    /// keyword, or a name that starts with a digit (`#2`), which would read as a number.
+    private static func needsEscape(_ component: String) -> Bool {
+        keywords.contains(component.uppercased()) || component.first?.isNumber == true
     }
 
     /// Words that a key path component must escape with `#` to be read as a key.

@@ -76,7 +76,10 @@ struct PredicateTokenizer {
                 position += 1
             }
             let literal = String(characters[start..<position])
-            guard Double(literal) != nil else { throw error("'\(literal)' is not a number", at: start) }
+            guard let value = Double(literal) else { throw error("'\(literal)' is not a number", at: start) }
+            // Double reads an overflowing literal as infinity, which no predicate text can write
+            // back: out of range is the user's mistake, as `1e` is.
+            guard value.isFinite else { throw error("'\(literal)' is out of the range of a number", at: start) }
             return PredicateToken(kind: .number(literal), offset: start)
         }
         if character == "\"" || character == "'" {

@@ -31,6 +31,9 @@ import Testing
         ("published > CAST(0, \"NSDate\")", "published > CAST(0, \"NSDate\")"),
         ("SELF IN {1, 2}", "SELF IN {1, 2}"), ("uuid == $UUID", "uuid == $UUID"),
         ("title == 'it\\'s \\u00e9'", "title == \"it's é\""), ("#in == 1", "#in == 1"),
+        // Regression (found by fuzz-predicate): a key that starts with a digit was written
+        // without its '#', and read back as a number.
+        ("#2 == x", "#2 == x"), ("author.#1st == 1", "author.#1st == 1"),
     ])
     func parsesAndWritesBack(format: String, expected: String) throws {
         let predicate = try Predicate(format: format)
@@ -83,6 +86,9 @@ import Testing
         ("author. == 'x'", "expected a key after '.', found '=='", 8),
         ("# == 1", "expected a name after '#'", 0),
         ("rating > 1e", "'1e' is not a number", 9),
+        // Regression (found by fuzz-predicate): a literal past Double's range was read as
+        // infinity, which the predicate then wrote back as the key `inf`.
+        ("rating > 1e999", "'1e999' is out of the range of a number", 9),
         ("name == $", "expected a variable name after '$'", 8),
         ("name == '\\u00g1'", "expected four hexadecimal digits after '\\u'", 9),
     ])

@@ -29,6 +29,10 @@ struct XMLSyntaxError: Error, Sendable {
 
 /// Reads an XML document into a tree of ``XMLTreeElement``s with Foundation's `XMLParser`.
 enum XMLTreeReader {
+    /// How deep elements may nest. Model files nest five levels; a hostile file 100,000 deep
+    /// built a tree whose recursive release overflowed the stack and crashed the process.
+    static let maximumDepth = 256
+
     static func parse(_ data: Data) throws(XMLSyntaxError) -> XMLTreeElement {
         try checkStartsLikeXML(data)
         let builder = TreeBuilder()
@@ -37,9 +41,10 @@ enum XMLTreeReader {
         parser.delegate = builder
         let succeeded = parser.parse()
         if let failure = builder.failure {
-            let message = failure.openElement == nil && builder.root != nil
-                ? "extra content after the root element <\(builder.root!.name)>"
-                : describe(code: failure.code, openElement: failure.openElement)
+            let message = failure.message
+                ?? (failure.openElement == nil && builder.root != nil
+                    ? "extra content after the root element <\(builder.root!.name)>"
+                    : describe(code: failure.code, openElement: failure.openElement))
             throw XMLSyntaxError(message: message, location: failure.location)
         }
         guard succeeded, let root = builder.root else {
@@ -97,15 +102,15 @@ enum XMLTreeReader {
 private final class TreeBuilder: NSObject, XMLParserDelegate {
     var stack: [XMLTreeElement] = []
     var root: XMLTreeElement?
-    /// The first error, with the place and open element at the moment the parser met it:
-    /// afterwards the parser has moved on.
-    var failure: (code: Int, location: SourceLocation, openElement: XMLTreeElement?)?
+    /// The first error, with the place and open element at the moment the parser met it
+    /// (afterwards the parser has moved on), and the builder's own words for an error it found.
+    var failure: (code: Int, location: SourceLocation, openElement: XMLTreeElement?, message: String?)?
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
         guard failure == nil else { return }
         failure = (
             (parseError as NSError).code, SourceLocation(line: parser.lineNumber, column: parser.columnNumber),
-            stack.last
+            stack.last, nil
         )
     }
 
@@ -113,6 +118,14 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
         qualifiedName: String?, attributes: [String: String] = [:]
     ) {
+        guard stack.count < XMLTreeReader.maximumDepth else {
+            failure = (
+                0, SourceLocation(line: parser.lineNumber, column: parser.columnNumber), stack.last,
+                "elements nest deeper than \(XMLTreeReader.maximumDepth) levels"
+            )
+            parser.abortParsing()
+            return
+        }
         stack.append(
             XMLTreeElement(
                 name: elementName, attributes: attributes, children: [],
