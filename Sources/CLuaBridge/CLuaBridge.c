@@ -1,4 +1,5 @@
 #include "CLuaBridge.h"
+#include "StrataState.h"
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -14,20 +15,7 @@ const char *strata_lua_release(void) {
 
 // MARK: - States
 
-/// What a state keeps beside Lua's own: its memory count, limits, and whether Swift is
-/// running (allocations then never fail, since a memory error would long-jump over Swift).
-typedef struct strata_state {
-    size_t used;
-    strata_lua_limits limits;
-    int64_t executed;
-    volatile sig_atomic_t interrupted;
-    int swift_depth;
-} strata_state;
-
-/// Instructions between two checks of the budget and of an interruption.
-#define STRATA_HOOK_INTERVAL 1000
-
-static strata_state *state_of(lua_State *L) {
+strata_state *strata_state_of(lua_State *L) {
     void *ud = NULL;
     lua_getallocf(L, &ud);
     return (strata_state *)ud;
@@ -49,28 +37,31 @@ static void *strata_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return block;
 }
 
-/// Raises `message` at the line the running function is at (level 0: the hook has no frame
-/// of its own, so luaL_error's level 1 would name the caller's line).
-static int hook_error(lua_State *L, const char *message) {
-    luaL_where(L, 0);
+/// Raises `message` at the line of the function `level` levels up (0 in a hook, which has no
+/// frame of its own, so luaL_error's level 1 would name the caller's line).
+static int limit_error(lua_State *L, int level, const char *message) {
+    luaL_where(L, level);
     lua_pushstring(L, message);
     lua_concat(L, 2);
     return lua_error(L);
 }
 
-static void strata_hook(lua_State *L, lua_Debug *ar) {
-    (void)ar;
-    strata_state *state = state_of(L);
+void strata_charge(lua_State *L, strata_state *state, int64_t count, int level) {
     if (state->interrupted) {
         state->interrupted = 0;
-        hook_error(L, "interrupted");
+        limit_error(L, level, "interrupted");
     }
-    state->executed += STRATA_HOOK_INTERVAL;
+    state->executed += count;
     if (state->limits.instructions > 0 && state->executed > state->limits.instructions) {
         char message[64];
         snprintf(message, sizeof message, "instruction budget exceeded (%lld instructions)", (long long)state->limits.instructions);
-        hook_error(L, message);
+        limit_error(L, level, message);
     }
+}
+
+static void strata_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    strata_charge(L, strata_state_of(L), STRATA_HOOK_INTERVAL, 0);
 }
 
 lua_State *strata_lua_newstate(void) {
@@ -86,26 +77,27 @@ lua_State *strata_lua_newstate(void) {
 }
 
 void strata_lua_close(lua_State *L) {
-    strata_state *state = state_of(L);
+    strata_state *state = strata_state_of(L);
     state->swift_depth = 1;  // closing frees; nothing may fail
     lua_close(L);
     free(state);
 }
 
 void strata_lua_set_limits(lua_State *L, strata_lua_limits limits) {
-    strata_state *state = state_of(L);
+    strata_state *state = strata_state_of(L);
     state->limits = limits;
     state->executed = 0;
+    state->pattern_steps = 0;
     // An interruption meant for a run that has ended is not the new run's.
     state->interrupted = 0;
 }
 
 size_t strata_lua_memory_in_use(lua_State *L) {
-    return state_of(L)->used;
+    return strata_state_of(L)->used;
 }
 
 void strata_lua_interrupt(lua_State *L) {
-    state_of(L)->interrupted = 1;
+    strata_state_of(L)->interrupted = 1;
 }
 
 // MARK: - Libraries
@@ -120,6 +112,24 @@ static int strata_load_text(lua_State *L) {
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
     return lua_gettop(L);
+}
+
+/// `setmetatable` as the manual describes it, but refusing a metatable with a `__gc` field.
+/// Lua runs finalizers with hooks off, so a `__gc` that loops would escape the instruction
+/// budget and Ctrl-C, and hang the process when it closes the state. A field added after
+/// `setmetatable` never makes the object finalizable (Lua 5.4 manual, §2.5.3).
+static int strata_setmetatable(lua_State *L) {
+    int type = lua_type(L, 2);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_argexpected(L, type == LUA_TNIL || type == LUA_TTABLE, 2, "nil or table");
+    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL) return luaL_error(L, "cannot change a protected metatable");
+    lua_pushliteral(L, "__gc");
+    if (type == LUA_TTABLE && lua_rawget(L, 2) != LUA_TNIL) {
+        return luaL_error(L, "setmetatable: a metatable with __gc is not allowed (finalizers would run outside the instruction budget)");
+    }
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
 }
 
 static int strata_open(lua_State *L) {
@@ -146,9 +156,15 @@ static int strata_open(lua_State *L) {
         lua_setfield(L, -2, "dump");
         lua_pop(L, 1);
     }
+    // Matching runs in C, where the count hook does not: ours counts its steps itself.
+    lua_getglobal(L, "string");
+    strata_open_patterns(L);
+    lua_pop(L, 1);
     lua_getglobal(L, "load");
     lua_pushcclosure(L, strata_load_text, 1);
     lua_setglobal(L, "load");
+    lua_pushcfunction(L, strata_setmetatable);
+    lua_setglobal(L, "setmetatable");
     return 0;
 }
 
@@ -229,7 +245,7 @@ static int strata_message_handler(lua_State *L) {
 }
 
 int strata_lua_pcall(lua_State *L, int nargs, int nresults) {
-    strata_state *state = state_of(L);
+    strata_state *state = strata_state_of(L);
     int depth = state->swift_depth;
     state->swift_depth = 0;
     int base = lua_gettop(L) - nargs;
@@ -263,10 +279,20 @@ static void push_script_position(lua_State *L) {
 }
 
 static int strata_trampoline(lua_State *L) {
-    strata_state *state = state_of(L);
+    strata_state *state = strata_state_of(L);
     state->swift_depth += 1;
     int results = swift_dispatch(L, lua_touserdata(L, lua_upvalueindex(1)));
     state->swift_depth -= 1;
+    // Swift's allocations may not fail (see strata_alloc): what a Swift function made past the
+    // ceiling (a huge strata.json.encode, say) fails here, its frames gone, unless a collection
+    // makes room.
+    if (state->swift_depth == 0 && state->limits.memory > 0 && state->used > state->limits.memory) {
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        if (state->used > state->limits.memory) {
+            lua_settop(L, 0);
+            return luaL_error(L, "not enough memory");
+        }
+    }
     if (results == STRATA_LUA_RAISE) {
         // The message names the script's line that made the call, as luaL_error's do.
         const char *code = NULL, *message = NULL;
@@ -309,6 +335,10 @@ int strata_lua_new_type(lua_State *L, const char *type) {
     lua_setfield(L, -2, "__gc");
     lua_pushstring(L, type);
     lua_setfield(L, -2, "__name");
+    // Scripts see the type's name, not the metatable: a __gc they could replace would run
+    // outside the instruction budget (see strata_setmetatable).
+    lua_pushstring(L, type);
+    lua_setfield(L, -2, "__metatable");
     return 1;
 }
 

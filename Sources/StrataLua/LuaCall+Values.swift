@@ -32,6 +32,16 @@ extension LuaCall {
             let bytes = strata_lua_tolstring(L, index, &length)
             return .binary(Data(bytes: bytes!, count: length))
         }
+        // Lua strings are bytes, and numbers may be infinite: neither converts without loss,
+        // and JSON would turn them into U+FFFD or refuse them without naming the attribute.
+        let type = lua_type(L, index)
+        if type == LUA_TSTRING, !isValidUTF8(at: index) {
+            throw LuaError(code: "value", message: "\(entity).\(attribute.name) is \(attribute.type.rawValue): the string is not valid UTF-8")
+        }
+        if type == LUA_TNUMBER, strata_lua_isinteger(L, index) == 0, !lua_tonumberx(L, index, nil).isFinite {
+            throw LuaError(
+                code: "value", message: "\(entity).\(attribute.name) is \(attribute.type.rawValue): \(lua_tonumberx(L, index, nil)) is not a finite number")
+        }
         if let value = plainValue(at: index, for: attribute.type) { return value }
         let json = try json(at: index)
         switch AttributeValue.fromJSON(json, type: attribute.type, dateFormat: attribute.userInfo["dateFormat"]) {
@@ -39,6 +49,13 @@ extension LuaCall {
         case .failure(let mismatch):
             throw LuaError(code: "value", message: "\(entity).\(attribute.name) is \(attribute.type.rawValue): \(mismatch.reason) (\(describe(at: index)))")
         }
+    }
+
+    /// Whether the string at `index` is valid UTF-8.
+    private func isValidUTF8(at index: Int32) -> Bool {
+        var length = 0
+        guard let bytes = strata_lua_tolstring(L, index, &length) else { return false }
+        return String(validating: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self) != nil
     }
 
     /// The value at `index` when it already is of the attribute's kind (an integer in range
@@ -116,7 +133,7 @@ extension LuaCall {
         case LUA_TNUMBER:
             if strata_lua_isinteger(L, index) != 0 { return .number(lua_tointegerx(L, index, nil)) }
             let number = lua_tonumberx(L, index, nil)
-            guard number.isFinite else { throw LuaError(code: "value", message: "\(number) has no JSON form") }
+            guard number.isFinite else { throw LuaError(code: "value", message: "\(number.isNaN ? "nan" : "\(number)") has no JSON form") }
             return .number(number)
         case LUA_TSTRING: return .string(optionalString(at: index) ?? "")
         case LUA_TTABLE:

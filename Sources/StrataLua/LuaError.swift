@@ -16,7 +16,8 @@ import Strata
 public struct LuaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of error: `lua` for Lua's own errors (`error(…)`, a bad index), `syntax`
     /// for a chunk that does not compile, `memory`, or a Strata code such as `fetch`,
-    /// `validation`, `argument`.
+    /// `validation`, `argument`, or `conflict` (a save of objects another context or process
+    /// changed since they were read: `ctx:refresh()`, then read and change them again).
     public var code: String
     /// The message, with the chunk and line where Lua gave them.
     public var message: String
@@ -39,7 +40,12 @@ extension LuaError {
         case is PredicateSyntaxError, is PredicateKeyError, is PredicateCompileError: "predicate"
         case is FetchRequestError: "fetch"
         case let error as ContextError:
-            if case .validation = error { "validation" } else { "context" }
+            switch error {
+            case .validation: "validation"
+            // A stale save: a script retries it after `ctx:refresh()`, telling it apart by this code.
+            case .conflict: "conflict"
+            default: "context"
+            }
         case is ImportError, is JSONSyntaxError: "import"
         case is StoreError, is DatabaseError: "store"
         default: "strata"

@@ -4,7 +4,7 @@ import Strata
 
 // A context in Lua: `ctx:fetch("Book", "rating > %@", 4)`, `ctx:each(…)`, `ctx:first`,
 // `ctx:count`, `ctx:any`, `ctx:query`, `ctx:create`, `ctx:fetch_or_create`, `ctx:delete`,
-// `ctx:save`, `ctx:rollback`, `ctx:has_changes` and `ctx:transaction(fn)`.
+// `ctx:save`, `ctx:rollback`, `ctx:refresh`, `ctx:has_changes` and `ctx:transaction(fn)`.
 
 /// A context as Lua holds it, with the transactions open on it.
 final class LuaContext {
@@ -19,6 +19,26 @@ final class LuaContext {
     /// Saves through every parent to the store; inside a transaction, its end saves instead.
     func save() throws {
         if transactions.isEmpty { try context.performAndWait { try context.commit() } }
+    }
+
+    /// `ctx:refresh([object])`: the object (every object when `id` is nil) is read again from
+    /// the store when next used, its unsaved changes dropped, in this context and in every
+    /// context it saves through. A save that failed part-way up the chain (a conflict with
+    /// another process) leaves its changes in the parents, where a refresh of this context
+    /// alone would read them again.
+    func refresh(_ id: ObjectID?) {
+        var next: ObjectContext? = context
+        while let current = next {
+            current.performAndWait {
+                if let id {
+                    current.refresh(current.object(with: id), mergeChanges: false)
+                } else {
+                    current.rollback()
+                    for object in current.registeredObjects { current.refresh(object, mergeChanges: false) }
+                }
+            }
+            next = current.parent
+        }
     }
 }
 
@@ -134,6 +154,14 @@ extension LuaState {
                 lua.context.performAndWait {
                     if let savepoint = lua.transactions.last { lua.context.rollback(to: savepoint) } else { lua.context.rollback() }
                 }
+                return 0
+            },
+            "refresh": { [unowned self] call, lua in
+                let object = call.isNil(at: 2) ? nil : try self.managedObject(call, at: 2)
+                guard lua.transactions.isEmpty else {
+                    throw LuaError(code: "context", message: "ctx:refresh cannot run inside ctx:transaction: it would drop the transaction's changes")
+                }
+                lua.refresh(object?.objectID)
                 return 0
             },
             "has_changes": { call, lua in

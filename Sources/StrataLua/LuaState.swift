@@ -106,9 +106,7 @@ public final class LuaState {
         let status = chunk.utf8CString.withUnsafeBufferPointer { buffer in
             strata_lua_load(L, buffer.baseAddress, buffer.count - 1, name)
         }
-        guard status == LUA_OK else {
-            throw LuaError(code: status == LUA_ERRSYNTAX ? "syntax" : "memory", message: String(cString: strata_lua_tolstring(L, -1, nil)))
-        }
+        guard status == LUA_OK else { throw loadFailure(status: status, name: name) }
         for argument in arguments { LuaCall(L: L).push(argument) }
         try call(arguments: Int32(arguments.count))
         let call = LuaCall(L: L)
@@ -122,12 +120,26 @@ public final class LuaState {
             strata_lua_load(L, buffer.baseAddress, buffer.count - 1, name)
         }
         guard status == LUA_OK else {
-            let message = String(cString: strata_lua_tolstring(L, -1, nil))
+            let failure = loadFailure(status: status, name: name)
             lua_settop(L, -(arguments + 2))
-            throw LuaError(code: "syntax", message: message)
+            throw failure
         }
         lua_rotate(L, -(arguments + 1), 1)
         try call(arguments: arguments, results: results)
+    }
+
+    /// The error of a chunk named `name` that did not load, from the message on top of the
+    /// stack: `memory` when Lua ran out, else `syntax`. Lua names the chunk in its syntax
+    /// errors but not in all (a binary chunk, a chunk nested too deep for the parser's C
+    /// stack): those get the name too, so that every message says which script failed.
+    private func loadFailure(status: Int32, name: String) -> LuaError {
+        var message = String(cString: strata_lua_tolstring(L, -1, nil))
+        let shownName = name.hasPrefix("@") || name.hasPrefix("=") ? String(name.dropFirst()) : name
+        // Lua shortens a long name to its end, after "...".
+        if status != LUA_ERRMEM, !message.hasPrefix(shownName + ":"), !message.hasPrefix("..."), !message.hasPrefix("[string ") {
+            message = shownName + ": " + message
+        }
+        return LuaError(code: status == LUA_ERRMEM ? "memory" : "syntax", message: message)
     }
 
     /// Calls the function below `arguments` values on the stack in protected mode, within the

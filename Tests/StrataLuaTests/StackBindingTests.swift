@@ -57,4 +57,42 @@ import Testing
             """, name: "=tx")
         #expect(results == [false, "validation", 0, false])
     }
+
+    /// A save of an object another process changed since the script read it fails with the
+    /// code `conflict`; `ctx:refresh()` drops the stale change from the script's context and
+    /// from the contexts it saves through, so that the object read again has the store's
+    /// values and saves.
+    @Test func aStaleSaveFailsWithConflictAndARefreshReadsTheStoreAgain() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lua-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
+        let url = folder.appendingPathComponent("Library.sqlite")
+        let stack = try DataStack(model: model, modelName: "Library", store: .sqlite(url))
+        let lua = try LuaState()
+        lua.installStrata(context: stack.newWorkerContext(name: "script"), stack: stack)
+        try lua.run("ctx:create('Book', {name = 'x', order = 1}) ctx:save() book = ctx:first('Book') assert(book.order == 1)", name: "=seed")
+
+        let other = try PersistentStore.open(at: url.path, model: model)
+        defer { other.close() }
+        let context = ObjectContext(store: other, name: "another process")
+        try context.performAndWait {
+            let book = try #require(try context.fetch(FetchRequest(entityName: "Book")).first)
+            try book.setValue(5, forKey: "order")
+            try context.save()
+        }
+
+        let results = try lua.run("""
+            book.order = book.order + 1
+            local saved, e = pcall(ctx.save, ctx)
+            ctx:refresh()
+            local fresh = ctx:first('Book')
+            local seen = fresh.order
+            fresh.order = fresh.order + 1
+            ctx:save()
+            return saved, e.code, seen, ctx:first('Book').order
+            """, name: "=retry")
+        #expect(results == [false, "conflict", 5, 6])
+        #expect(try other.count(of: "Book") == 1)
+    }
 }

@@ -32,7 +32,8 @@ struct ShellCompletion {
           end
         end
         local meta = getmetatable and getmetatable(value)
-        local kind = type(meta) == "table" and rawget(meta, "__name") or nil
+        -- Strata's types show their name in place of their metatable.
+        local kind = type(meta) == "string" and meta or type(meta) == "table" and rawget(meta, "__name") or nil
         if kind == "strata.object" and separator == "." then return "object\\n" .. value:entity() end
         if type(kind) == "string" then return "type\\n" .. kind end
         if type(value) == "string" then value = string end
