@@ -23,10 +23,12 @@ struct StrataRunner {
 
     /// Runs `strata arguments…` in the repository root with `environment` added to a clean
     /// environment (no STRATA_* variables from the caller), and `input` on standard input.
-    static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws -> Result {
+    /// With a `launcher` (`["/bin/sh", "-c", "ulimit -f 64; exec \"$0\" \"$@\""]`), runs
+    /// `launcher… strata arguments…` instead, for limits set on the process.
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil, launcher: [String] = []) throws -> Result {
         let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        process.executableURL = launcher.first.map(URL.init(fileURLWithPath:)) ?? binary
+        process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [binary.path] + arguments
         process.currentDirectoryURL = repositoryRoot
         var inherited = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
         inherited.merge(environment) { $1 }
