@@ -1,0 +1,37 @@
+import Foundation
+import Strata
+
+// libFuzzer target: the input is the `contents` XML of an `.xcdatamodel`. Reading it may fail
+// (a thrown ModelError is fine); a model that reads is validated and hashed, must write back
+// as XML that reads to an equal model (what XcodeModelWriter promises), and, when validation
+// finds no error, must create an empty store without trapping.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzModelXML(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let model: ObjectModel
+    do {
+        model = try XcodeModelReader.read(Data(bytes: data, count: size), path: "contents")
+    } catch {
+        return 0
+    }
+    let issues = model.validate()
+    _ = model.entityVersionHashes()
+    _ = model.versionChecksum
+
+    let written = XcodeModelWriter.contents(of: model)
+    let reread: ObjectModel
+    do {
+        reread = try XcodeModelReader.read(Data(written.utf8), path: "written")
+    } catch {
+        fatalError("the XML written for a model that read does not read back: \(error)\n\(written)")
+    }
+    guard reread == model else {
+        fatalError("the XML written for a model reads back as another model\n\(written)")
+    }
+
+    guard !issues.contains(where: { $0.severity == .error }) else { return 0 }
+    if let stack = try? DataStack(model: model, modelName: "Fuzz", store: .inMemory) {
+        stack.cleanUp()
+    }
+    return 0
+}
