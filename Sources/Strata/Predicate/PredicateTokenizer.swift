@@ -30,14 +30,27 @@ struct PredicateToken: Equatable {
 }
 
 /// Splits a predicate format string into tokens.
+///
+/// It reads Unicode scalars, not characters: a quote followed by a combining mark (`"ે…"`) is
+/// one character to Swift, yet a quote and the start of a string to the grammar. Offsets are
+/// still counted in characters, as messages show them.
 struct PredicateTokenizer {
-    private let characters: [Character]
+    private let characters: [Unicode.Scalar]
     private let source: String
+    /// The character each scalar belongs to, by scalar index (one more entry for the end).
+    private let characterOffsets: [Int]
     private var position = 0
 
     init(_ source: String) {
         self.source = source
-        characters = Array(source)
+        characters = Array(source.unicodeScalars)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(characters.count + 1)
+        for (offset, character) in source.enumerated() {
+            offsets.append(contentsOf: repeatElement(offset, count: character.unicodeScalars.count))
+        }
+        offsets.append(source.count)
+        characterOffsets = offsets
     }
 
     static func tokens(of source: String) throws(PredicateSyntaxError) -> [PredicateToken] {
@@ -53,37 +66,35 @@ struct PredicateTokenizer {
     private static let symbols = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "@", "-", "+"]
 
     private mutating func next() throws(PredicateSyntaxError) -> PredicateToken {
-        while position < characters.count, characters[position].isWhitespace { position += 1 }
+        while position < characters.count, characters[position].properties.isWhitespace { position += 1 }
         let start = position
-        guard position < characters.count else { return PredicateToken(kind: .end, offset: start) }
+        guard position < characters.count else { return PredicateToken(kind: .end, offset: characterOffsets[start]) }
         let character = characters[position]
-        if character.isLetter || character == "_" || character == "#" {
+        if Self.startsName(character) || character == "#" {
             if character == "#" { position += 1 }
             let nameStart = position
-            while position < characters.count, characters[position].isLetter || characters[position].isNumber || characters[position] == "_" {
-                position += 1
-            }
+            while position < characters.count, Self.continuesName(characters[position]) { position += 1 }
             guard position > nameStart else { throw error("expected a name after '#'", at: start) }
             // An escaped name keeps its '#', so that the parser never reads it as a keyword.
-            return PredicateToken(kind: .identifier(String(characters[start..<position])), offset: start)
+            return PredicateToken(kind: .identifier(text(start..<position)), offset: characterOffsets[start])
         }
-        if character.isNumber {
-            while position < characters.count, characters[position].isNumber || characters[position] == "." || characters[position] == "e"
-                || characters[position] == "E" || ((characters[position] == "-" || characters[position] == "+") && "eE".contains(characters[position - 1]))
+        if Self.isDigit(character) {
+            while position < characters.count, Self.isDigit(characters[position]) || characters[position] == "." || characters[position] == "e"
+                || characters[position] == "E" || ((characters[position] == "-" || characters[position] == "+") && "eE".unicodeScalars.contains(characters[position - 1]))
             {
                 // A dot ends the number unless a digit follows: `books.@count` is not a number.
-                if characters[position] == ".", !(position + 1 < characters.count && characters[position + 1].isNumber) { break }
+                if characters[position] == ".", !(position + 1 < characters.count && Self.isDigit(characters[position + 1])) { break }
                 position += 1
             }
-            let literal = String(characters[start..<position])
+            let literal = text(start..<position)
             guard let value = Double(literal) else { throw error("'\(literal)' is not a number", at: start) }
             // Double reads an overflowing literal as infinity, which no predicate text can write
             // back: out of range is the user's mistake, as `1e` is.
             guard value.isFinite else { throw error("'\(literal)' is out of the range of a number", at: start) }
-            return PredicateToken(kind: .number(literal), offset: start)
+            return PredicateToken(kind: .number(literal), offset: characterOffsets[start])
         }
         if character == "\"" || character == "'" {
-            return PredicateToken(kind: .string(try string(quote: character)), offset: start)
+            return PredicateToken(kind: .string(try string(quote: character)), offset: characterOffsets[start])
         }
         if character == "%" {
             position += 1
@@ -91,31 +102,29 @@ struct PredicateTokenizer {
                 throw error("unknown argument; known: %@, %K, %d, %i, %ld, %f", at: start)
             }
             position += letters.count
-            return PredicateToken(kind: .argument(letters), offset: start)
+            return PredicateToken(kind: .argument(letters), offset: characterOffsets[start])
         }
         if character == "$" {
             position += 1
             let nameStart = position
-            while position < characters.count, characters[position].isLetter || characters[position].isNumber || characters[position] == "_" {
-                position += 1
-            }
+            while position < characters.count, Self.continuesName(characters[position]) { position += 1 }
             guard position > nameStart else { throw error("expected a variable name after '$'", at: start) }
-            return PredicateToken(kind: .variable(String(characters[nameStart..<position])), offset: start)
+            return PredicateToken(kind: .variable(text(nameStart..<position)), offset: characterOffsets[start])
         }
         for symbol in Self.symbols where matches(symbol) {
-            position += symbol.count
-            return PredicateToken(kind: .symbol(symbol), offset: start)
+            position += symbol.unicodeScalars.count
+            return PredicateToken(kind: .symbol(symbol), offset: characterOffsets[start])
         }
         throw error("unexpected character '\(character)'", at: start)
     }
 
     private func matches(_ symbol: String) -> Bool {
-        let symbolCharacters = Array(symbol)
+        let symbolCharacters = Array(symbol.unicodeScalars)
         guard position + symbolCharacters.count <= characters.count else { return false }
         return Array(characters[position..<(position + symbolCharacters.count)]) == symbolCharacters
     }
 
-    private mutating func string(quote: Character) throws(PredicateSyntaxError) -> String {
+    private mutating func string(quote: Unicode.Scalar) throws(PredicateSyntaxError) -> String {
         let start = position
         position += 1
         var value = ""
@@ -124,7 +133,7 @@ struct PredicateTokenizer {
             position += 1
             if character == quote { return value }
             guard character == "\\" else {
-                value.append(character)
+                value.unicodeScalars.append(character)
                 continue
             }
             guard position < characters.count else { break }
@@ -136,19 +145,44 @@ struct PredicateTokenizer {
             case "r": value.append("\r")
             case "0": value.append("\0")
             case "u":
-                let hex = String(characters[position..<min(position + 4, characters.count)])
+                let hex = text(position..<min(position + 4, characters.count))
                 guard hex.count == 4, let code = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(code) else {
                     throw error("expected four hexadecimal digits after '\\u'", at: position - 2)
                 }
                 value.unicodeScalars.append(scalar)
                 position += 4
-            default: value.append(escaped)
+            default: value.unicodeScalars.append(escaped)
             }
         }
         throw error("unterminated string", at: start)
     }
 
+    private func text(_ range: Range<Int>) -> String {
+        var text = ""
+        text.unicodeScalars.append(contentsOf: characters[range])
+        return text
+    }
+
+    /// An error at the scalar at `offset`.
     private func error(_ message: String, at offset: Int) -> PredicateSyntaxError {
-        PredicateSyntaxError(message: message, predicate: source, offset: offset)
+        PredicateSyntaxError(message: message, predicate: source, offset: characterOffsets[offset])
+    }
+
+    // MARK: - Classes of scalars
+
+    private static func startsName(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "_" || scalar.properties.isAlphabetic
+    }
+
+    /// Letters, digits, `_`, and the marks that combine with them (accents, vowel signs).
+    private static func continuesName(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber: true
+        default: startsName(scalar)
+        }
+    }
+
+    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .decimalNumber || scalar.properties.numericType != nil
     }
 }

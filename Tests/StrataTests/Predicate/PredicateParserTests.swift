@@ -34,6 +34,10 @@ import Testing
         // Regression (found by fuzz-predicate): a key that starts with a digit was written
         // without its '#', and read back as a number.
         ("#2 == x", "#2 == x"), ("author.#1st == 1", "author.#1st == 1"),
+        // Regression (found by fuzz-predicate): a string starting with a combining mark, or
+        // ending with a prepended one, made one character with its quote and did not read back.
+        (#"title == "\u0ac7an""#, "title == \"\u{0AC7}an\""), ("title == '\u{0600}'", "title == \"\u{0600}\""),
+        ("títlé == 'é' AND ાx == 1", "títlé == \"é\" AND ાx == 1"),
     ])
     func parsesAndWritesBack(format: String, expected: String) throws {
         let predicate = try Predicate(format: format)
@@ -91,6 +95,8 @@ import Testing
         ("rating > 1e999", "'1e999' is out of the range of a number", 9),
         ("name == $", "expected a variable name after '$'", 8),
         ("name == '\\u00g1'", "expected four hexadecimal digits after '\\u'", 9),
+        // The offset counts characters, though the tokenizer reads scalars.
+        ("ti\u{301}tle == 'e\u{301}' ~", "unexpected character '~'", 13),
     ])
     func syntaxErrorsPointAtTheToken(format: String, message: String, offset: Int) {
         do {
