@@ -21,15 +21,17 @@ struct StrataRunner {
         return buildFolder.appendingPathComponent("strata")
     }()
 
-    /// Runs `strata arguments…` in the repository root with `environment` added to a clean
-    /// environment (no STRATA_* variables from the caller), and `input` on standard input.
-    /// With a `launcher` (`["/bin/sh", "-c", "ulimit -f 64; exec \"$0\" \"$@\""]`), runs
-    /// `launcher… strata arguments…` instead, for limits set on the process.
-    static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil, launcher: [String] = []) throws -> Result {
+    /// Runs `strata arguments…` in `directory` (the repository root by default) with
+    /// `environment` added to a clean environment (no STRATA_* variables from the caller), and
+    /// `input` on standard input. With a `launcher` (`["/bin/sh", "-c", "ulimit -f 64; exec
+    /// \"$0\" \"$@\""]`), runs `launcher… strata arguments…` instead, for limits set on the process.
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, launcher: [String] = [], in directory: URL? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = launcher.first.map(URL.init(fileURLWithPath:)) ?? binary
         process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [binary.path] + arguments
-        process.currentDirectoryURL = repositoryRoot
+        process.currentDirectoryURL = directory ?? repositoryRoot
         var inherited = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
         inherited.merge(environment) { $1 }
         process.environment = inherited
