@@ -37,6 +37,9 @@ import Testing
         // Regression (found by fuzz-predicate): a string starting with a combining mark, or
         // ending with a prepended one, made one character with its quote and did not read back.
         (#"title == "\u0ac7an""#, "title == \"\u{0AC7}an\""), ("title == '\u{0600}'", "title == \"\u{0600}\""),
+        // Regression (found by fuzz-predicate): a backslash followed by a combining mark is one
+        // character, which escaping by characters left unescaped.
+        (#"name == "a\\\u06D6b""#, "name == \"a\\\\\u{06D6}b\""), ("name == 'a\r\nb'", #"name == "a\r\nb""#),
         ("títlé == 'é' AND ાx == 1", "títlé == \"é\" AND ાx == 1"),
     ])
     func parsesAndWritesBack(format: String, expected: String) throws {
