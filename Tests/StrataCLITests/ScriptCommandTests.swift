@@ -225,7 +225,9 @@ import Glibc
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let process = Process()
         process.executableURL = StrataRunner.binary
-        process.arguments = ["run", path, "--store", store, "--model", Self.model]
+        // No budget: on a loaded machine (or under a sanitizer) the default one could end the
+        // loop before the interrupt arrives.
+        process.arguments = ["run", path, "--store", store, "--model", Self.model, "--budget", "0"]
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)
         process.standardInput = FileHandle.nullDevice
@@ -235,6 +237,12 @@ import Glibc
             Thread.sleep(forTimeInterval: 0.05)
         }
         process.interrupt()
+        let ending = Date().addingTimeInterval(60)
+        while process.isRunning, Date() < ending { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning {
+            Issue.record("the script did not stop within 60 s of the interrupt")
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
         let message = try String(contentsOf: errors, encoding: .utf8)
         #expect(process.terminationReason == .exit && process.terminationStatus == 1, "\(message)")

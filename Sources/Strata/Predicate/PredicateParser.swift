@@ -289,7 +289,13 @@ private struct PredicateParser {
         }
         advance()
         try expectSymbol(")", "to close CAST")
-        return .castToDate(value)
+        // A constant is a date, as a date argument is (and as Core Data reads it), so that
+        // both print and read back alike.
+        switch value {
+        case .value(.integer(let seconds)): return .value(.date(Date(timeIntervalSinceReferenceDate: Double(seconds))))
+        case .value(.double(let seconds)): return .value(.date(Date(timeIntervalSinceReferenceDate: seconds)))
+        default: return .castToDate(value)
+        }
     }
 
     private static func number(_ literal: String) -> PredicateValue {

@@ -28,7 +28,8 @@ import Testing
         ("TRUEPREDICATE", "TRUEPREDICATE"), ("falsepredicate", "FALSEPREDICATE"),
         ("flag == YES OR flag == true OR flag == NO OR flag == FALSE", "flag == YES OR flag == YES OR flag == NO OR flag == NO"),
         ("author == nil AND isbn != NULL", "author == nil AND isbn != nil"),
-        ("published > CAST(0, \"NSDate\")", "published > CAST(0, \"NSDate\")"),
+        ("published > CAST(0, \"NSDate\")", "published > CAST(0.0, \"NSDate\")"),
+        ("published > CAST(published, \"NSDate\")", "published > CAST(published, \"NSDate\")"),
         ("SELF IN {1, 2}", "SELF IN {1, 2}"), ("uuid == $UUID", "uuid == $UUID"),
         ("title == 'it\\'s \\u00e9'", "title == \"it's é\""), ("#in == 1", "#in == 1"),
         // Regression (found by fuzz-predicate): a key that starts with a digit was written
@@ -46,6 +47,15 @@ import Testing
         let predicate = try Predicate(format: format)
         #expect(predicate.description == expected)
         #expect(try Predicate(format: predicate.description) == predicate)
+    }
+
+    /// Regression (found by fuzz-predicate): a date argument printed as `CAST(0.0, "NSDate")`,
+    /// which read back as a cast of a number rather than the date.
+    @Test func aConstantCastIsTheDateItNames() throws {
+        let date = Date(timeIntervalSinceReferenceDate: -1.5)
+        let argument = try Predicate(format: "published < %@", arguments: [.date(date)])
+        #expect(try Predicate(format: "published < CAST(-1.5, 'NSDate')") == argument)
+        #expect(try Predicate(format: argument.description) == argument)
     }
 
     @Test func precedenceIsOrThenAndThenNot() throws {
