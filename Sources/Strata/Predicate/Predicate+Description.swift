@@ -23,7 +23,9 @@ extension Predicate: CustomStringConvertible {
         case .comparison(let comparison):
             return comparison.description
         }
-        guard let parent, parent.rawValue >= own.rawValue else { return body }
+        // NOT chains without parentheses (`NOT NOT x`): each pair would count against the
+        // parser's depth limit twice, so that a predicate it read would not read back.
+        guard let parent, parent.rawValue >= own.rawValue, own != .not else { return body }
         return "(\(body))"
     }
 

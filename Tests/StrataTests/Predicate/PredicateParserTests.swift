@@ -30,6 +30,10 @@ import Testing
         ("author == nil AND isbn != NULL", "author == nil AND isbn != nil"),
         ("published > CAST(0, \"NSDate\")", "published > CAST(0.0, \"NSDate\")"),
         ("published > CAST(published, \"NSDate\")", "published > CAST(published, \"NSDate\")"),
+        // Regression (found by fuzz-predicate): 51 NOTs, written `NOT (NOT (…))`, nested past
+        // the parser's limit of 100 levels.
+        (String(repeating: "!", count: 51) + "TRUEPREDICATE", String(repeating: "NOT ", count: 51) + "TRUEPREDICATE"),
+        ("NOT (a == 1 AND NOT b == 2)", "NOT (a == 1 AND NOT b == 2)"),
         ("SELF IN {1, 2}", "SELF IN {1, 2}"), ("uuid == $UUID", "uuid == $UUID"),
         ("title == 'it\\'s \\u00e9'", "title == \"it's é\""), ("#in == 1", "#in == 1"),
         // Regression (found by fuzz-predicate): a key that starts with a digit was written
