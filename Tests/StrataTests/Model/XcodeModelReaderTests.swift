@@ -138,6 +138,22 @@ struct XcodeModelReaderFixtureTests {
         #expect(readError(text)?.description.hasPrefix(expected) == true, "\(String(describing: readError(text)))")
     }
 
+    /// Regression (found by fuzz-model-xml): a byte that is not UTF-8 in an element or attribute
+    /// name trapped in Foundation's XMLParser and crashed the process.
+    @Test(arguments: [
+        (Data("<m".utf8) + [0xFF] + Data("odel></model>".utf8), "Broken.xcdatamodel/contents:1:3: the file is not valid UTF-8"),
+        (Data("<model>\n  <entity n".utf8) + [0xC3] + Data("ame=\"A\"/></model>".utf8), "Broken.xcdatamodel/contents:2:12: the file is not valid UTF-8"),
+        (Data("<model a=\"".utf8) + [0xE2, 0x82] + Data("\"/>".utf8), "Broken.xcdatamodel/contents:1:11: the file is not valid UTF-8"),
+    ])
+    func bytesThatAreNotUTF8AreAnErrorNotACrash(data: Data, expected: String) {
+        do {
+            _ = try XcodeModelReader.read(data, path: "Broken.xcdatamodel/contents")
+            Issue.record("read")
+        } catch {
+            #expect(error.description == expected)
+        }
+    }
+
     @Test func trailingContentIsNamed() {
         #expect(readError("<model/>\n<model/>")?.description.contains("extra content after the root element <model>") == true)
     }

@@ -35,6 +35,7 @@ enum XMLTreeReader {
 
     static func parse(_ data: Data) throws(XMLSyntaxError) -> XMLTreeElement {
         try checkStartsLikeXML(data)
+        try checkUTF8(data)
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
@@ -68,6 +69,22 @@ enum XMLTreeReader {
             }
         }
         throw XMLSyntaxError(message: "the file is empty", location: location)
+    }
+
+    /// Fails at the first byte that is not UTF-8. Model files are UTF-8, as Xcode writes them,
+    /// and Foundation's `XMLParser` traps on an element or attribute name that does not decode.
+    private static func checkUTF8(_ data: Data) throws(XMLSyntaxError) {
+        var location = SourceLocation(line: 1, column: 1)
+        var bytes = data.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&bytes) {
+            case .scalarValue("\n"): location = SourceLocation(line: location.line + 1, column: 1)
+            case .scalarValue: location.column += 1
+            case .emptyInput: return
+            case .error: throw XMLSyntaxError(message: "the file is not valid UTF-8", location: location)
+            }
+        }
     }
 
     /// Words for the libxml2 error numbers that `XMLParser` reports, for the errors hand-edited
