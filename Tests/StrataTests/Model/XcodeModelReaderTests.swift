@@ -154,6 +154,23 @@ struct XcodeModelReaderFixtureTests {
         }
     }
 
+    /// Regression (found by fuzz-model-xml): a processing instruction without data (`<?xm?>`)
+    /// made Foundation's XMLParser read a null pointer and crash the process. Model files have
+    /// none but the XML declaration.
+    @Test(arguments: [
+        ("<?xm?><model/>", "Broken.xcdatamodel/contents:1:1: a processing instruction (<?…?>), which a model file does not have"),
+        ("<?xml version=\"1.0\"?>\n<model>\n <?x?></model>", "Broken.xcdatamodel/contents:3:2: a processing instruction (<?…?>), which a model file does not have"),
+        (" <?xml version=\"1.0\"?><model/>", "Broken.xcdatamodel/contents:1:2: a processing instruction (<?…?>), which a model file does not have"),
+    ])
+    func processingInstructionsAreAnErrorNotACrash(xml: String, expected: String) {
+        #expect(readError(xml)?.description == expected)
+    }
+
+    @Test func aModelWithItsXMLDeclarationReads() throws {
+        let model = try XcodeModelReader.read(Data("\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<model><entity name=\"A\"/></model>".utf8), path: "contents")
+        #expect(model.entities.map(\.name) == ["A"])
+    }
+
     @Test func trailingContentIsNamed() {
         #expect(readError("<model/>\n<model/>")?.description.contains("extra content after the root element <model>") == true)
     }

@@ -36,6 +36,7 @@ enum XMLTreeReader {
     static func parse(_ data: Data) throws(XMLSyntaxError) -> XMLTreeElement {
         try checkStartsLikeXML(data)
         try checkUTF8(data)
+        try checkNoProcessingInstructions(data)
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
@@ -83,6 +84,32 @@ enum XMLTreeReader {
             case .scalarValue: location.column += 1
             case .emptyInput: return
             case .error: throw XMLSyntaxError(message: "the file is not valid UTF-8", location: location)
+            }
+        }
+    }
+
+    /// Fails at a processing instruction (`<?target …?>`) other than the XML declaration that
+    /// opens the file. Model files have none, and Foundation's `XMLParser` crashes on one
+    /// without data (`<?x?>`). Runs after ``checkUTF8(_:)``: a column counts lead bytes.
+    private static func checkNoProcessingInstructions(_ data: Data) throws(XMLSyntaxError) {
+        let bytes = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+        var location = SourceLocation(line: 1, column: 1)
+        var opening: (index: Data.Index, location: SourceLocation)?
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "?"), let opening, opening.index == index - 1 {
+                let rest = bytes[(index + 1)...]
+                let isDeclaration = opening.index == bytes.startIndex && rest.starts(with: "xml".utf8)
+                    && rest.dropFirst(3).first.map { [0x20, 0x09, 0x0D, 0x0A].contains($0) } == true
+                if !isDeclaration {
+                    throw XMLSyntaxError(message: "a processing instruction (<?…?>), which a model file does not have", location: opening.location)
+                }
+            }
+            if byte == UInt8(ascii: "<") { opening = (index, location) }
+            if byte == UInt8(ascii: "\n") {
+                location = SourceLocation(line: location.line + 1, column: 1)
+            } else if byte & 0xC0 != 0x80 {
+                location.column += 1
             }
         }
     }
