@@ -48,20 +48,28 @@ extension Predicate.Comparison: CustomStringConvertible {
 extension PredicateExpression: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .keyPath(let components): components.map { Self.needsEscape($0) ? "#" + $0 : $0 }.joined(separator: ".")
+        case .keyPath(let components): Self.keyPathText(components)
         case .value(let value): value.description
         case .variable(let name): "$" + name
         case .evaluatedObject: "SELF"
         case .subquery(let collection, let variable, let predicate, let then):
-            "SUBQUERY(\(collection), $\(variable), \(predicate))" + then.map { "." + $0 }.joined()
+            "SUBQUERY(\(collection), $\(variable), \(predicate))" + (then.isEmpty ? "" : "." + Self.keyPathText(then))
         case .castToDate(let value): "CAST(\(value), \"NSDate\")"
         }
     }
 
+    /// `components` joined by dots, each written `#name` where it must be to read back as a key.
+    private static func keyPathText(_ components: [String]) -> String {
+        components.map { needsEscape($0) ? "#" + $0 : $0 }.joined(separator: ".")
+    }
+
     /// Whether a key path component must be written `#name` to be read back as a key: a
-    /// keyword, or a name that starts with a digit (`#2`), which would read as a number.
+    /// keyword, or a name that does not start as a name does (`#2` would read as a number);
+    /// not a collection operator (`@count`) or a variable (`$t.name`).
     private static func needsEscape(_ component: String) -> Bool {
-        keywords.contains(component.uppercased()) || component.first?.isNumber == true
+        guard let first = component.unicodeScalars.first, first != "@", first != "$" else { return false }
+        guard PredicateTokenizer.startsName(first) else { return true }
+        return keywords.contains(component.uppercased())
     }
 
     /// Words that a key path component must escape with `#` to be read as a key.

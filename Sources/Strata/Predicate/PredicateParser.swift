@@ -195,9 +195,9 @@ private struct PredicateParser {
                 return .keyPath(key.split(separator: ".").map(String.init) + (try parseKeyPathTail()))
             }
             return .value(argument)
-        case .identifier(let word) where word.hasPrefix("#"):
+        case .identifier(let word) where word.unicodeScalars.first == "#":
             advance()
-            return .keyPath([String(word.dropFirst())] + (try parseKeyPathTail()))
+            return .keyPath([Self.unescaped(word)] + (try parseKeyPathTail()))
         case .identifier(let word):
             switch word.uppercased() {
             case "TRUE", "YES": advance(); return .value(.bool(true))
@@ -239,7 +239,7 @@ private struct PredicateParser {
                 components.append("@" + name.lowercased())
             } else if case .identifier(let name) = current.kind {
                 advance()
-                components.append(name.hasPrefix("#") ? String(name.dropFirst()) : name)
+                components.append(Self.unescaped(name))
             } else {
                 throw error("expected a key after '.', found '\(current.text)'")
             }
@@ -277,6 +277,12 @@ private struct PredicateParser {
         let predicate = try parseOr()
         try expectSymbol(")", "to close SUBQUERY")
         return .subquery(collection: collection, variable: variable, predicate: predicate, then: try parseKeyPathTail())
+    }
+
+    /// `name` without the `#` that escapes it, when it has one: a scalar, since `#` and a
+    /// combining mark after it are one character.
+    private static func unescaped(_ name: String) -> String {
+        name.unicodeScalars.first == "#" ? String(name.unicodeScalars.dropFirst()) : name
     }
 
     private mutating func parseCast() throws(PredicateSyntaxError) -> PredicateExpression {

@@ -170,7 +170,8 @@ struct PredicateTokenizer {
 
     // MARK: - Classes of scalars
 
-    private static func startsName(_ scalar: Unicode.Scalar) -> Bool {
+    /// Whether a name (a key, after `#` or not) may start with `scalar`.
+    static func startsName(_ scalar: Unicode.Scalar) -> Bool {
         scalar == "_" || scalar.properties.isAlphabetic
     }
 

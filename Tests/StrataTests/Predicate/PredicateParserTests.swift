@@ -34,6 +34,9 @@ import Testing
         // the parser's limit of 100 levels.
         (String(repeating: "!", count: 51) + "TRUEPREDICATE", String(repeating: "NOT ", count: 51) + "TRUEPREDICATE"),
         ("NOT (a == 1 AND NOT b == 2)", "NOT (a == 1 AND NOT b == 2)"),
+        // Regression (found by fuzz-predicate): the key path after a SUBQUERY lost its '#'s.
+        ("SUBQUERY(tags, $t, $t.name == 'x').#or.#0r.@count > 1", "SUBQUERY(tags, $t, $t.name == \"x\").#or.#0r.@count > 1"),
+        ("#\u{301}x == 1", "#\u{301}x == 1"),
         ("SELF IN {1, 2}", "SELF IN {1, 2}"), ("uuid == $UUID", "uuid == $UUID"),
         ("title == 'it\\'s \\u00e9'", "title == \"it's é\""), ("#in == 1", "#in == 1"),
         // Regression (found by fuzz-predicate): a key that starts with a digit was written
