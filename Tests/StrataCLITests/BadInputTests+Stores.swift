@@ -157,7 +157,7 @@ extension BadInputTests {
     /// when the store would grow past 200 KiB. SIGXFSZ is ignored, so writes fail with EFBIG
     /// instead of killing the process, as they fail with ENOSPC on a full disk. (The status is
     /// 3 because a failed save reaches the command as a context error, whatever its cause.)
-    @Test(.disabled(if: underThreadSanitizer, "ThreadSanitizer's runtime faults (SIGBUS) in a process with a file-size limit"),
+    @Test(.disabled(if: StrataRunner.isThreadSanitized, "ThreadSanitizer's runtime faults (SIGBUS) in a process with a file-size limit"),
           arguments: [true, false])
     func aFullDisk(storeExists: Bool) throws {
         let setup = try Setup(store: storeExists)
@@ -171,9 +171,6 @@ extension BadInputTests {
             launcher: limit)
         #expect(storeExists || !FileManager.default.fileExists(atPath: setup.path + "/New.sqlite"), "a failed import leaves no new store")
     }
-
-    /// Whether the tests (and so the `strata` beside them) are built with ThreadSanitizer.
-    static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
 
     /// `create` where a store already is.
     @Test func createOverAnExistingStore() throws {

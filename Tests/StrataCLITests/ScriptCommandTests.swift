@@ -218,7 +218,8 @@ import Glibc
         }
     }
 
-    @Test func ctrlCInterruptsTheScript() throws {
+    @Test(.disabled(if: StrataRunner.isThreadSanitized, "ThreadSanitizer runs a signal's handler only at a call it intercepts, which a running Lua loop never makes"))
+    func ctrlCInterruptsTheScript() throws {
         let path = try script("loop.lua", "ctx:create('Tag', {name = 'never'})\nprint('ready')\nwhile true do end\n")
         let output = folder.url.appendingPathComponent("out"), errors = folder.url.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)

@@ -14,6 +14,9 @@ struct StrataRunner {
     static let sharedFixtures = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/coredata")
     static let fixturesAvailable = FileManager.default.fileExists(atPath: sharedFixtures.path)
 
+    /// Whether the tests, and so the `strata` beside them, are built with ThreadSanitizer.
+    static let isThreadSanitized = dlsym(nil, "__tsan_init") != nil
+
     /// The `strata` binary beside the test bundle in the build folder.
     static let binary: URL = {
         let buildFolder = Bundle.main.bundleURL.pathExtension == "xctest"
