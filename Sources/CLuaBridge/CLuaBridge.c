@@ -47,8 +47,7 @@ static int limit_error(lua_State *L, int level, const char *message) {
 }
 
 void strata_charge(lua_State *L, strata_state *state, int64_t count, int level) {
-    if (state->interrupted) {
-        state->interrupted = 0;
+    if (atomic_exchange_explicit(&state->interrupted, 0, memory_order_relaxed)) {
         limit_error(L, level, "interrupted");
     }
     state->executed += count;
@@ -89,7 +88,7 @@ void strata_lua_set_limits(lua_State *L, strata_lua_limits limits) {
     state->executed = 0;
     state->pattern_steps = 0;
     // An interruption meant for a run that has ended is not the new run's.
-    state->interrupted = 0;
+    atomic_store_explicit(&state->interrupted, 0, memory_order_relaxed);
 }
 
 size_t strata_lua_memory_in_use(lua_State *L) {
@@ -97,7 +96,7 @@ size_t strata_lua_memory_in_use(lua_State *L) {
 }
 
 void strata_lua_interrupt(lua_State *L) {
-    strata_state_of(L)->interrupted = 1;
+    atomic_store_explicit(&strata_state_of(L)->interrupted, 1, memory_order_relaxed);
 }
 
 // MARK: - Libraries

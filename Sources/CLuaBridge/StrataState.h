@@ -4,7 +4,7 @@
 // What the bridge's C files share about a state (not part of the bridge's Swift interface).
 
 #include <lua.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,7 +16,9 @@ typedef struct strata_state {
     size_t used;
     strata_lua_limits limits;
     int64_t executed;
-    volatile sig_atomic_t interrupted;
+    /// Set by another thread or a signal handler: a lock-free atomic is safe for both, where
+    /// a `volatile sig_atomic_t` is safe only for a signal handler on the same thread.
+    atomic_int interrupted;
     int swift_depth;
     /// Pattern-matching steps not yet counted against the budget.
     int64_t pattern_steps;
