@@ -86,29 +86,14 @@ extension PredicateValue: CustomStringConvertible {
         case .bool(let value): value ? "YES" : "NO"
         case .integer(let value): String(value)
         case .double(let value): String(value)
-        case .string(let value): Self.quoted(value)
+        // JSON's string syntax is a subset of the format's, escaped scalar by scalar: a backslash
+        // followed by a combining mark is one character, but two scalars to the tokenizer.
+        case .string(let value): JSONWriter.string(from: .string(value), pretty: false)
         case .date(let value): "CAST(\(value.timeIntervalSinceReferenceDate), \"NSDate\")"
         case .data(let value): "<\(value.count) bytes>"
         case .uuid(let value): "\"\(value.uuidString)\""
         case .objectID(let id): "\"\(id.uriRepresentation().absoluteString)\""
         case .array(let values): "{" + values.map(\.description).joined(separator: ", ") + "}"
         }
-    }
-
-    /// `value` in double quotes, escaped scalar by scalar: a backslash followed by a combining
-    /// mark is one character to Swift (so replacing characters misses it), but two scalars to
-    /// the tokenizer, which would read an escape.
-    private static func quoted(_ value: String) -> String {
-        var text = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\\": text += "\\\\"
-            case "\"": text += "\\\""
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
     }
 }
