@@ -108,12 +108,7 @@ import Testing
         // An interruption before a run is not the run's; one during it stops it, at its line.
         lua.interrupt()
         #expect(try lua.run("return 1", name: "=stale") == [1])
-        let interrupter = lua.interrupter, done = DispatchSemaphore(value: 0)
-        Thread {
-            Thread.sleep(forTimeInterval: 0.05)
-            interrupter.interrupt()
-            done.signal()
-        }.start()
+        let done = lua.interrupter.interrupt(after: 0.05)
         do {
             try lua.run("local n = 0\nwhile true do n = n + 1 end", name: "=spin")
             Issue.record("no error")
@@ -149,5 +144,19 @@ import Testing
             #expect(error.message.contains(message), "\(chunk): \(error.message)")
         }
         #expect(try lua.run("return 1 + 1", name: "=after") == [2])
+    }
+}
+
+extension LuaState.Interrupter {
+    /// Interrupts from another thread after `delay` seconds, as Ctrl-C would; the semaphore
+    /// is signalled once it has, for the test to wait on before it ends.
+    func interrupt(after delay: TimeInterval) -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            Thread.sleep(forTimeInterval: delay)
+            interrupt()
+            done.signal()
+        }.start()
+        return done
     }
 }

@@ -53,7 +53,7 @@ extension StoreMigrator {
         defer { if guardOpen { guardConnection.close() } }
         try checkUnchanged(since: plan, reading: guardConnection)
         let migrated = try runSteps(of: plan, progress: progress)
-        defer { Self.removeStore(at: migrated) }
+        defer { PersistentStore.removeFiles(ofStoreAt: migrated) }
         let counts = try run(customStep, on: migrated, plan: plan)
         // Writers were held off until now; the store's own files go with its last connection.
         try? guardConnection.execute("ROLLBACK")
@@ -110,7 +110,7 @@ extension StoreMigrator {
             throw error.asMigrationError(path: storePath, step: "reading the store")
         }
         let migrated = try runSteps(of: plan, progress: progress)
-        defer { Self.removeStore(at: migrated) }
+        defer { PersistentStore.removeFiles(ofStoreAt: migrated) }
         return try run(customStep, on: migrated, plan: plan)
     }
 
@@ -121,16 +121,16 @@ extension StoreMigrator {
         var input = storePath
         for (index, step) in plan.steps.enumerated() {
             let output = "\(storePath).migrating-\(index + 1)"
-            Self.removeStore(at: output)
+            PersistentStore.removeFiles(ofStoreAt: output)
             do {
                 try MigrationStepRun(step: step, inputPath: input, outputPath: output, storePath: storePath, progress: progress).run()
             } catch {
-                Self.removeStore(at: output)
-                if input != storePath { Self.removeStore(at: input) }
+                PersistentStore.removeFiles(ofStoreAt: output)
+                if input != storePath { PersistentStore.removeFiles(ofStoreAt: input) }
                 throw error.asMigrationError(path: storePath, step: step.name)
             }
             // A step's input, once copied, is only needed when it is the store itself.
-            if input != storePath { Self.removeStore(at: input) }
+            if input != storePath { PersistentStore.removeFiles(ofStoreAt: input) }
             input = output
         }
         return input
@@ -244,11 +244,6 @@ extension StoreMigrator {
         guard descriptor >= 0 else { return }
         fsync(descriptor)
         close(descriptor)
-    }
-
-    /// Removes a store file this migration made, with its journal files.
-    static func removeStore(at path: String) {
-        for file in [path, path + "-wal", path + "-shm", path + "-journal"] { try? FileManager.default.removeItem(atPath: file) }
     }
 
     /// Makes a rename in the folder of `path` durable.

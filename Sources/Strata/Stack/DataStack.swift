@@ -340,7 +340,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
 
     /// A store's file, its journal files, and Core Data's external data folder beside it.
     static func storeFiles(of url: URL) -> [String] {
-        ["", "-wal", "-shm", "-journal"].map { url.path + $0 }
+        [url.path] + PersistentStore.journalFiles(of: url.path)
             + [url.deletingLastPathComponent().appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT").path]
     }
 }

@@ -107,6 +107,17 @@ public final class PersistentStore: @unchecked Sendable {
 
     // MARK: - Creating
 
+    /// The journal files SQLite may keep beside a store at `path`.
+    static func journalFiles(of path: String) -> [String] {
+        ["-wal", "-shm", "-journal"].map { path + $0 }
+    }
+
+    /// Removes the store file at `path` and its journal files, for a store that is closed and
+    /// should not be there (one made for work that failed). Missing files are fine.
+    public static func removeFiles(ofStoreAt path: String) {
+        for file in [path] + journalFiles(of: path) { try? FileManager.default.removeItem(atPath: file) }
+    }
+
     /// Creates an empty store for `model` at `path`, laid out as Core Data lays it out, in one
     /// transaction. Anything already at `path` is refused, and on failure the files this call
     /// made are removed, and only those.
@@ -117,7 +128,6 @@ public final class PersistentStore: @unchecked Sendable {
         if issues.contains(where: { $0.severity == .error }) { throw .invalidModel(path: path, issues: issues) }
         let fileManager = FileManager.default
         // An in-memory store touches no file: `path` is only its name.
-        let sidecars = configuration.isInMemory ? [] : ["-wal", "-shm", "-journal"].map { path + $0 }
         if !configuration.isInMemory {
             if fileManager.fileExists(atPath: path) { throw .alreadyExists(path: path) }
             let folder = (path as NSString).deletingLastPathComponent
@@ -125,7 +135,7 @@ public final class PersistentStore: @unchecked Sendable {
             if !folder.isEmpty, !fileManager.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
                 throw .folderNotFound(path: path, folder: folder)
             }
-            if let stray = sidecars.first(where: fileManager.fileExists(atPath:)) { throw .strayJournal(path: stray) }
+            if let stray = journalFiles(of: path).first(where: fileManager.fileExists(atPath:)) { throw .strayJournal(path: stray) }
         }
         var openConfiguration = configuration
         openConfiguration.isReadOnly = false
@@ -154,9 +164,7 @@ public final class PersistentStore: @unchecked Sendable {
                 path: path, database: database, schema: try StoreSchema(reading: database), metadata: metadata,
                 model: model, modelSource: .given(origin: "the model it was created with"))
         } catch {
-            if !configuration.isInMemory {
-                for created in [path] + sidecars { try? fileManager.removeItem(atPath: created) }
-            }
+            if !configuration.isInMemory { removeFiles(ofStoreAt: path) }
             throw Self.storeError(error, path: path)
         }
     }

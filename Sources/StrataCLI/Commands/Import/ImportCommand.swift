@@ -86,7 +86,7 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
             // A failed import leaves no store where there was none: the one made for it goes.
             if isNewStore {
                 store.close()
-                for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                PersistentStore.removeFiles(ofStoreAt: path)
             }
             throw error
         }
