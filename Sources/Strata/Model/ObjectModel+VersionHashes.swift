@@ -21,6 +21,9 @@ extension ObjectModel {
     /// The version hash of `entity`:
     /// SHA-256(name ‖ u8(isAbstract) ‖ [parent's hash] ‖ property hashes in name order ‖
     /// [versionHashModifier] ‖ [uniqueness constraints]).
+    ///
+    /// A sub-entity's property hashes are those of its inherited properties and its own,
+    /// sorted together by name, as the stores Core Data wrote for models with sub-entities show.
     public func versionHash(of entity: EntityDescription) -> Data {
         versionHash(of: entity, visiting: [])
     }
@@ -33,9 +36,10 @@ extension ObjectModel {
         {
             bytes.append(versionHash(of: parent, visiting: visiting.union([entity.name])))
         }
+        let lineage = ancestors(of: entity).reversed() + [entity]
         let storedProperties =
-            entity.attributes.filter { !$0.isTransient }.map { ($0.name, $0.versionHash) }
-            + entity.relationships.filter { !$0.isTransient }.map { ($0.name, $0.versionHash) }
+            lineage.flatMap(\.attributes).filter { !$0.isTransient }.map { ($0.name, $0.versionHash) }
+            + lineage.flatMap(\.relationships).filter { !$0.isTransient }.map { ($0.name, $0.versionHash) }
         for (_, hash) in storedProperties.sorted(by: { $0.0 < $1.0 }) { bytes.append(hash) }
         if let modifier = entity.versionHashModifier { bytes.append(Data(modifier.utf8)) }
         for constraint in entity.uniquenessConstraints.map({ $0.joined(separator: ".") }).sorted() {
