@@ -105,20 +105,3 @@ enum PropertyValue: Equatable, Sendable {
     /// In order for an ordered relationship; for an unordered one the order means nothing.
     case toMany([ObjectID])
 }
-
-extension AttributeValue {
-    /// The value as `description` shows it: strings quoted, dates in ISO 8601.
-    var displayText: String {
-        switch self {
-        case .integer(let value): String(value)
-        case .double(let value): String(value)
-        case .decimal(let value): NSDecimalNumber(decimal: value).stringValue
-        case .string(let value): "\"\(value)\""
-        case .boolean(let value): value ? "true" : "false"
-        case .date(let value): value.formatted(.iso8601)
-        case .binary(let value): "<\(value.count) bytes>"
-        case .uuid(let value): value.uuidString
-        case .uri(let value): value.absoluteString
-        }
-    }
-}

@@ -54,11 +54,6 @@ extension ObjectContext {
     private func problem(with value: AttributeValue?, for attribute: AttributeDescription) -> String? {
         guard let value else { return attribute.isOptional ? nil : "is required" }
         guard attribute.minValue != nil || attribute.maxValue != nil || attribute.regularExpression != nil else { return nil }
-        let bound = { (text: String?) -> Double? in
-            guard let text else { return nil }
-            return attribute.type == .string || attribute.type == .binary
-                ? Double(text.trimmingCharacters(in: .whitespaces)) : AttributeValue(modelText: text, type: attribute.type)?.numericValue
-        }
         let measure: Double?
         let what: String
         switch value {
@@ -66,10 +61,10 @@ extension ObjectContext {
         case .binary(let data): (measure, what) = (Double(data.count), "size")
         default: (measure, what) = (value.numericValue, "value")
         }
-        if let measure, let minimum = bound(attribute.minValue), measure < minimum {
+        if let measure, let minimum = attribute.minimumBound, measure < minimum {
             return "\(what) \(formatted(measure, attribute)) is below the minimum \(formatted(minimum, attribute))"
         }
-        if let measure, let maximum = bound(attribute.maxValue), measure > maximum {
+        if let measure, let maximum = attribute.maximumBound, measure > maximum {
             return "\(what) \(formatted(measure, attribute)) is above the maximum \(formatted(maximum, attribute))"
         }
         if let pattern = attribute.regularExpression, case .string(let string) = value,

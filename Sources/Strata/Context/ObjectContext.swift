@@ -227,7 +227,7 @@ public final class ObjectContext: @unchecked Sendable {
         var committed: [String: PropertyValue] = [:], changed: [String: PropertyValue] = [:]
         for attribute in model.allAttributes(of: entity) {
             committed[attribute.name] = .attribute(nil)
-            if let text = attribute.defaultValue, let value = AttributeValue(modelText: text, type: attribute.type) {
+            if let value = attribute.defaultAttributeValue {
                 changed[attribute.name] = .attribute(value)
             }
         }

@@ -130,7 +130,7 @@ public struct ModelMapping: Sendable {
         // Lines of changes are written where the property is declared, once for a hierarchy.
         let declares = { (name: String) in entity.attributes.contains { $0.name == name } }
         for attribute in stored {
-            let fill = attribute.defaultValue.flatMap { AttributeValue(modelText: $0, type: attribute.type) }
+            let fill = attribute.defaultAttributeValue
             guard let old = byIdentifier[attribute.renamingIdentifier ?? attribute.name] else {
                 if declares(attribute.name), match != nil {
                     let filling = fill.map { ", filled with its default \($0.displayText)" }

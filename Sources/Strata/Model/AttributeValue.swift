@@ -89,3 +89,20 @@ public enum AttributeValue: Sendable, Hashable {
         }
     }
 }
+
+extension AttributeValue {
+    /// The value as `description` shows it: strings quoted, dates in ISO 8601.
+    var displayText: String {
+        switch self {
+        case .integer(let value): String(value)
+        case .double(let value): String(value)
+        case .decimal(let value): NSDecimalNumber(decimal: value).stringValue
+        case .string(let value): "\"\(value)\""
+        case .boolean(let value): value ? "true" : "false"
+        case .date(let value): value.formatted(.iso8601)
+        case .binary(let value): "<\(value.count) bytes>"
+        case .uuid(let value): value.uuidString
+        case .uri(let value): value.absoluteString
+        }
+    }
+}

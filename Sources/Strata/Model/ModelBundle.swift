@@ -29,10 +29,32 @@ public struct ModelBundle: Sendable {
         }
     }
 
+    /// A version whose file could not be read, kept with the reason: one damaged or unknown
+    /// version does not keep the others from loading.
+    public struct UnreadableVersion: Sendable {
+        /// The version's name, as ``Version/name``.
+        public var name: String
+        /// The version's model file, or its folder when it holds none Strata knows.
+        public var file: URL
+        /// Why it could not be read.
+        public var error: ModelError
+
+        /// A version named `name` that could not be read from `file`, because of `error`.
+        public init(name: String, file: URL, error: ModelError) {
+            self.name = name
+            self.file = file
+            self.error = error
+        }
+    }
+
     /// Where the bundle was loaded from.
     public var url: URL
-    /// The versions, in name order with numbers compared by value (`Model`, `Model 2`, `Model 10`).
+    /// The versions that were read, in name order with numbers compared by value (`Model`,
+    /// `Model 2`, `Model 10`).
     public var versions: [Version]
+    /// The versions that could not be read, in the same order; asking for one by name (or for
+    /// the current version, when it is one) throws its error.
+    public var unreadableVersions: [UnreadableVersion] = []
     /// The name of the version that new stores use.
     public var currentVersionName: String
     /// Why that version is current, in words for a user.
@@ -41,27 +63,37 @@ public struct ModelBundle: Sendable {
     /// The ``currentVersionReason`` of a bundle whose `.xccurrentversion` names its current version.
     public static let markedCurrentReason = "named by .xccurrentversion"
 
-    /// A bundle of `versions`, which must not be empty.
-    public init(url: URL, versions: [Version], currentVersionName: String, currentVersionReason: String) {
-        precondition(!versions.isEmpty, "a model bundle has at least one version")
+    /// A bundle of `versions`, which must not be empty, and of `unreadableVersions`.
+    public init(
+        url: URL, versions: [Version], unreadableVersions: [UnreadableVersion] = [], currentVersionName: String,
+        currentVersionReason: String
+    ) {
+        precondition(!versions.isEmpty, "a model bundle has at least one readable version")
         self.url = url
         self.versions = versions
+        self.unreadableVersions = unreadableVersions
         self.currentVersionName = currentVersionName
         self.currentVersionReason = currentVersionReason
     }
 
     /// The current version.
+    ///
+    /// - Throws: the version's error when it could not be read.
     public var currentVersion: Version {
-        versions.first { $0.name == currentVersionName } ?? versions[versions.count - 1]
+        get throws(ModelError) { try version(named: currentVersionName) }
     }
 
     /// The version named `name`, or the current one when `name` is `nil`.
+    ///
+    /// - Throws: ``ModelError/unknownVersion(name:bundle:available:)`` when the bundle has no
+    ///   such version, or the version's own error when it could not be read.
     public func version(named name: String?) throws(ModelError) -> Version {
-        guard let name else { return currentVersion }
-        guard let version = versions.first(where: { $0.name == name }) else {
-            throw .unknownVersion(name: name, bundle: url.path, available: versions.map(\.name))
-        }
-        return version
+        let name = name ?? currentVersionName
+        if let version = versions.first(where: { $0.name == name }) { return version }
+        if let unreadable = unreadableVersions.first(where: { $0.name == name }) { throw unreadable.error }
+        throw .unknownVersion(name: name, bundle: url.path, available: (versions.map(\.name) + unreadableVersions.map(\.name)).sorted {
+            $0.compare($1, options: .numeric) == .orderedAscending
+        })
     }
 }
 

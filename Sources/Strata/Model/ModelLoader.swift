@@ -20,11 +20,11 @@ public enum ModelLoader {
         if isDirectory.boolValue {
             switch url.pathExtension {
             case "xcdatamodeld": return try loadBundle(url)
-            case "xcdatamodel": return try single(url, name: url.deletingPathExtension().lastPathComponent, file: url.appendingPathComponent("contents"))
+            case "xcdatamodel": return try single(url, name: url.deletingPathExtension().lastPathComponent, file: modelFile(inVersionFolder: url))
             default:
-                let contents = url.appendingPathComponent("contents")
-                if FileManager.default.fileExists(atPath: contents.path) {
-                    return try single(url, name: url.lastPathComponent, file: contents)
+                let file = modelFile(inVersionFolder: url)
+                if FileManager.default.fileExists(atPath: file.path) {
+                    return try single(url, name: url.lastPathComponent, file: file)
                 }
                 throw .unreadable(
                     path: url.path, reason: "not a model: expected an .xcdatamodeld bundle, an .xcdatamodel folder, a contents file or a .json model")
@@ -51,10 +51,24 @@ public enum ModelLoader {
         return ValidatedModel(bundle: bundle, version: chosen, warnings: issues, versionWasNamed: version != nil)
     }
 
-    /// Reads one model file, choosing the reader by its extension.
+    /// Reads one model file, choosing the reader by its name: a `.json` Strata model, an Xcode 3
+    /// binary `elements` file, else Xcode's `contents` XML.
     public static func readModel(at file: URL) throws(ModelError) -> ObjectModel {
-        file.pathExtension.lowercased() == "json"
-            ? try JSONModelReader.read(contentsOf: file) : try XcodeModelReader.read(contentsOf: file)
+        if file.pathExtension.lowercased() == "json" { return try JSONModelReader.read(contentsOf: file) }
+        if file.lastPathComponent == "elements" { return try XcodeBinaryModelReader.read(contentsOf: file) }
+        return try XcodeModelReader.read(contentsOf: file)
+    }
+
+    /// The model file of an `.xcdatamodel` folder: its `contents` XML, else the `elements` of
+    /// a version Xcode 3 saved (a binary archive beside its `layout`), else the `contents` that
+    /// is missing, for the error to name.
+    static func modelFile(inVersionFolder folder: URL) -> URL {
+        let contents = folder.appendingPathComponent("contents")
+        let elements = folder.appendingPathComponent("elements")
+        if !FileManager.default.fileExists(atPath: contents.path), FileManager.default.fileExists(atPath: elements.path) {
+            return elements
+        }
+        return contents
     }
 
     // MARK: - Bundles
@@ -82,25 +96,31 @@ public enum ModelLoader {
         guard !names.isEmpty else {
             throw .unreadable(path: url.path, reason: "the bundle holds no .xcdatamodel version")
         }
-        var versions: [ModelBundle.Version] = []
+        // A version that cannot be read fails alone: the others stay usable.
+        var versions: [ModelBundle.Version] = [], unreadable: [ModelBundle.UnreadableVersion] = []
         for name in names {
-            let file = url.appendingPathComponent(name + ".xcdatamodel").appendingPathComponent("contents")
-            versions.append(.init(name: name, file: file, model: try readModel(at: file)))
+            let file = modelFile(inVersionFolder: url.appendingPathComponent(name + ".xcdatamodel"))
+            do {
+                versions.append(.init(name: name, file: file, model: try readModel(at: file)))
+            } catch {
+                unreadable.append(.init(name: name, file: file, error: error))
+            }
         }
+        guard !versions.isEmpty else { throw unreadable[0].error }
         let (current, reason) = try currentVersion(of: url, names: names)
-        return ModelBundle(url: url, versions: versions, currentVersionName: current, currentVersionReason: reason)
+        return ModelBundle(url: url, versions: versions, unreadableVersions: unreadable, currentVersionName: current, currentVersionReason: reason)
     }
 
-    /// The version `.xccurrentversion` names; without that file, the only or the last version in
-    /// name order, with the reason said.
+    /// The version `.xccurrentversion` names; without that file, or when it names no version
+    /// the bundle holds (Xcode leaves an empty `<dict/>` in some bundles), the only or the last
+    /// version in name order, with the reason said.
     private static func currentVersion(of bundle: URL, names: [String]) throws(ModelError) -> (String, String) {
         let marker = bundle.appendingPathComponent(".xccurrentversion")
+        let fallback = { (why: String) in
+            names.count == 1 ? (names[0], "the only version") : (names[names.count - 1], "\(why); chose the last version in name order")
+        }
         guard let data = FileManager.default.contents(atPath: marker.path) else {
-            if names.count == 1 { return (names[0], "the only version") }
-            return (
-                names[names.count - 1],
-                "the bundle has no .xccurrentversion; chose the last version in name order"
-            )
+            return fallback("the bundle has no .xccurrentversion")
         }
         let plist: Any
         do {
@@ -108,14 +128,12 @@ public enum ModelLoader {
         } catch {
             throw .malformed(path: marker.path, location: nil, message: "not a property list")
         }
-        guard let fileName = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String else {
-            throw .invalidContent(path: marker.path, location: nil, message: "no _XCCurrentVersionName key")
+        guard let fileName = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String, !fileName.isEmpty else {
+            return fallback("the .xccurrentversion names no version")
         }
         let name = versionName(ofFolder: fileName) ?? fileName
         guard names.contains(name) else {
-            throw .invalidContent(
-                path: marker.path, location: nil,
-                message: "names version '\(name)', which the bundle does not hold; versions: \(names.joined(separator: ", "))")
+            return fallback("the .xccurrentversion names version '\(name)', which the bundle does not hold")
         }
         return (name, ModelBundle.markedCurrentReason)
     }

@@ -3,14 +3,17 @@ import Foundation
 extension ObjectModel {
     /// Checks the model for what would make it unusable (errors) or likely wrong (warnings).
     ///
-    /// Errors: duplicate entity names; unknown or cyclic parent entities; duplicate property
-    /// names, also across an entity's ancestors; unknown relationship destinations; inverses that
-    /// do not exist or do not point back; default, minimum and maximum values that do not parse
-    /// for their type, or a minimum above the maximum; regular expressions that do not compile;
-    /// minCount above maxCount; uniqueness constraints, fetch indexes and compound indexes that
-    /// name unknown properties; configurations and fetch request templates naming unknown entities.
+    /// Errors, what Xcode refuses to compile: duplicate entity names; unknown or cyclic parent
+    /// entities; duplicate property names, also across an entity's ancestors; unknown
+    /// relationship destinations; inverses that do not exist; a stored attribute of type
+    /// Undefined; minCount above maxCount; uniqueness constraints, fetch indexes and compound
+    /// indexes that name unknown properties; configurations and fetch request templates naming
+    /// unknown entities.
     ///
-    /// Warnings: an abstract entity without sub-entities used as a relationship destination.
+    /// Warnings, what Xcode compiles: an abstract entity without sub-entities used as a
+    /// relationship destination; an inverse that does not point back; default, minimum and
+    /// maximum values that are not the usual form for their type (each says how Core Data reads
+    /// it), a minimum above the maximum; regular expressions that do not compile.
     ///
     /// - Returns: every problem found, errors and warnings, in model order.
     public func validate() -> [ModelIssue] {
@@ -24,7 +27,7 @@ extension ObjectModel {
             issues += hierarchyIssues(of: entity)
             issues += propertyNameIssues(of: entity)
             for attribute in entity.attributes {
-                issues += attribute.valueIssues().map { ModelIssue(.error, entity: entity.name, property: attribute.name, $0) }
+                issues += attribute.valueIssues().map { ModelIssue($0.severity, entity: entity.name, property: attribute.name, $0.message) }
             }
             for relationship in entity.relationships {
                 issues += relationshipIssues(of: relationship, in: entity)
@@ -186,7 +189,8 @@ extension ObjectModel {
         guard let inverseDestination = self.entity(named: inverse.destinationEntityName) else { return issues }
         if inverse.inverseName != relationship.name || !self.entity(entity, isKindOf: inverseDestination) {
             let pointsTo = "\(inverse.destinationEntityName).\(inverse.inverseName ?? "(no inverse)")"
-            issues.append(issue(.error, "the inverse '\(destinationName).\(inverseName)' does not point back: it points to \(pointsTo)"))
+            // Xcode compiles such a model, warning, and Core Data keeps the declared inverse in step.
+            issues.append(issue(.warning, "the inverse '\(destinationName).\(inverseName)' does not point back: it points to \(pointsTo)"))
         }
         return issues
     }
@@ -195,47 +199,37 @@ extension ObjectModel {
 // MARK: - Attribute values
 
 extension AttributeDescription {
-    /// What is wrong with the attribute's default, minimum, maximum and regular expression.
-    func valueIssues() -> [String] {
-        var issues: [String] = []
+    /// What is wrong with the attribute's type, default, minimum, maximum and regular expression.
+    ///
+    /// Only an Undefined type on a stored attribute is an error (Xcode refuses to compile it).
+    /// Values Xcode compiles but that are not the usual form for the type are warnings saying
+    /// how Core Data reads them; so are bounds the wrong way round and a pattern that does not
+    /// compile, which make saves fail but not the model.
+    func valueIssues() -> [(severity: ModelIssue.Severity, message: String)] {
+        var issues: [(severity: ModelIssue.Severity, message: String)] = []
         if type == .undefined, !isTransient {
-            issues.append("the type Undefined is only allowed for transient attributes")
+            issues.append((.error, "the type Undefined is only allowed for transient attributes"))
         }
-        let isLength = type == .string || type == .binary
-        if let text = defaultValue, AttributeValue(modelText: text, type: type) == nil {
-            issues.append("the default value '\(text)' is not a valid \(type.rawValue)\(rangeNote)")
+        if let text = defaultValue, let note = reading(modelText: text).note {
+            issues.append((.warning, "the default value \(note)"))
         }
         var bounds: [Double] = []
         for (label, text) in [("minimum", minValue), ("maximum", maxValue)] {
             guard let text else { continue }
-            let number: Double?
-            if isLength {
-                number = Int(text.trimmingCharacters(in: .whitespaces)).flatMap { $0 >= 0 ? Double($0) : nil }
-            } else {
-                number = AttributeValue(modelText: text, type: type)?.numericValue
-            }
-            guard let number else {
-                issues.append("the \(label) '\(text)' is not a valid \(isLength ? "length" : type.rawValue)")
-                continue
-            }
-            bounds.append(number)
+            let (number, note) = boundReading(text)
+            if let note { issues.append((.warning, "the \(label) \(note)")) }
+            if let number { bounds.append(number) }
         }
-        if minValue != nil, maxValue != nil, bounds.count == 2, bounds[0] > bounds[1] {
-            issues.append("the minimum \(minValue!) is greater than the maximum \(maxValue!)")
+        if let minValue, let maxValue, bounds.count == 2, bounds[0] > bounds[1] {
+            issues.append((.warning, "the minimum \(minValue) is greater than the maximum \(maxValue): no value can be saved"))
         }
         if let pattern = regularExpression {
             do {
                 _ = try NSRegularExpression(pattern: pattern)
             } catch {
-                issues.append("the regular expression '\(pattern)' does not compile")
+                issues.append((.warning, "the regular expression '\(pattern)' does not compile: values are not checked against it"))
             }
         }
         return issues
-    }
-
-    private var rangeNote: String {
-        guard type.isInteger else { return "" }
-        let range = AttributeValue.integerRange(of: type)
-        return " (\(range.lowerBound)…\(range.upperBound))"
     }
 }

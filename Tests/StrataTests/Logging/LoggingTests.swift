@@ -35,7 +35,7 @@ import Testing
 
     @Test func entitiesMarkedVerboseLogTheirActivityAtInfo() throws {
         let bundle = try ModelLoader.load(Fixtures.exampleModel)
-        let model = bundle.currentVersion.model
+        let model = try bundle.currentVersion.model
         #expect(model.verboseEntityNames == ["Book", "EBook"])
         let lines = Lines()
         let activity = EntityActivityLog(logger: logger(level: .info, into: lines), verboseEntities: model.verboseEntityNames)

@@ -26,8 +26,8 @@ import Testing
         let bundle = try writeBundle(in: folder.url, versions: ["Shop", "Shop 10", "Shop 2"], current: "Shop 2")
         let loaded = try ModelLoader.load(bundle)
         #expect(loaded.versions.map(\.name) == ["Shop", "Shop 2", "Shop 10"])
-        #expect(loaded.currentVersion.name == "Shop 2")
-        #expect(loaded.currentVersion.model.entities[0].attributes.count == 3)
+        #expect(try loaded.currentVersion.name == "Shop 2")
+        #expect(try loaded.currentVersion.model.entities[0].attributes.count == 3)
     }
 
     @Test func withoutAMarkerTheLastVersionIsChosenAndTheReasonSaid() throws {
@@ -38,11 +38,43 @@ import Testing
         #expect(loaded.currentVersionReason == "the bundle has no .xccurrentversion; chose the last version in name order")
     }
 
-    @Test func aMarkerNamingAMissingVersionIsAnError() throws {
+    @Test func aMarkerNamingAMissingVersionFallsBackToTheLastAndSaysWhy() throws {
         let folder = try TemporaryFolder()
-        let bundle = try writeBundle(in: folder.url, versions: ["Shop"], current: "Shop 3")
-        #expect { _ = try ModelLoader.load(bundle) } throws: { error in
-            String(describing: error).contains("names version 'Shop 3', which the bundle does not hold; versions: Shop")
+        let bundle = try writeBundle(in: folder.url, versions: ["Shop", "Shop 2"], current: "Shop 3")
+        let loaded = try ModelLoader.load(bundle)
+        #expect(loaded.currentVersionName == "Shop 2")
+        #expect(loaded.currentVersionReason == "the .xccurrentversion names version 'Shop 3', which the bundle does not hold; chose the last version in name order")
+    }
+
+    /// Xcode leaves `<dict/>` in some bundles' `.xccurrentversion` (kiwix-apple's Kiwix bundle).
+    @Test func anEmptyMarkerFallsBackToTheLastVersion() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try writeBundle(in: folder.url, versions: ["Shop", "Shop 2"], current: nil)
+        let empty = try PropertyListSerialization.data(fromPropertyList: [String: String](), format: .xml, options: 0)
+        try empty.write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        let loaded = try ModelLoader.load(bundle)
+        #expect(try loaded.currentVersion.name == "Shop 2")
+        #expect(loaded.currentVersionReason == "the .xccurrentversion names no version; chose the last version in name order")
+    }
+
+    /// One version that cannot be read (a damaged file, a format Strata does not know) leaves
+    /// the others usable; asking for it gives its own error.
+    @Test func anUnreadableVersionFailsAlone() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try writeBundle(in: folder.url, versions: ["Shop", "Shop 2", "Shop 3"], current: "Shop 2")
+        let broken = bundle.appendingPathComponent("Shop 3.xcdatamodel/contents")
+        try Data("<model><entity".utf8).write(to: broken)
+        let loaded = try ModelLoader.load(bundle)
+        #expect(loaded.versions.map(\.name) == ["Shop", "Shop 2"])
+        #expect(loaded.unreadableVersions.map(\.name) == ["Shop 3"])
+        #expect(try loaded.currentVersion.name == "Shop 2")
+        #expect { _ = try loaded.version(named: "Shop 3") } throws: { error in
+            String(describing: error).hasPrefix(broken.path + ":")
+        }
+        try FileManager.default.removeItem(at: bundle.appendingPathComponent("Shop 2.xcdatamodel/contents"))
+        let withoutCurrent = try ModelLoader.load(bundle)
+        #expect { _ = try withoutCurrent.currentVersion } throws: { error in
+            String(describing: error).contains("Shop 2.xcdatamodel/contents")
         }
     }
 
@@ -65,9 +97,9 @@ import Testing
         for url in [single, single.appendingPathComponent("contents"), json] {
             let loaded = try ModelLoader.load(url)
             #expect(loaded.versions.count == 1)
-            #expect(loaded.currentVersion.name == "Shop")
+            #expect(try loaded.currentVersion.name == "Shop")
             #expect(loaded.currentVersionReason == "the only version")
-            #expect(loaded.currentVersion.model == model)
+            #expect(try loaded.currentVersion.model == model)
         }
     }
 
@@ -93,6 +125,6 @@ import Testing
     @Test func versionFolderNamesMayContainSpaces() throws {
         let folder = try TemporaryFolder()
         let loaded = try ModelLoader.load(try writeBundle(in: folder.url, versions: ["My Model", "My Model 2"], current: "My Model"))
-        #expect(loaded.currentVersion.name == "My Model")
+        #expect(try loaded.currentVersion.name == "My Model")
     }
 }

@@ -89,4 +89,21 @@ import Testing
         #expect(written.contains(#"minDateTimeInterval="-978307200" maxDateTimeInterval="1000000000""#))
         #expect(written.contains(#"defaultDateTimeInterval="0""#))
     }
+
+    /// Xcode writes a date range both ways, the `…ValueString` as the date it showed
+    /// (core-data-editor's iOS_Example model); the interval is the value, the text is kept.
+    @Test func aDateRangeIsReadFromItsIntervalsNotItsDisplayText() throws {
+        let contents = """
+            <model><entity name="Event"><attribute name="when" attributeType="Date" minDateTimeInterval="407847600" \
+            minValueString="12/4/2013" maxDateTimeInterval="439470000" maxValueString="12/5/2014"/></entity></model>
+            """
+        let model = try XcodeModelReader.read(Data(contents.utf8), path: "Events")
+        let when = try #require(model.entities.first?.attributes.first)
+        #expect(when.minimumBound == 407_847_600)
+        #expect(when.maximumBound == 439_470_000)
+        #expect(when.valueIssues().isEmpty)
+        #expect(when.xcodeSettings == ["minValueString": "12/4/2013", "maxValueString": "12/5/2014"])
+        let written = XcodeModelWriter.contents(of: model)
+        #expect(written.contains(#"minDateTimeInterval="407847600""#) && written.contains(#"minValueString="12/4/2013""#))
+    }
 }

@@ -147,9 +147,19 @@ private struct ModelElementReader {
         readPropertySettings(of: &attribute, from: element, kindKeys: Self.attributeKeys)
         let attributes = element.attributes
         attribute.isIndexed = flag("indexed", of: element)
-        attribute.defaultValue = attributes["defaultValueString"] ?? attributes["defaultDateTimeInterval"]
-        attribute.minValue = attributes["minValueString"] ?? attributes["minDateTimeInterval"]
-        attribute.maxValue = attributes["maxValueString"] ?? attributes["maxDateTimeInterval"]
+        // A date's value is its `…DateTimeInterval`; Xcode may write the `…ValueString` beside it
+        // as the date it showed ("12/4/2013"), which is kept as written but not read.
+        for (valueKey, textKey, intervalKey) in [
+            (\AttributeDescription.defaultValue, "defaultValueString", "defaultDateTimeInterval"),
+            (\.minValue, "minValueString", "minDateTimeInterval"), (\.maxValue, "maxValueString", "maxDateTimeInterval"),
+        ] {
+            if type == .date, let interval = attributes[intervalKey] {
+                attribute[keyPath: valueKey] = interval
+                if let text = attributes[textKey] { attribute.xcodeSettings[textKey] = text }
+            } else {
+                attribute[keyPath: valueKey] = attributes[textKey] ?? attributes[intervalKey]
+            }
+        }
         attribute.regularExpression = attributes["regularExpressionString"]
         attribute.isDerived = flag("derived", of: element)
         attribute.derivationExpression = attributes["derivationExpression"]

@@ -21,26 +21,33 @@ struct ModelValidateCommand: AsyncParsableCommand, ReadsModelOrStore {
         let bundle = try ModelLoader.load(try options.requireModelURL())
         let versions = try options.modelVersionName.map { [try bundle.version(named: $0)] } ?? bundle.versions
         let results = versions.map { ($0, $0.model.validate()) }
+        // A version that could not be read is invalid, with its reading error as its one issue.
+        let unreadable = options.modelVersionName == nil ? bundle.unreadableVersions : []
         switch format {
         case .json:
-            let document = JSONValue.array(
-                results.map { version, issues in
-                    .object([
-                        "version": .string(version.name),
-                        "file": .string(version.file.path),
-                        "valid": .bool(!issues.contains { $0.severity == .error }),
-                        "issues": .array(
-                            issues.map { issue in
-                                .object([
-                                    "severity": .string(issue.severity.rawValue),
-                                    "entity": issue.entity.map(JSONValue.string),
-                                    "property": issue.property.map(JSONValue.string),
-                                    "message": .string(issue.message),
-                                ])
-                            }),
-                    ])
-                })
-            print(JSONWriter.string(from: document))
+            let documents = results.map { version, issues in
+                JSONValue.object([
+                    "version": .string(version.name),
+                    "file": .string(version.file.path),
+                    "valid": .bool(!issues.contains { $0.severity == .error }),
+                    "issues": .array(
+                        issues.map { issue in
+                            .object([
+                                "severity": .string(issue.severity.rawValue),
+                                "entity": issue.entity.map(JSONValue.string),
+                                "property": issue.property.map(JSONValue.string),
+                                "message": .string(issue.message),
+                            ])
+                        }),
+                ])
+            }
+            let unreadableDocuments = unreadable.map { version in
+                JSONValue.object([
+                    "version": .string(version.name), "file": .string(version.file.path), "valid": .bool(false),
+                    "issues": .array([.object(["severity": .string("error"), "message": .string(version.error.description)])]),
+                ])
+            }
+            print(JSONWriter.string(from: .array(documents + unreadableDocuments)))
         case .table:
             for (version, issues) in results {
                 for issue in issues { print("\(version.file.path): \(issue)") }
@@ -48,8 +55,12 @@ struct ModelValidateCommand: AsyncParsableCommand, ReadsModelOrStore {
                 let warnings = issues.count - errors
                 print("\(version.name): \(errors == 0 ? "valid" : "invalid") (\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"))")
             }
+            for version in unreadable {
+                print("error: \(version.error)")
+                print("\(version.name): unreadable")
+            }
         }
-        if results.contains(where: { $0.1.contains { $0.severity == .error } }) {
+        if !unreadable.isEmpty || results.contains(where: { $0.1.contains { $0.severity == .error } }) {
             throw ExitCode(ExitStatus.dataError.rawValue)
         }
     }

@@ -25,22 +25,29 @@ struct ModelVersionsCommand: AsyncParsableCommand, ReadsModelOrStore {
                     "versionIdentifier": .string(version.model.versionIdentifier),
                 ])
             }
+            let unreadable = bundle.unreadableVersions.map { version in
+                JSONValue.object([
+                    "name": .string(version.name), "current": .bool(version.name == bundle.currentVersionName),
+                    "file": .string(version.file.path), "error": .string(version.error.description),
+                ])
+            }
             let document = JSONValue.object([
                 "current": .string(bundle.currentVersionName),
                 "reason": .string(bundle.currentVersionReason),
                 "versions": .array(versions),
+                "unreadable": .array(unreadable),
             ])
             print(JSONWriter.string(from: document))
         case .table:
             var table = TextTable(header: ["", "version", "entities", "identifier"])
-            for version in bundle.versions {
-                table.append([
-                    version.name == bundle.currentVersionName ? "*" : "", version.name,
-                    String(version.model.entities.count), version.model.versionIdentifier,
-                ])
+            let rows = bundle.versions.map { ($0.name, String($0.model.entities.count), $0.model.versionIdentifier) }
+                + bundle.unreadableVersions.map { ($0.name, "unreadable", "") }
+            for (name, entities, identifier) in rows.sorted(by: { $0.0.compare($1.0, options: .numeric) == .orderedAscending }) {
+                table.append([name == bundle.currentVersionName ? "*" : "", name, entities, identifier])
             }
             print(table.rendered)
             print("current: \(bundle.currentVersionName) (\(bundle.currentVersionReason))")
+            for version in bundle.unreadableVersions { print("unreadable: \(version.error)") }
         }
     }
 }
