@@ -149,10 +149,11 @@ extension ObjectContext {
                 let source = reference(object.objectID)?.primaryKey
             else { continue }
             let owner = model.entityDeclaring(relationship: relationship.name, from: object.entity)?.name ?? object.entity.name
-            guard let join = store.layout.joinTable(for: owner, relationship: relationship.name),
-                join.relationship == StoreLayout.RelationshipPath(entity: owner, relationship: relationship.name),
-                case .toMany(let saved)? = object.committedValues[relationship.name] ?? .toMany([])
-            else { continue }
+            // A to-many without an inverse is written from its owner: its key column is on the members' rows.
+            let writesHere = store.layout.entity(named: owner)?.toManyKeyColumns[relationship.name] != nil
+                || store.layout.joinTable(for: owner, relationship: relationship.name)?.relationship
+                    == StoreLayout.RelationshipPath(entity: owner, relationship: relationship.name)
+            guard writesHere, case .toMany(let saved)? = object.committedValues[relationship.name] ?? .toMany([]) else { continue }
             for id in Set(current).subtracting(saved) {
                 if let key = reference(id)?.primaryKey { try store.link(object.entity.name, relationship.name, source: source, destination: key) }
             }

@@ -347,6 +347,9 @@ struct PredicateCompiler {
         if let inverse = relationship.inverseName, let column = table.toOneColumns[inverse]?.key {
             return ToMany(from: "\(table.tableName) \(alias)", link: "\(alias).\(column) = \(ownerKey) AND \(kind)", scope: scope)
         }
+        if relationship.inverseName == nil, let column = layout.entity(named: entity.name)?.toManyKeyColumns[relationship.name] {
+            return ToMany(from: "\(table.tableName) \(alias)", link: "\(alias).\(column) = \(ownerKey) AND \(kind)", scope: scope)
+        }
         guard let join = layout.joinColumns(of: entity, relationship: relationship.name, in: model) else {
             throw PredicateCompileError(message: "relationship '\(entity.name).\(relationship.name)' is not stored")
         }

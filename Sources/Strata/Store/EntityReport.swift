@@ -102,6 +102,11 @@ public struct EntityReport: Sendable {
             {
                 storage.table = destination.tableName
                 storage.columns = [columns.key, columns.order].compactMap { $0 }
+            } else if let column = layout.toManyKeyColumns[relationship.name],
+                let destination = store.layout.entity(named: relationship.destinationEntityName)
+            {
+                storage.table = destination.tableName
+                storage.columns = [column]
             }
             return storage
         }

@@ -128,17 +128,28 @@ extension PersistentStore {
         }
     }
 
-    // MARK: - Many-to-many
+    // MARK: - Many-to-many, and to-many without an inverse
 
-    /// Adds `destination` to the many-to-many `relationship` of the row `source` of `entityName`.
+    /// Adds `destination` to the many-to-many (or inverseless to-many) `relationship` of the row
+    /// `source` of `entityName`.
     public func link(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
+        if let (table, column) = toManyKeyColumn(entityName, relationship) {
+            try database.cachedStatement("UPDATE \(table) SET \(column) = ? WHERE Z_PK = ?").execute([.integer(source), .integer(destination)])
+            return
+        }
         let (join, sourceColumn, destinationColumn, _) = try joinColumns(entityName, relationship)
         try database.cachedStatement("INSERT OR IGNORE INTO \(join) (\(sourceColumn), \(destinationColumn)) VALUES (?, ?)")
             .execute([.integer(source), .integer(destination)])
     }
 
-    /// Removes `destination` from the many-to-many `relationship` of the row `source`.
+    /// Removes `destination` from the many-to-many (or inverseless to-many) `relationship` of
+    /// the row `source`.
     public func unlink(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
+        if let (table, column) = toManyKeyColumn(entityName, relationship) {
+            try database.cachedStatement("UPDATE \(table) SET \(column) = NULL WHERE Z_PK = ? AND \(column) = ?")
+                .execute([.integer(destination), .integer(source)])
+            return
+        }
         let (join, sourceColumn, destinationColumn, _) = try joinColumns(entityName, relationship)
         try database.cachedStatement("DELETE FROM \(join) WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?")
             .execute([.integer(source), .integer(destination)])
@@ -148,6 +159,7 @@ extension PersistentStore {
     /// the row `source`, in the order of `destinations`; a relationship that is not ordered
     /// has none to write.
     public func setLinkPositions(_ entityName: String, _ relationship: String, source: Int64, destinations: [Int64]) throws {
+        if toManyKeyColumn(entityName, relationship) != nil { return }
         let (join, sourceColumn, destinationColumn, order) = try joinColumns(entityName, relationship)
         guard let order else { return }
         let statement = try database.cachedStatement("UPDATE \(join) SET \(order) = ? WHERE \(sourceColumn) = ? AND \(destinationColumn) = ?")
@@ -159,6 +171,10 @@ extension PersistentStore {
     /// The primary keys the many-to-many `relationship` of row `source` holds, in order for an
     /// ordered one.
     public func linkedKeys(_ entityName: String, _ relationship: String, source: Int64) throws -> [Int64] {
+        if let (table, column) = toManyKeyColumn(entityName, relationship) {
+            return try database.cachedStatement("SELECT Z_PK FROM \(table) WHERE \(column) = ? ORDER BY Z_PK")
+                .rows([.integer(source)]).compactMap { $0[0].int64Value }
+        }
         let (join, sourceColumn, destinationColumn, order) = try joinColumns(entityName, relationship)
         return try database.cachedStatement(
             "SELECT \(destinationColumn) FROM \(join) WHERE \(sourceColumn) = ? ORDER BY \(order.map { "\($0), " } ?? "")\(destinationColumn)")
@@ -222,6 +238,8 @@ extension PersistentStore {
         let owner: String, from: String, order: String
         if let inverse = description.inverseName, let columns = destination.toOneColumns[inverse] {
             (owner, from, order) = ("d.\(columns.key)", "\(destination.tableName) d", columns.order.map { "d.\($0), " } ?? "")
+        } else if let (_, column) = toManyKeyColumn(entityName, relationship) {
+            (owner, from, order) = ("d.\(column)", "\(destination.tableName) d", "")
         } else {
             let (join, sourceColumn, destinationColumn, position) = try joinColumns(entityName, relationship)
             (owner, from, order) = ("j.\(sourceColumn)", "\(join) j JOIN \(destination.tableName) d ON d.Z_PK = j.\(destinationColumn)", position.map { "j.\($0), " } ?? "")
@@ -293,6 +311,16 @@ extension PersistentStore {
             }
         }
         return assignments
+    }
+
+    /// The table and column holding the owner's key for `entityName`'s to-many `relationship`
+    /// when it has no inverse (Core Data's `Z<n><NAME>` on the destination's table).
+    private func toManyKeyColumn(_ entityName: String, _ relationship: String) -> (table: String, column: String)? {
+        guard let owner = layout.entity(named: entityName), let column = owner.toManyKeyColumns[relationship],
+            let entity = model.entity(named: entityName), let description = model.relationship(named: relationship, in: entity),
+            let destination = layout.entity(named: description.destinationEntityName)
+        else { return nil }
+        return (destination.tableName, column)
     }
 
     /// The join table of a many-to-many and its columns seen from `entityName`'s side: the one

@@ -121,8 +121,13 @@ public final class PersistentStore: @unchecked Sendable {
     /// Creates an empty store for `model` at `path`, laid out as Core Data lays it out, in one
     /// transaction. Anything already at `path` is refused, and on failure the files this call
     /// made are removed, and only those.
+    ///
+    /// `frameworkVersion` names the Core Data release (`NSPersistenceFrameworkVersion`) to lay
+    /// the store out as and to record, for a store that an older release must find as it would
+    /// have made it; by default the release Strata records.
     public static func create(
-        at path: String, model: ObjectModel, configuration: Database.Configuration = Database.Configuration()
+        at path: String, model: ObjectModel, configuration: Database.Configuration = Database.Configuration(),
+        frameworkVersion: Int64 = StoreMetadata.frameworkVersion
     ) throws(StoreError) -> PersistentStore {
         let issues = model.validate()
         if issues.contains(where: { $0.severity == .error }) { throw .invalidModel(path: path, issues: issues) }
@@ -145,8 +150,8 @@ public final class PersistentStore: @unchecked Sendable {
         openConfiguration.journalMode = nil
         do {
             let database = try Database(path: path, configuration: openConfiguration)
-            let metadata = StoreMetadata(model: model)
-            let layout = StoreLayout(model: model)
+            let metadata = StoreMetadata(model: model, frameworkVersion: frameworkVersion)
+            let layout = StoreLayout(model: model, frameworkVersion: frameworkVersion)
             try database.execute("PRAGMA auto_vacuum = 2")
             if let mode = configuration.journalMode { try database.execute("PRAGMA journal_mode = \(mode.rawValue)") }
             try database.inTransaction {

@@ -10,6 +10,8 @@ struct RowReader {
     private let readers: [Int: EntityColumns]
     private let entityNames: [Int: String]
     private let fallbackEntity: String
+    /// The entity's number when it holds its table alone: then every row is its, whatever `Z_ENT` says.
+    private let soleEntityNumber: Int?
 
     private struct EntityColumns {
         var values: [(property: String, position: Int)]
@@ -51,6 +53,7 @@ struct RowReader {
         self.readers = readers
         entityNames = Dictionary(layout.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
         fallbackEntity = entity.name
+        soleEntityNumber = entity.holdsTableAlone ? entity.number : nil
     }
 
     /// `Z_PK, Z_ENT, Z_OPT` and the reader's columns, each prefixed with `alias.`.
@@ -60,7 +63,7 @@ struct RowReader {
 
     /// The snapshot of a row selected with ``selectList(alias:)``.
     func snapshot(_ row: [DatabaseValue]) -> RowSnapshot {
-        let number = Int(row[1].int64Value ?? 0)
+        let number = soleEntityNumber ?? Int(row[1].int64Value ?? 0)
         var values: [String: DatabaseValue] = [:]
         var references: [String: RowReference] = [:]
         if let reader = readers[number] {

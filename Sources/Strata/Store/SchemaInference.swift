@@ -1,6 +1,8 @@
 /// Builds a model from a store's schema alone, for stores without a model cache when no model
 /// file is given: entities and hierarchy from `Z_PRIMARYKEY`, attributes from column types,
-/// to-one relationships from their key indexes, many-to-many from join tables.
+/// to-one relationships from their key indexes, many-to-many (both sides, each the other's
+/// inverse) from join tables, and to-many relationships without an inverse from their
+/// `Z<n><NAME>` key columns on the destination's table.
 ///
 /// Column names lose their case (`ZFIRSTNAME` becomes `firstname`), sub-entities' columns are
 /// all given to the root, and a to-one's destination is found from its `Z<n>_` column or from
@@ -20,6 +22,10 @@ enum SchemaInference {
             guard let table = schema.table(named: "Z" + row.entityName.uppercased()) else { continue }
             let columnNames = Set(table.columns.map(\.name))
             for column in table.columns where column.name.hasPrefix("Z") && !column.name.hasPrefix("Z_") && !isEntityColumn(column.name) {
+                if let (ownerNumber, name) = toManyKey(column.name), let owner = numbers[ownerNumber] {
+                    entities[owner.entityName]?.relationships.append(RelationshipDescription(name: name, destination: row.entityName, isToMany: true))
+                    continue
+                }
                 let name = String(column.name.dropFirst()).lowercased()
                 let entityColumn = columnNames.first { $0.range(of: #"^Z[0-9]+_"#, options: .regularExpression) != nil && $0.hasSuffix("_" + column.name.dropFirst()) }
                 let isKey = column.type.uppercased() == "INTEGER"
@@ -31,14 +37,41 @@ enum SchemaInference {
                 }
             }
         }
-        for table in schema.tables where table.name.hasPrefix("Z_") && table.columns.count >= 2 {
+        let joinTables = schema.tables.filter { $0.name.hasPrefix("Z_") && $0.columns.count >= 2 && !$0.name.hasPrefix("Z_FOK") }
+        let joinColumnNames = Set(joinTables.flatMap { $0.columns.prefix(2).map(\.name) })
+        for table in joinTables {
             guard let owner = joinTableOwner(table.name, numbers: numbers),
                 let destinationNumber = leadingNumber(table.columns[1].name), let destination = numbers[destinationNumber]
             else { continue }
             let name = String(table.name.drop { $0 != "_" }.dropFirst().drop(while: \.isNumber)).lowercased()
-            entities[owner]?.relationships.append(RelationshipDescription(name: name, destination: destination.entityName, isToMany: true))
+            var relationship = RelationshipDescription(name: name, destination: destination.entityName, isToMany: true)
+            // The first column is named after the relationship pointing back at the owner; a
+            // number Core Data appended to keep it apart from another join table's is dropped.
+            var inverseName = String(table.columns[0].name.dropFirst(2).drop(while: \.isNumber)).lowercased()
+            let unnumbered = String(table.columns[0].name.reversed().drop(while: \.isNumber).reversed())
+            if unnumbered != table.columns[0].name, joinColumnNames.contains(unnumbered) {
+                inverseName = String(unnumbered.dropFirst(2).drop(while: \.isNumber)).lowercased()
+            }
+            if inverseName == name, destination.entityName == owner {
+                relationship.inverseName = name
+            } else if !inverseName.isEmpty, entities[destination.entityName]?.relationships.contains(where: { $0.name == inverseName }) == false {
+                relationship.inverseName = inverseName
+                var inverse = RelationshipDescription(name: inverseName, destination: owner, isToMany: true)
+                inverse.inverseName = name
+                entities[destination.entityName]?.relationships.append(inverse)
+            }
+            entities[owner]?.relationships.append(relationship)
         }
         return ObjectModel(entities: schema.primaryKeys.compactMap { entities[$0.entityName] })
+    }
+
+    /// `(1, "documents")` for `Z1DOCUMENTS`, the key column of entity 1's to-many `documents`
+    /// without an inverse; `nil` for other names.
+    private static func toManyKey(_ column: String) -> (Int, String)? {
+        let rest = column.dropFirst()
+        let digits = rest.prefix { $0.isNumber }
+        guard column.hasPrefix("Z"), let number = Int(digits), rest.count > digits.count else { return nil }
+        return (number, String(rest.dropFirst(digits.count)).lowercased())
     }
 
     private static func attributeType(of sqlType: String) -> AttributeType {

@@ -26,13 +26,14 @@ public struct StoreMetadata: Sendable, Equatable {
         self.properties = properties
     }
 
-    /// The metadata Core Data writes into a new store for `model`.
-    public init(model: ObjectModel, uuid: String = UUID().uuidString) {
+    /// The metadata Core Data writes into a new store for `model`, as the release
+    /// `frameworkVersion` writes it.
+    public init(model: ObjectModel, uuid: String = UUID().uuidString, frameworkVersion: Int64 = Self.frameworkVersion) {
         let hashes = model.entityVersionHashes()
         self.init(uuid: uuid, properties: [
             "NSStoreType": .string("SQLite"),
-            "NSPersistenceFrameworkVersion": .integer(Self.frameworkVersion),
-            "NSPersistenceMaximumFrameworkVersion": .integer(Self.frameworkVersion),
+            "NSPersistenceFrameworkVersion": .integer(frameworkVersion),
+            "NSPersistenceMaximumFrameworkVersion": .integer(frameworkVersion),
             "NSStoreModelVersionHashes": .dictionary(hashes.mapValues(PropertyListValue.data)),
             "NSStoreModelVersionHashesVersion": .integer(3),
             "NSStoreModelVersionIdentifiers": .array([.string(model.versionIdentifier)]),

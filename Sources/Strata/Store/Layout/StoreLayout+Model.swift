@@ -1,5 +1,5 @@
-// The layout Core Data gives a model, as observed in stores Core Data wrote (the fixtures and
-// published schemas of Apple apps):
+// The layout Core Data gives a model, as observed in stores Core Data wrote (the fixtures, the
+// corpus of real apps' stores, and published schemas of Apple apps):
 //
 // - Entities are numbered 1, 2, … depth first: root entities in name order, each followed by
 //   its sub-entities in name order, so that a hierarchy's numbers form one range.
@@ -7,28 +7,41 @@
 //   columns in groups, each group going through the hierarchy in number order and each
 //   entity's columns in name order: integers and booleans, then to-one keys (each followed by
 //   its `Z<n>_` entity column and `Z_FOK_` order column when it has them); dates and floating
-//   point; strings; binary data. A name taken earlier in the table gets a number (`ZFOLDER1`).
-// - A many-to-many gets a join table named after the side of the lower entity number (then
-//   the lower relationship name): `Z_<n><NAME>`, with a column per side named after the
-//   relationship that points to that side.
-// - Indexes: `<TABLE>_<COLUMN>_INDEX` for to-one keys and join tables, `Z_<Entity>_<name>`
-//   for fetch indexes (and attributes marked indexed), `Z_<ENTITY>_UNIQUE_<PROPERTIES>` for
-//   uniqueness constraints.
+//   point; decimals; strings; binary data. A name taken earlier in the table gets a number
+//   (`ZFOLDER1`).
+// - A many-to-many gets a join table named after the side with the lower entity number
+//   (`Z_<n><NAME>`), with a column per side named after the relationship that points to that
+//   side. A column name another join table already uses gets the next free number
+//   (`Z_2ARTISTS1`), the tables taken by entity number and, within an entity, by relationship
+//   name from the last. A reflexive one is named after the shorter of its two names, then the
+//   lower (`Z_2BLOCKING` for blocking/blockedBy, `Z_3CHILDCOLLECTIONS` for
+//   childCollections/parentCollections). Core Data's own order within an entity follows its
+//   hash tables, which no rule reproduces in general: these rules fit every store seen, and a
+//   store is always opened with the names it has.
+// - Indexes: `<TABLE>_<COLUMN>_INDEX` for to-one keys, `<TABLE>_Z_ENT_INDEX` on a table that
+//   holds a hierarchy, `Z_<Entity>_<name>` for fetch indexes, `Z_<ENTITY>_UNIQUE_<PROPERTIES>`
+//   for uniqueness constraints. Two rules changed across Core Data releases (the store's
+//   `NSPersistenceFrameworkVersion`): join tables got an index over the reversed pair, and
+//   attributes marked indexed became fetch indexes named after the attribute; before that they
+//   had a plain `<TABLE>_<COLUMN>_INDEX`.
 //
-// The column group of Decimal, and the names of compound-index indexes, were not seen in a
-// real store; they follow the nearest observed rule.
+// The column group of Float and Double next to dates, and the names of compound-index indexes,
+// were not seen in a real store; they follow the nearest observed rule.
 
 extension StoreLayout {
     /// The layout Core Data would give a new store for `model`, or, given an existing store's
     /// `schema`, the layout that store uses for the model: its entity numbers and its join
     /// table names where they differ from Strata's choice. The model must be valid.
-    public init(model: ObjectModel, matching schema: StoreSchema? = nil) {
+    ///
+    /// `frameworkVersion` is the Core Data release (`NSPersistenceFrameworkVersion`) whose rules
+    /// the indexes follow where they changed across releases; by default the one Strata records.
+    public init(model: ObjectModel, matching schema: StoreSchema? = nil, frameworkVersion: Int64 = StoreMetadata.frameworkVersion) {
         var numbering = Self.entityNumbers(of: model)
         if let schema {
             for (name, number) in schema.entityNumbers where numbering.numbers[name] != nil { numbering.numbers[name] = number }
             numbering.orderedEntities.sort { numbering.numbers[$0.name]! < numbering.numbers[$1.name]! }
         }
-        var builder = LayoutBuilder(model: model, numbers: numbering)
+        var builder = LayoutBuilder(model: model, numbers: numbering, frameworkVersion: frameworkVersion)
         builder.existingTables = schema.map { Set($0.tables.map(\.name)) }
         for root in numbering.orderedEntities where root.superentityName == nil {
             builder.addHierarchy(of: root)
@@ -106,11 +119,22 @@ func columnType(of type: AttributeType) -> (sql: String, group: Int)? {
     case .integer16, .integer32, .integer64, .boolean, .objectID: ("INTEGER", 0)
     case .date: ("TIMESTAMP", 1)
     case .double, .float: ("FLOAT", 1)
-    case .decimal: ("DECIMAL", 1)
-    case .string, .uri: ("VARCHAR", 2)
-    case .binary, .transformable, .uuid: ("BLOB", 3)
+    case .decimal: ("DECIMAL", 2)
+    case .string, .uri: ("VARCHAR", 3)
+    case .binary, .transformable, .uuid: ("BLOB", 4)
     case .undefined: nil
     }
+}
+
+extension StoreLayout {
+    /// The first Core Data release known to index a join table over its reversed pair: seen in
+    /// stores of release 637 and later, absent from those of 519 and earlier.
+    static let joinTableIndexesSince: Int64 = 600
+    /// The first Core Data release taken to make an attribute marked indexed a fetch index
+    /// (`Z_<Entity>_<attribute>`): fetch indexes came with iOS 11, whose release numbers start
+    /// in the 800s; stores of release 519 and earlier have `<TABLE>_<COLUMN>_INDEX`, those of
+    /// 1522 the fetch index.
+    static let indexedAttributesAsFetchIndexesSince: Int64 = 800
 }
 
 private struct LayoutBuilder {
@@ -124,14 +148,38 @@ private struct LayoutBuilder {
     /// Columns each entity declares itself, by property name.
     var declaredAttributeColumns: [String: [String: String]] = [:]
     var declaredToOneColumns: [String: [String: StoreLayout.ToOneColumns]] = [:]
+    var declaredToManyKeyColumns: [String: [String: String]] = [:]
     /// The tables of the store being matched, if any: a join table it names from the other
     /// side keeps that name.
     var existingTables: Set<String>?
+    /// The Core Data release whose index rules apply.
+    let frameworkVersion: Int64
 
-    init(model: ObjectModel, numbers: (orderedEntities: [EntityDescription], numbers: [String: Int])) {
+    init(model: ObjectModel, numbers: (orderedEntities: [EntityDescription], numbers: [String: Int]), frameworkVersion: Int64) {
         self.model = model
         self.ordered = numbers.orderedEntities
         self.numbers = numbers.numbers
+        self.frameworkVersion = frameworkVersion
+        for entity in ordered {
+            for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient && relationship.inverseName == nil {
+                declaredToManyKeyColumns[entity.name, default: [:]][relationship.name] = "Z\(self.numbers[entity.name]!)\(relationship.name.uppercased())"
+            }
+        }
+    }
+
+    /// The to-manys without an inverse whose destinations lie in `root`'s table, in entity
+    /// number order, then by name: their key columns come after the hierarchy's to-one keys.
+    private func toManyKeyColumns(into root: EntityDescription) -> [String] {
+        ordered.flatMap { owner in
+            owner.relationships.filter { relationship in
+                guard declaredToManyKeyColumns[owner.name]?[relationship.name] != nil,
+                    let destination = model.entity(named: relationship.destinationEntityName)
+                else { return false }
+                return model.rootEntity(of: destination).name == root.name
+            }
+            .sorted { $0.name < $1.name }
+            .compactMap { declaredToManyKeyColumns[owner.name]?[$0.name] }
+        }
     }
 
     // MARK: - Entity tables
@@ -154,7 +202,7 @@ private struct LayoutBuilder {
             taken.insert("Z" + base + suffix)
             return ("Z" + base + suffix, suffix)
         }
-        for group in 0...3 {
+        for group in 0...4 {
             for entity in hierarchy {
                 let attributes = entity.attributes
                     .filter { !$0.isTransient && columnType(of: $0.type)?.group == group }
@@ -189,6 +237,11 @@ private struct LayoutBuilder {
                     declaredToOneColumns[entity.name, default: [:]][relationship.name] = toOne
                 }
             }
+            if group == 0 {
+                for column in toManyKeyColumns(into: root) where taken.insert(column).inserted {
+                    columns.append(StoreLayout.Column(name: column, type: "INTEGER"))
+                }
+            }
         }
         tables.append(StoreLayout.Table(name: tableName, columns: columns))
         for entity in hierarchy {
@@ -201,15 +254,66 @@ private struct LayoutBuilder {
                     superNumber: entity.superentityName.flatMap { numbers[$0] } ?? 0, tableName: tableName,
                     numberRange: number...max(number, subNumbers.max() ?? number),
                     attributeColumns: lineage.reduce(into: [:]) { $0.merge(declaredAttributeColumns[$1.name] ?? [:]) { $1 } },
-                    toOneColumns: lineage.reduce(into: [:]) { $0.merge(declaredToOneColumns[$1.name] ?? [:]) { $1 } }))
+                    toOneColumns: lineage.reduce(into: [:]) { $0.merge(declaredToOneColumns[$1.name] ?? [:]) { $1 } },
+                    toManyKeyColumns: lineage.reduce(into: [:]) { $0.merge(declaredToManyKeyColumns[$1.name] ?? [:]) { $1 } }))
         }
         entities.sort { $0.number < $1.number }
     }
 
     // MARK: - Join tables
 
+    /// One many-to-many, seen from the side that names its table.
+    private struct ManyToMany {
+        var named: StoreLayout.RelationshipPath, other: StoreLayout.RelationshipPath
+        var namedRelationship: RelationshipDescription, otherRelationship: RelationshipDescription
+        /// The `Z_ENT` of the named side's entity and of its destination.
+        var namedNumber: Int, destinationNumber: Int
+    }
+
     mutating func addJoinTables() {
+        var usedColumns: Set<String> = []
+        /// The name, or with the next free number when another join table has it.
+        func unused(_ name: String) -> String {
+            var candidate = name, counter = 0
+            while usedColumns.contains(candidate) {
+                counter += 1
+                candidate = name + String(counter)
+            }
+            usedColumns.insert(candidate)
+            return candidate
+        }
+        let pairs = manyToManyPairs().sorted {
+            ($0.namedNumber, $1.namedRelationship.name) < ($1.namedNumber, $0.namedRelationship.name)
+        }
+        for pair in pairs {
+            let tableName = "Z_\(pair.namedNumber)\(pair.namedRelationship.name.uppercased())"
+            let sourceColumn = unused("Z_\(pair.namedNumber)\(pair.otherRelationship.name.uppercased())")
+            let destinationColumn = unused("Z_\(pair.destinationNumber)\(pair.namedRelationship.name.uppercased())")
+            var join = StoreLayout.JoinTable(
+                name: tableName, relationship: pair.named, inverse: pair.other, sourceColumn: sourceColumn,
+                destinationColumn: destinationColumn)
+            var columns = [
+                StoreLayout.Column(name: sourceColumn, type: "INTEGER"), StoreLayout.Column(name: destinationColumn, type: "INTEGER"),
+            ]
+            // An ordered side keeps the position of its members, named after their column.
+            for (side, isOrdered, memberColumn) in [
+                (pair.named, pair.namedRelationship.isOrdered, destinationColumn), (pair.other, pair.otherRelationship.isOrdered, sourceColumn),
+            ] where isOrdered {
+                let name = "Z_FOK_" + memberColumn.dropFirst(2)
+                join.orderColumns[side] = name
+                columns.append(StoreLayout.Column(name: name, type: "INTEGER"))
+            }
+            joinTables.append(join)
+            tables.append(StoreLayout.Table(name: tableName, columns: columns, primaryKey: [sourceColumn, destinationColumn]))
+        }
+    }
+
+    /// Every many-to-many once, from the side that names its table: the lower entity number;
+    /// on one entity, the shorter name, then the lower; unless the store being matched named
+    /// it from the other side.
+    private func manyToManyPairs() -> [ManyToMany] {
         var done: Set<StoreLayout.RelationshipPath> = []
+        var pairs: [ManyToMany] = []
         for entity in ordered {
             for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient {
                 let path = StoreLayout.RelationshipPath(entity: entity.name, relationship: relationship.name)
@@ -222,40 +326,25 @@ private struct LayoutBuilder {
                 done.formUnion([path, inversePath])
                 let sourceNumber = numbers[entity.name]!, destinationNumber = numbers[destination.name]!
                 let inverseNumber = numbers[inverseOwner.name]!
-                // The side with the lower entity number, then the lower name, names the table,
-                // unless the store being matched named it from the other side.
-                var namedBySelf = (sourceNumber, relationship.name) <= (inverseNumber, inverseName)
+                var namedBySelf =
+                    (sourceNumber, relationship.name.count, relationship.name) <= (inverseNumber, inverseName.count, inverseName)
                 if let existingTables {
                     let selfName = "Z_\(sourceNumber)\(relationship.name.uppercased())"
                     let inverseTableName = "Z_\(inverseNumber)\(inverseName.uppercased())"
                     if namedBySelf, !existingTables.contains(selfName), existingTables.contains(inverseTableName) { namedBySelf = false }
                     if !namedBySelf, !existingTables.contains(inverseTableName), existingTables.contains(selfName) { namedBySelf = true }
                 }
-                let (named, other) = namedBySelf ? (path, inversePath) : (inversePath, path)
-                let (namedRelationship, otherRelationship) = namedBySelf ? (relationship, inverse) : (inverse, relationship)
-                let namedSource = namedBySelf ? sourceNumber : inverseNumber
-                let namedDestination = namedBySelf ? destinationNumber : sourceNumber
-                let tableName = "Z_\(namedSource)\(namedRelationship.name.uppercased())"
-                let sourceColumn = "Z_\(namedSource)\(otherRelationship.name.uppercased())"
-                var destinationColumn = "Z_\(namedDestination)\(namedRelationship.name.uppercased())"
-                if destinationColumn == sourceColumn { destinationColumn += "1" }
-                var join = StoreLayout.JoinTable(
-                    name: tableName, relationship: named, inverse: other, sourceColumn: sourceColumn, destinationColumn: destinationColumn)
-                var columns = [
-                    StoreLayout.Column(name: sourceColumn, type: "INTEGER"), StoreLayout.Column(name: destinationColumn, type: "INTEGER"),
-                ]
-                // An ordered side keeps the position of its members, named after their column.
-                for (side, isOrdered, memberColumn) in [
-                    (named, namedRelationship.isOrdered, destinationColumn), (other, otherRelationship.isOrdered, sourceColumn),
-                ] where isOrdered {
-                    let name = "Z_FOK_" + memberColumn.dropFirst(2)
-                    join.orderColumns[side] = name
-                    columns.append(StoreLayout.Column(name: name, type: "INTEGER"))
-                }
-                joinTables.append(join)
-                tables.append(StoreLayout.Table(name: tableName, columns: columns, primaryKey: [sourceColumn, destinationColumn]))
+                pairs.append(
+                    namedBySelf
+                        ? ManyToMany(
+                            named: path, other: inversePath, namedRelationship: relationship, otherRelationship: inverse,
+                            namedNumber: sourceNumber, destinationNumber: destinationNumber)
+                        : ManyToMany(
+                            named: inversePath, other: path, namedRelationship: inverse, otherRelationship: relationship,
+                            namedNumber: inverseNumber, destinationNumber: sourceNumber))
             }
         }
+        return pairs
     }
 
     // MARK: - Indexes
@@ -272,15 +361,27 @@ private struct LayoutBuilder {
                 if let key = declaredToOneColumns[entity.name]?[relationship.name]?.key {
                     add(StoreLayout.Index(name: "\(table)_\(key)_INDEX", table: table, terms: [key]))
                 }
+                if let key = declaredToManyKeyColumns[entity.name]?[relationship.name],
+                    let destination = entities.first(where: { $0.name == relationship.destinationEntityName })
+                {
+                    add(StoreLayout.Index(name: "\(destination.tableName)_\(key)_INDEX", table: destination.tableName, terms: [key]))
+                }
             }
-            for join in joinTables where join.relationship.entity == entity.name {
-                add(StoreLayout.Index(
-                    name: "\(join.name)_\(join.destinationColumn)_INDEX", table: join.name,
-                    terms: [join.destinationColumn, join.sourceColumn]))
+            if frameworkVersion >= StoreLayout.joinTableIndexesSince {
+                for join in joinTables where join.relationship.entity == entity.name {
+                    add(StoreLayout.Index(
+                        name: "\(join.name)_\(join.destinationColumn)_INDEX", table: join.name,
+                        terms: [join.destinationColumn, join.sourceColumn]))
+                }
             }
             var fetchIndexes = entity.fetchIndexes
+            let indexedAsFetchIndexes = frameworkVersion >= StoreLayout.indexedAttributesAsFetchIndexesSince
             for attribute in entity.attributes where attribute.isIndexed && !fetchIndexes.contains(where: { $0.name == attribute.name }) {
-                fetchIndexes.append(FetchIndexDescription(name: attribute.name, elements: [.init(property: attribute.name)]))
+                if indexedAsFetchIndexes {
+                    fetchIndexes.append(FetchIndexDescription(name: attribute.name, elements: [.init(property: attribute.name)]))
+                } else if let column = layout.attributeColumns[attribute.name] {
+                    add(StoreLayout.Index(name: "\(table)_\(column)_INDEX", table: table, terms: [column]))
+                }
             }
             for index in fetchIndexes {
                 let terms = index.elements.map { element -> String? in
@@ -301,6 +402,10 @@ private struct LayoutBuilder {
                 let columns = compound.compactMap(layout.column(for:))
                 guard columns.count == compound.count else { continue }
                 add(StoreLayout.Index(name: "\(table)_\(columns.joined(separator: "_"))_INDEX", table: table, terms: columns))
+            }
+            // A table holding several entities is read by Z_ENT: indexed after its root's own.
+            if entity.superentityName == nil, entities.contains(where: { $0.tableName == table && $0.name != entity.name }) {
+                add(StoreLayout.Index(name: "\(table)_Z_ENT_INDEX", table: table, terms: ["Z_ENT"]))
             }
         }
     }

@@ -28,10 +28,21 @@ public struct StoreLayout: Sendable, Equatable {
         public var attributeColumns: [String: String]
         /// The columns of each to-one relationship, by relationship name (inherited ones included).
         public var toOneColumns: [String: ToOneColumns]
+        /// For each to-many without an inverse, by relationship name (inherited ones included):
+        /// the column of the destination's table that holds this entity's `Z_PK` (Core Data's
+        /// `Z<n><NAME>`, `n` the `Z_ENT` of the entity declaring it, such as `Z1DOCUMENTS`).
+        public var toManyKeyColumns: [String: String] = [:]
+
+        /// Whether the entity's table holds no other entity's rows: it has neither a parent nor
+        /// sub-entities.
+        public var holdsTableAlone: Bool { superNumber == 0 && numberRange.count == 1 }
 
         /// The SQL condition that selects the rows of the entity and its sub-entities in its table.
+        /// Every row of a table the entity holds alone is the entity's, whatever its `Z_ENT` says,
+        /// as Core Data reads it (a real store holds such a row).
         public var kindCondition: String {
-            numberRange.count == 1 ? "Z_ENT = \(number)" : "Z_ENT BETWEEN \(numberRange.lowerBound) AND \(numberRange.upperBound)"
+            if holdsTableAlone { return "Z_PK IS NOT NULL" }
+            return numberRange.count == 1 ? "Z_ENT = \(number)" : "Z_ENT BETWEEN \(numberRange.lowerBound) AND \(numberRange.upperBound)"
         }
 
         /// The column of the attribute or to-one relationship named `property`.

@@ -14,14 +14,22 @@ struct CreateCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Lay the store out as this Core Data release (NSPersistenceFrameworkVersion) does, and record it.",
+            discussion: "Releases before 600 wrote no index on join tables, and before 800 indexed an attribute with <TABLE>_<COLUMN>_INDEX rather than a fetch index.",
+            valueName: "release"))
+    var frameworkVersion: Int64 = StoreMetadata.frameworkVersion
+
     func validate() throws {
         if options.readOnly { throw ValidationError("create writes a new store; --read-only cannot be used with it") }
+        if frameworkVersion < 1 { throw ValidationError("--framework-version takes a Core Data release number such as 479 or 1522, not \(frameworkVersion)") }
     }
 
     func run() async throws {
         let path = try options.requireStorePath()
         let version = try options.loadModel()
-        let store = try PersistentStore.create(at: path, model: version.model)
+        let store = try PersistentStore.create(at: path, model: version.model, frameworkVersion: frameworkVersion)
         print("created \(path): \(store.layout.entities.count) entities, \(store.layout.tables.count) tables, store UUID \(store.metadata.uuid)")
     }
 }
