@@ -158,7 +158,7 @@ import Testing
     @Test func helpForACommand() throws {
         let result = try StrataRunner.run(["help", "model", "hashes"])
         #expect(result.status == 0)
-        #expect(result.standardOutput.contains("USAGE: strata model hashes [--store <path>] [--model <path>]"))
+        #expect(result.standardOutput.contains("USAGE: strata model hashes [--store <path>] [--model <path> ...]"))
         #expect(result.standardOutput.contains("Default: $STRATA_MODEL"))
     }
 

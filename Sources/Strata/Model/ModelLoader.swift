@@ -26,8 +26,11 @@ public enum ModelLoader {
                 if FileManager.default.fileExists(atPath: file.path) {
                     return try single(url, name: url.lastPathComponent, file: file)
                 }
+                let models = modelsInFolder(url)
+                if !models.isEmpty { return try loadMerged(models) }
                 throw .unreadable(
-                    path: url.path, reason: "not a model: expected an .xcdatamodeld bundle, an .xcdatamodel folder, a contents file or a .json model")
+                    path: url.path,
+                    reason: "not a model: expected an .xcdatamodeld bundle, an .xcdatamodel folder, a contents file, a .json model, or a folder of models")
             }
         }
         if url.pathExtension.lowercased() == "json" {
@@ -42,13 +45,54 @@ public enum ModelLoader {
     ///
     /// - Throws: ``ModelError/invalid(path:issues:)`` when validation finds errors.
     public static func loadValidated(_ url: URL, version: String? = nil) throws(ModelError) -> ValidatedModel {
-        let bundle = try load(url)
+        try validated(try load(url), version: version)
+    }
+
+    /// Picks `version` of `bundle` (the current one when `nil`) and validates it.
+    ///
+    /// - Throws: ``ModelError/invalid(path:issues:)`` when validation finds errors.
+    public static func validated(_ bundle: ModelBundle, version: String? = nil) throws(ModelError) -> ValidatedModel {
         let chosen = try bundle.version(named: version)
         let issues = chosen.model.validate()
         if issues.contains(where: { $0.severity == .error }) {
             throw .invalid(path: chosen.file.path, issues: issues)
         }
         return ValidatedModel(bundle: bundle, version: chosen, warnings: issues, versionWasNamed: version != nil)
+    }
+
+    /// Loads the models at `urls` (each the current version of its bundle, or `version` where
+    /// a bundle has a version of that name) merged into one (``ObjectModel/init(merging:names:)``),
+    /// for the store of an app whose entities are spread over several model files: a bundle of
+    /// one version, named after the models' names joined by " + ".
+    ///
+    /// - Throws: ``ModelError/unknownVersion(name:bundle:available:)`` when `version` is given
+    ///   and no model has it; the error of a model that cannot be read; a merge conflict.
+    public static func loadMerged(_ urls: [URL], version: String? = nil) throws(ModelError) -> ModelBundle {
+        var versions: [ModelBundle.Version] = []
+        for url in urls {
+            let bundle = try load(url)
+            if let version, let named = bundle.versions.first(where: { $0.name == version }) {
+                versions.append(named)
+            } else {
+                versions.append(try bundle.currentVersion)
+            }
+        }
+        if let version, !versions.contains(where: { $0.name == version }) {
+            throw .unknownVersion(name: version, bundle: urls.map(\.path).joined(separator: ", "), available: versions.map(\.name))
+        }
+        let name = versions.map(\.name).joined(separator: " + ")
+        let model = try ObjectModel(merging: versions.map(\.model), names: versions.map(\.file.path))
+        return ModelBundle(
+            url: urls[0], versions: [.init(name: name, file: versions[0].file, model: model)], currentVersionName: name,
+            currentVersionReason: "the models \(urls.map(\.lastPathComponent).joined(separator: ", ")) merged")
+    }
+
+    /// The models a plain folder holds: its `.xcdatamodeld` bundles, `.xcdatamodel` folders and
+    /// `.json` models, in name order.
+    private static func modelsInFolder(_ folder: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { ["xcdatamodeld", "xcdatamodel", "json"].contains(($0 as NSString).pathExtension.lowercased()) }
+            .sorted().map { folder.appendingPathComponent($0) }
     }
 
     /// Reads one model file, choosing the reader by its name: a `.json` Strata model, an Xcode 3

@@ -13,9 +13,9 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The model: an .xcdatamodeld bundle, an .xcdatamodel folder, its contents file, or a Strata JSON model. Default: $STRATA_MODEL.",
+            "The model: an .xcdatamodeld bundle, an .xcdatamodel folder, its contents file, a Strata JSON model, or a folder of models. Repeat it for a store of several models merged. Default: $STRATA_MODEL.",
             valueName: "path"))
-    var model: String?
+    var model: [String] = []
 
     @Option(
         name: .long,
@@ -54,7 +54,9 @@ struct StoreOptions: ParsableArguments {
     // MARK: - Resolved values
 
     var storePath: String? { store ?? environment["STRATA_STORE"].flatMap { $0.isEmpty ? nil : $0 } }
-    var modelPath: String? { model ?? environment["STRATA_MODEL"].flatMap { $0.isEmpty ? nil : $0 } }
+    /// The models given, in order: several for a store of models merged into one.
+    var modelPaths: [String] { model.isEmpty ? environment["STRATA_MODEL"].flatMap { $0.isEmpty ? nil : [$0] } ?? [] : model }
+    var modelPath: String? { modelPaths.first }
     var modelVersionName: String? { modelVersion ?? environment["STRATA_MODEL_VERSION"].flatMap { $0.isEmpty ? nil : $0 } }
 
     var resolvedLogLevel: LogLevel {
@@ -131,10 +133,15 @@ struct StoreOptions: ParsableArguments {
 
     /// The model path, or a usage error saying how to give one.
     func requireModelURL() throws -> URL {
-        guard let path = modelPath else {
+        try requireModelURLs()[0]
+    }
+
+    /// Every model path given, at least one, or a usage error saying how to give one.
+    func requireModelURLs() throws -> [URL] {
+        guard !modelPaths.isEmpty else {
             throw CLIError("no model given: pass --model PATH or set STRATA_MODEL", status: .usage)
         }
-        return URL(fileURLWithPath: path)
+        return modelPaths.map(URL.init(fileURLWithPath:))
     }
 
     /// The chosen version of the model, validated; warnings, and a version chosen without the
@@ -146,7 +153,10 @@ struct StoreOptions: ParsableArguments {
     /// The chosen version of the model, validated, with its bundle; warnings, and a version
     /// chosen without the bundle naming it, go to the log.
     func loadValidatedModel() throws -> ValidatedModel {
-        let loaded = try ModelLoader.loadValidated(try requireModelURL(), version: modelVersionName)
+        let urls = try requireModelURLs()
+        let loaded = urls.count > 1
+            ? try ModelLoader.validated(try ModelLoader.loadMerged(urls, version: modelVersionName))
+            : try ModelLoader.loadValidated(urls[0], version: modelVersionName)
         let logger = Logger(label: "strata.model")
         if loaded.versionWasGuessed {
             logger.warning("\(loaded.bundle.url.path): using model version '\(loaded.version.name)': \(loaded.bundle.currentVersionReason)")

@@ -8,8 +8,11 @@ struct ModelValidateCommand: AsyncParsableCommand, ReadsModelOrStore {
         commandName: "validate",
         abstract: "Check a model and list every error and warning.",
         discussion: """
-            Checks every version of a bundle, or only --model-version. Exit status 3 when any \
-            version has an error; warnings alone leave it 0.
+            Checks every version of each model given, or only --model-version. Errors are what \
+            Xcode refuses to compile; what it compiles but warns about (a default value written \
+            as another type's, an inverse that does not point back) is a warning, saying how Core \
+            Data reads it. A version that cannot be read is an error of its own. Exit status 3 when \
+            any version has an error; warnings alone leave it 0.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -18,11 +21,14 @@ struct ModelValidateCommand: AsyncParsableCommand, ReadsModelOrStore {
     var format: OutputFormat = .table
 
     func run() async throws {
-        let bundle = try ModelLoader.load(try options.requireModelURL())
-        let versions = try options.modelVersionName.map { [try bundle.version(named: $0)] } ?? bundle.versions
+        let bundles = try options.requireModelURLs().map { url in try ModelLoader.load(url) }
+        var versions: [ModelBundle.Version] = []
+        for bundle in bundles {
+            versions += try options.modelVersionName.map { [try bundle.version(named: $0)] } ?? bundle.versions
+        }
         let results = versions.map { ($0, $0.model.validate()) }
         // A version that could not be read is invalid, with its reading error as its one issue.
-        let unreadable = options.modelVersionName == nil ? bundle.unreadableVersions : []
+        let unreadable = options.modelVersionName == nil ? bundles.flatMap(\.unreadableVersions) : []
         switch format {
         case .json:
             let documents = results.map { version, issues in
