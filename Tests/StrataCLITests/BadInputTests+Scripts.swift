@@ -74,7 +74,7 @@ extension BadInputTests {
         ("malformed", "strata: {dir}/Bad.xcdatamodel/contents:47:24: a name is required here"),
         ("empty", "strata: {dir}/Bad.xcdatamodel/contents:1:1: the file is empty"),
         ("unknown type",
-         "strata: {dir}/Bad.xcdatamodel/contents:43:129: attribute 'number' has an unknown attributeType 'Integer 128'; known: Undefined, Integer 16, Integer 32, Integer 64, Decimal, Double, Float, String, Boolean, Date, Binary, UUID, URI, Transformable, ObjectID"),
+         "strata: {dir}/Bad.xcdatamodel/contents:43:129: attribute 'number' has an unknown attributeType 'Integer 128'; known: Undefined, Integer 16, Integer 32, Integer 64, Decimal, Double, Float, String, Boolean, Date, Binary, UUID, URI, Transformable, ObjectID, Composite"),
         ("invalid UTF-8", "strata: {dir}/Bad.xcdatamodel/contents:1:44: the file is not valid UTF-8"),
         ("100,000 levels", "strata: {dir}/Bad.xcdatamodel/contents:1:796: elements nest deeper than 256 levels"),
     ])

@@ -72,7 +72,7 @@ public enum SubclassGenerator {
         case .binary, .transformable: "Data"
         case .uuid: "UUID"
         case .uri: "URL"
-        case .objectID, .undefined: nil
+        case .objectID, .undefined, .composite: nil
         }
     }
 

@@ -53,7 +53,7 @@ extension AttributeDescription {
             lenient = .decimal(Decimal(Self.leadingNumber(in: trimmed) ?? 0))
         case .boolean:
             lenient = .boolean(Self.booleanReading(of: trimmed))
-        case .string, .date, .uuid, .uri, .binary, .transformable, .objectID, .undefined:
+        case .string, .date, .uuid, .uri, .binary, .transformable, .objectID, .undefined, .composite:
             lenient = nil
         }
         let taken = lenient.map { "Core Data reads it as \($0.displayText)" } ?? "Core Data ignores it"

@@ -46,6 +46,9 @@ public struct AttributeDescription: Sendable, Equatable {
     public var valueTransformerName: String?
     /// The class of a Transformable attribute's values, as Xcode names it.
     public var customClassName: String?
+    /// The ``CompositeDescription`` of the model whose elements a Composite attribute holds
+    /// (Xcode's `composite`).
+    public var compositeName: String?
     /// Free-form key–value pairs from the model editor's User Info. Not part of the version hash.
     public var userInfo: [String: String] = [:]
     /// The renaming identifier: the name this attribute had in an earlier model version.

@@ -32,6 +32,10 @@ public enum AttributeType: String, Sendable, CaseIterable {
     case transformable = "Transformable"
     /// A managed object's ID, as Core Data's `NSObjectIDAttributeType`.
     case objectID = "ObjectID"
+    /// Several named values held as one (iOS 17's composite attributes), described by a
+    /// ``CompositeDescription`` of the model; Strata reads and checks such models but does not
+    /// store composite values yet.
+    case composite = "Composite"
 
     /// Core Data's `NSAttributeType` raw value.
     public var code: UInt32 {
@@ -51,6 +55,7 @@ public enum AttributeType: String, Sendable, CaseIterable {
         case .uri: 1200
         case .transformable: 1800
         case .objectID: 2000
+        case .composite: 2100
         }
     }
 
@@ -72,6 +77,7 @@ public enum AttributeType: String, Sendable, CaseIterable {
         case .uri: "uri"
         case .transformable: "transformable"
         case .objectID: "objectID"
+        case .composite: "composite"
         }
     }
 

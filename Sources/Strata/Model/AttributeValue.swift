@@ -64,7 +64,7 @@ public enum AttributeValue: Sendable, Hashable {
         case .uri:
             guard !trimmed.isEmpty, let value = URL(string: trimmed) else { return nil }
             self = .uri(value)
-        case .binary, .transformable, .objectID, .undefined:
+        case .binary, .transformable, .objectID, .undefined, .composite:
             return nil
         }
     }

@@ -28,12 +28,24 @@ extension ObjectModel {
             issues += propertyNameIssues(of: entity)
             for attribute in entity.attributes {
                 issues += attribute.valueIssues().map { ModelIssue($0.severity, entity: entity.name, property: attribute.name, $0.message) }
+                issues += compositeIssues(of: attribute).map { ModelIssue(.error, entity: entity.name, property: attribute.name, $0) }
             }
             for relationship in entity.relationships {
                 issues += relationshipIssues(of: relationship, in: entity)
             }
             issues += indexIssues(of: entity)
             issues += unwritableTextIssues(of: entity)
+        }
+        var seenComposites: Set<String> = []
+        for composite in composites {
+            if !seenComposites.insert(composite.name).inserted {
+                issues.append(ModelIssue(.error, "the model defines the composite '\(composite.name)' more than once"))
+            }
+            for attribute in composite.attributes {
+                issues += (attribute.valueIssues().map(\.message) + compositeIssues(of: attribute)).map {
+                    ModelIssue(.error, "composite '\(composite.name)', attribute '\(attribute.name)': \($0)")
+                }
+            }
         }
         for configuration in configurations {
             for name in configuration.entityNames where self.entity(named: name) == nil {
@@ -44,6 +56,27 @@ extension ObjectModel {
             issues.append(ModelIssue(.error, "fetch request '\(template.name)' names an unknown entity '\(template.entityName)'\(didYouMean(template.entityName, among: entities.map(\.name)))"))
         }
         return issues
+    }
+
+    // MARK: - Composites
+
+    /// A Composite attribute must name a composite of the model, and composites must not hold
+    /// themselves, directly or through another.
+    private func compositeIssues(of attribute: AttributeDescription) -> [String] {
+        guard attribute.type == .composite else { return [] }
+        guard let name = attribute.compositeName else { return ["a Composite attribute must name its composite"] }
+        guard composites.contains(where: { $0.name == name }) else {
+            return ["the composite '\(name)' does not exist\(didYouMean(name, among: composites.map(\.name)))"]
+        }
+        func elements(of composite: String) -> [String] {
+            (composites.first { $0.name == composite }?.attributes ?? []).filter { $0.type == .composite }.compactMap(\.compositeName)
+        }
+        var reached: Set<String> = [], pending = elements(of: name)
+        while let next = pending.popLast() {
+            if next == name { return ["the composite '\(name)' holds itself"] }
+            if reached.insert(next).inserted { pending += elements(of: next) }
+        }
+        return []
     }
 
     // MARK: - Entities

@@ -22,6 +22,8 @@ public struct ObjectModel: Sendable, Equatable {
     public var configurations: [ModelConfiguration] = []
     /// The fetch requests stored in the model by name, in model order. Not part of any version hash.
     public var fetchRequestTemplates: [FetchRequestTemplate] = []
+    /// The composite types that Composite attributes name, in model order.
+    public var composites: [CompositeDescription] = []
     /// The version identifier a user set on the model (`userDefinedModelVersionIdentifier`).
     public var versionIdentifier: String = ""
     /// Xcode settings kept as written (`lastSavedToolsVersion`, `sourceLanguage`, …).
@@ -78,10 +80,10 @@ public struct ObjectModel: Sendable, Equatable {
         propertiesByEntity[entity.name]
     }
 
-    /// Whether two models have equal entities, configurations, fetch request templates, version
-    /// identifiers and Xcode settings.
+    /// Whether two models have equal entities, configurations, composites, fetch request
+    /// templates, version identifiers and Xcode settings.
     public static func == (lhs: ObjectModel, rhs: ObjectModel) -> Bool {
-        lhs.entities == rhs.entities && lhs.configurations == rhs.configurations
+        lhs.entities == rhs.entities && lhs.configurations == rhs.configurations && lhs.composites == rhs.composites
             && lhs.fetchRequestTemplates == rhs.fetchRequestTemplates
             && lhs.versionIdentifier == rhs.versionIdentifier && lhs.xcodeSettings == rhs.xcodeSettings
     }

@@ -41,6 +41,16 @@ public enum JSONModelReader {
         for value in try reader.array("fetchRequests") {
             model.fetchRequestTemplates.append(try fetchRequest(from: value, path: path, context: "a fetch request"))
         }
+        for value in try reader.array("composites") {
+            var compositeReader = try JSONObjectReader(value, path: path, context: "a composite")
+            let name = try compositeReader.requiredString("name")
+            var attributes: [AttributeDescription] = []
+            for element in try compositeReader.array("attributes") {
+                attributes.append(try attribute(from: element, path: path, entity: "composite \(name)"))
+            }
+            try compositeReader.finish()
+            model.composites.append(CompositeDescription(name: name, attributes: attributes))
+        }
         for value in try reader.array("configurations") {
             var configurationReader = try JSONObjectReader(value, path: path, context: "a configuration")
             var configuration = ModelConfiguration(
@@ -147,6 +157,7 @@ public enum JSONModelReader {
         attribute.preservesValueInHistoryOnDeletion = try reader.bool("preserveAfterDeletion") ?? false
         attribute.valueTransformerName = try reader.string("valueTransformer")
         attribute.customClassName = try reader.string("customClassName")
+        attribute.compositeName = try reader.string("composite")
         try reader.finish()
         return attribute
     }

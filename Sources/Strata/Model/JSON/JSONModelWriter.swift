@@ -10,6 +10,10 @@ public enum JSONModelWriter {
             "versionIdentifier": model.versionIdentifier.isEmpty ? nil : .string(model.versionIdentifier),
             "entities": .array(model.entities.map(entity)),
             "fetchRequests": nonEmpty(model.fetchRequestTemplates.map(fetchRequest)),
+            "composites": nonEmpty(
+                model.composites.map { composite in
+                    .object(["name": .string(composite.name), "attributes": .array(composite.attributes.map(attribute))])
+                }),
             "configurations": nonEmpty(
                 model.configurations.map { configuration in
                     .object([
@@ -86,6 +90,7 @@ public enum JSONModelWriter {
             "preserveAfterDeletion": attribute.preservesValueInHistoryOnDeletion ? .bool(true) : nil,
             "valueTransformer": attribute.valueTransformerName.map(JSONValue.string),
             "customClassName": attribute.customClassName.map(JSONValue.string),
+            "composite": attribute.compositeName.map(JSONValue.string),
         ])
     }
 

@@ -44,6 +44,11 @@ private struct ModelElementReader {
         for element in root.children(named: "fetchRequest") {
             model.fetchRequestTemplates.append(try fetchRequest(from: element))
         }
+        for element in root.children(named: "composite") {
+            var attributes: [AttributeDescription] = []
+            for child in element.children(named: "attribute") { attributes.append(try attribute(from: child)) }
+            model.composites.append(CompositeDescription(name: try required("name", of: element), attributes: attributes))
+        }
         for element in root.children(named: "configuration") {
             var configuration = ModelConfiguration(
                 name: try required("name", of: element),
@@ -131,7 +136,7 @@ private struct ModelElementReader {
         "defaultDateTimeInterval", "minValueString", "maxValueString", "minDateTimeInterval",
         "maxDateTimeInterval", "regularExpressionString", "derived", "derivationExpression",
         "allowsExternalBinaryDataStorage", "preserveAfterDeletion", "valueTransformerName",
-        "customClassName",
+        "customClassName", "composite",
     ]
 
     private func attribute(from element: XMLTreeElement) throws(ModelError) -> AttributeDescription {
@@ -167,6 +172,7 @@ private struct ModelElementReader {
         attribute.preservesValueInHistoryOnDeletion = flag("preserveAfterDeletion", of: element)
         attribute.valueTransformerName = attributes["valueTransformerName"]
         attribute.customClassName = attributes["customClassName"]
+        attribute.compositeName = attributes["composite"]
         return attribute
     }
 

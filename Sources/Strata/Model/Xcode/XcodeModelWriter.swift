@@ -18,6 +18,11 @@ public enum XcodeModelWriter {
         writer.element("model", modelAttributes) { writer in
             for entity in model.entities { write(entity, to: &writer) }
             for request in model.fetchRequestTemplates { write(request, to: &writer) }
+            for composite in model.composites {
+                writer.element("composite", [("name", composite.name)]) { writer in
+                    for attribute in composite.attributes { write(attribute, to: &writer) }
+                }
+            }
             for configuration in model.configurations {
                 writer.element(
                     "configuration",
@@ -93,6 +98,7 @@ public enum XcodeModelWriter {
             ("preserveAfterDeletion", yes(attribute.preservesValueInHistoryOnDeletion)),
             ("valueTransformerName", attribute.valueTransformerName),
             ("customClassName", attribute.customClassName),
+            ("composite", attribute.compositeName),
         ])
         writer.element("attribute", attributes, body: bodyWritingUserInfo(attribute.userInfo))
     }

@@ -122,7 +122,7 @@ func columnType(of type: AttributeType) -> (sql: String, group: Int)? {
     case .decimal: ("DECIMAL", 2)
     case .string, .uri: ("VARCHAR", 3)
     case .binary, .transformable, .uuid: ("BLOB", 4)
-    case .undefined: nil
+    case .undefined, .composite: nil
     }
 }
 

@@ -96,6 +96,7 @@ struct ModelDescription {
         if attribute.isTransient { flags.append("transient") }
         if attribute.isIndexed { flags.append("indexed") }
         if attribute.isDerived { flags.append("derived") }
+        if let name = attribute.compositeName { flags.append("composite \(name)") }
         if let value = attribute.defaultValue { flags.append("default \(value)") }
         if let value = attribute.minValue { flags.append("min \(value)") }
         if let value = attribute.maxValue { flags.append("max \(value)") }
