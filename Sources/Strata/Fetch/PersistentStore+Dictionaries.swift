@@ -150,7 +150,9 @@ private struct FetchedColumn {
         case .double: return row[0].doubleValue.map { .attribute(.double($0)) }
         case .object(let destination):
             guard let key = row[0].int64Value else { return nil }
-            let entity = row[1].int64Value.flatMap { store.layout.entityNamesByNumber[Int($0)] } ?? destination
+            let table = store.layout.entity(named: destination)
+            let entity = table?.holdsTableAlone == true ? destination
+                : row[1].int64Value.flatMap { store.layout.entityNamesByNumber[Int($0)] } ?? destination
             return .object(ObjectID(entityName: entity, storeIdentifier: store.metadata.uuid, key: .permanent(key)))
         }
     }

@@ -25,7 +25,8 @@ extension PersistentStore {
         let names = layout.entityNamesByNumber
         return try database.cachedStatement(sql).rows(plan.arguments).map { row in
             let snapshot = reader?.snapshot(row)
-            let entityName = snapshot?.entityName ?? names[Int(row[1].int64Value ?? 0)] ?? plan.entity.name
+            let entityName = snapshot?.entityName
+                ?? (plan.table.holdsTableAlone ? plan.table.name : names[Int(row[1].int64Value ?? 0)] ?? plan.entity.name)
             return SelectedRow(
                 reference: RowReference(entityName: entityName, primaryKey: row[0].int64Value ?? 0), snapshot: snapshot,
                 sortValues: readsSortValues ? Array(row[sortStart...]) : [])

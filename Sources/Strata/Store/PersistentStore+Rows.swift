@@ -250,7 +250,9 @@ extension PersistentStore {
         for row in try database.cachedStatement(sql).rows([.keyList(owners)]) {
             let columns = Array(row.dropFirst())
             let snapshot = readsValues ? reader.snapshot(columns)
-                : RowSnapshot(entityName: names[Int(columns[1].int64Value ?? 0)] ?? destination.name, primaryKey: columns[0].int64Value ?? 0,
+                : RowSnapshot(
+                    entityName: destination.holdsTableAlone ? destination.name : names[Int(columns[1].int64Value ?? 0)] ?? destination.name,
+                    primaryKey: columns[0].int64Value ?? 0,
                     version: columns[2].int64Value ?? 0, values: [:])
             members[row[0].int64Value ?? 0, default: []].append(snapshot)
         }

@@ -150,8 +150,10 @@ struct StoreOptions: ParsableArguments {
         try loadValidatedModel().version
     }
 
-    /// The chosen version of the model, validated, with its bundle; warnings, and a version
-    /// chosen without the bundle naming it, go to the log.
+    /// The chosen version of the model, validated, with its bundle. A version chosen without
+    /// the bundle naming it is logged as a warning; the model's warnings, which Xcode compiles
+    /// (and `model validate` prints), at info level, so that every command on a real app's
+    /// model does not repeat them.
     func loadValidatedModel() throws -> ValidatedModel {
         let urls = try requireModelURLs()
         let loaded = urls.count > 1
@@ -161,7 +163,7 @@ struct StoreOptions: ParsableArguments {
         if loaded.versionWasGuessed {
             logger.warning("\(loaded.bundle.url.path): using model version '\(loaded.version.name)': \(loaded.bundle.currentVersionReason)")
         }
-        for warning in loaded.warnings { logger.warning("\(loaded.version.file.path): \(warning)") }
+        for warning in loaded.warnings { logger.info("\(loaded.version.file.path): \(warning)") }
         return loaded
     }
 }
