@@ -16,6 +16,11 @@ enum ModelCacheDecoder {
         } catch {
             throw KeyedArchive.Failure(message: String(describing: error))
         }
+        return try model(fromArchive: plist)
+    }
+
+    /// The model in a keyed archive of `NSManagedObjectModel`, once inflated and parsed.
+    static func model(fromArchive plist: PropertyListValue) throws(KeyedArchive.Failure) -> ObjectModel {
         let archive = try KeyedArchive(plist)
         guard archive.className(of: archive.root) == "NSManagedObjectModel" else {
             throw KeyedArchive.Failure(message: "the archive does not hold a managed object model")
@@ -106,7 +111,9 @@ enum ModelCacheDecoder {
     private static func readPropertySettings<Property: PropertyDescription>(
         of property: inout Property, from object: PropertyListValue, in archive: KeyedArchive
     ) {
-        property.isOptional = object["NSIsOptional"]?.boolValue ?? true
+        // Core Data archives NSIsOptional only for optional properties (every one in the Final
+        // Cut caches says true): a required one has no key, like an entity that is not abstract.
+        property.isOptional = object["NSIsOptional"]?.boolValue ?? false
         property.isTransient = object["NSIsTransient"]?.boolValue ?? false
         property.versionHashModifier = archive.string(object["NSVersionHashModifier"])
         property.renamingIdentifier = archive.string(object["NSRenamingIdentifier"]).flatMap { $0 == property.name ? nil : $0 }
