@@ -17,9 +17,11 @@ package enum SHA256 {
             0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
         ]
         var schedule = [UInt32](repeating: 0, count: 64)
-        for block in paddedBlocks(of: data, blockSize: 64, lengthFieldSize: 8) {
+        let message = padded(data, blockSize: 64, lengthFieldSize: 8)
+        for start in stride(from: 0, to: message.count, by: 64) {
             for i in 0..<16 {
-                schedule[i] = block[(block.startIndex + i * 4)...].prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
+                let at = start + i * 4
+                schedule[i] = UInt32(message[at]) << 24 | UInt32(message[at + 1]) << 16 | UInt32(message[at + 2]) << 8 | UInt32(message[at + 3])
             }
             for i in 16..<64 {
                 let s0 = schedule[i - 15].rotatedRight(7) ^ schedule[i - 15].rotatedRight(18) ^ (schedule[i - 15] >> 3)
@@ -36,9 +38,10 @@ package enum SHA256 {
                 let t2 = s0 &+ majority
                 (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
             }
-            for (i, value) in [a, b, c, d, e, f, g, h].enumerated() { state[i] = state[i] &+ value }
+            (state[0], state[1], state[2], state[3]) = (state[0] &+ a, state[1] &+ b, state[2] &+ c, state[3] &+ d)
+            (state[4], state[5], state[6], state[7]) = (state[4] &+ e, state[5] &+ f, state[6] &+ g, state[7] &+ h)
         }
-        return Data(state.flatMap { $0.bigEndianBytes })
+        return bigEndianBytes(of: state)
     }
 
     private static let roundConstants: [UInt32] = [
@@ -62,9 +65,12 @@ package enum SHA512 {
             0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179,
         ]
         var schedule = [UInt64](repeating: 0, count: 80)
-        for block in paddedBlocks(of: data, blockSize: 128, lengthFieldSize: 16) {
+        let message = padded(data, blockSize: 128, lengthFieldSize: 16)
+        for start in stride(from: 0, to: message.count, by: 128) {
             for i in 0..<16 {
-                schedule[i] = block[(block.startIndex + i * 8)...].prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+                var word: UInt64 = 0
+                for byte in message[(start + i * 8)..<(start + i * 8 + 8)] { word = word << 8 | UInt64(byte) }
+                schedule[i] = word
             }
             for i in 16..<80 {
                 let s0 = schedule[i - 15].rotatedRight(1) ^ schedule[i - 15].rotatedRight(8) ^ (schedule[i - 15] >> 7)
@@ -81,9 +87,10 @@ package enum SHA512 {
                 let t2 = s0 &+ majority
                 (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
             }
-            for (i, value) in [a, b, c, d, e, f, g, h].enumerated() { state[i] = state[i] &+ value }
+            (state[0], state[1], state[2], state[3]) = (state[0] &+ a, state[1] &+ b, state[2] &+ c, state[3] &+ d)
+            (state[4], state[5], state[6], state[7]) = (state[4] &+ e, state[5] &+ f, state[6] &+ g, state[7] &+ h)
         }
-        return Data(state.flatMap { $0.bigEndianBytes })
+        return bigEndianBytes(of: state)
     }
 
     private static let roundConstants: [UInt64] = [
@@ -108,24 +115,37 @@ package enum SHA512 {
 
 // MARK: - Shared helpers
 
-/// The message padded as FIPS 180-4 prescribes, cut into blocks.
-private func paddedBlocks(of data: Data, blockSize: Int, lengthFieldSize: Int) -> [ArraySlice<UInt8>] {
+/// The message padded as FIPS 180-4 prescribes, to a whole number of blocks.
+private func padded(_ data: Data, blockSize: Int, lengthFieldSize: Int) -> [UInt8] {
     var bytes = [UInt8](data)
     let bitLength = UInt64(data.count) &* 8
     bytes.append(0x80)
-    while (bytes.count + lengthFieldSize) % blockSize != 0 { bytes.append(0) }
-    bytes.append(contentsOf: [UInt8](repeating: 0, count: lengthFieldSize - 8))
-    bytes.append(contentsOf: bitLength.bigEndianBytes)
-    return stride(from: 0, to: bytes.count, by: blockSize).map { bytes[$0..<($0 + blockSize)] }
+    let zeros = (blockSize - (bytes.count + lengthFieldSize) % blockSize) % blockSize + lengthFieldSize - 8
+    bytes.append(contentsOf: repeatElement(0, count: zeros))
+    bytes.append(contentsOf: bigEndianBytes(of: [bitLength]))
+    return bytes
 }
 
-extension FixedWidthInteger where Self: UnsignedInteger {
-    fileprivate func rotatedRight(_ count: Int) -> Self {
-        (self >> count) | (self << (Self.bitWidth - count))
+/// The words' bytes, most significant first.
+private func bigEndianBytes<Word: FixedWidthInteger>(of words: [Word]) -> Data {
+    var bytes = Data(capacity: words.count * Word.bitWidth / 8)
+    for word in words {
+        for shift in stride(from: Word.bitWidth - 8, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> shift)) }
     }
+    return bytes
+}
 
-    fileprivate var bigEndianBytes: [UInt8] {
-        (0..<(Self.bitWidth / 8)).reversed().map { UInt8(truncatingIfNeeded: self >> ($0 * 8)) }
+// Concrete rotations with masking shifts: a generic one costs a witness call per operation in
+// debug builds, where hashing every version of a large bundle then dominated a migration.
+extension UInt32 {
+    fileprivate func rotatedRight(_ count: UInt32) -> UInt32 {
+        (self &>> count) | (self &<< (32 &- count))
+    }
+}
+
+extension UInt64 {
+    fileprivate func rotatedRight(_ count: UInt64) -> UInt64 {
+        (self &>> count) | (self &<< (64 &- count))
     }
 }
 
