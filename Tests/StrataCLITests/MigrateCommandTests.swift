@@ -179,6 +179,35 @@ import Testing
         #expect(Self.snapshot(store) == before)
     }
 
+    /// As Core Data's automatic migration: one step from the store's version to the current
+    /// one; --through names the versions of a step-by-step route.
+    @Test func oneStepUnlessThroughNamesTheRoute() throws {
+        for (arguments, plan) in [
+            ([], "from Library to Library 3 in 1 step\nLibrary → Library 3:\n"),
+            (["--through", "Library 2"], "from Library to Library 3 in 2 steps, through Library 2\nLibrary → Library 2:\n"),
+        ] {
+            let folder = try TemporaryFolder()
+            let bundle = try Self.bundle(in: folder)
+            let third = URL(fileURLWithPath: bundle).appendingPathComponent("Library 3.xcdatamodel")
+            try FileManager.default.copyItem(at: URL(fileURLWithPath: bundle).appendingPathComponent("Library 2.xcdatamodel"), to: third)
+            let contents = third.appendingPathComponent("contents")
+            let widened = try String(contentsOf: contents, encoding: .utf8)
+                .replacingOccurrences(of: #"<attribute name="words" attributeType="Integer 32""#, with: #"<attribute name="words" attributeType="Integer 64""#)
+            try widened.write(to: contents, atomically: true, encoding: .utf8)
+            try ModelBundle.writeCurrentVersionMarker(in: URL(fileURLWithPath: bundle), versionName: "Library 3")
+            let store = try Self.store(in: folder, bundle: bundle)
+            let result = try StrataRunner.run(["migrate", "--store", store, "--model", bundle, "--no-backup"] + arguments)
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.hasPrefix("\(store): \(plan)"), "\(result.standardOutput)")
+            let count = try StrataRunner.run(["count", "Book", "--store", store, "--model", bundle])
+            #expect(count.standardOutput == "3\n")
+
+            let unknown = try StrataRunner.run(["migrate", "--store", store, "--model", bundle, "--through", "Library 7"])
+            #expect(unknown.status == 2)
+            #expect(unknown.standardError == "strata: \(bundle): no model version named 'Library 7'; versions: Library, Library 2, Library 3\n")
+        }
+    }
+
     @Test func fromModelNamesTheModelThatMadeTheStore() throws {
         let folder = try TemporaryFolder()
         let bundle = try Self.bundle(in: folder)

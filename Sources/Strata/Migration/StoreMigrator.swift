@@ -1,11 +1,14 @@
 import Foundation
 
-/// Migrates a store to a version of its model, as Core Data's lightweight migration does, step
-/// by step through the versions of a bundle.
+/// Migrates a store to a version of its model, as Core Data's lightweight migration does: in
+/// one step inferred straight from the store's version to the destination, or through versions
+/// named in ``route`` when asked.
 ///
-/// The store's `NSStoreModelVersionHashes` say which model made it: a version of the bundle
-/// (then each later version is a step, in the bundle's order), a model given as `sourceModel`,
-/// or the model the store keeps itself (Core Data's `Z_MODELCACHE`, or the copy Strata records).
+/// The store's `NSStoreModelVersionHashes` say which model made it: a version of the bundle, a
+/// model given as `sourceModel`, or the model the store keeps itself (Core Data's
+/// `Z_MODELCACHE`, or the copy Strata records). As with Core Data's inferred mapping, the
+/// versions in between play no part unless a route names them, so their names and order do not
+/// matter, and an entity that one of them removes and a later one adds back keeps its objects.
 ///
 /// ```swift
 /// let bundle = try ModelLoader.load(URL(fileURLWithPath: "Library.xcdatamodeld"))
@@ -30,6 +33,10 @@ public struct StoreMigrator: Sendable {
     public let destination: ModelBundle.Version
     /// The model the store was made with, when the bundle does not hold it.
     public let sourceModel: ModelBundle.Version?
+    /// Versions of the bundle to go through, in order, between the store's and
+    /// ``destination``: each is a step of its own (a step-by-step migration). Empty, the
+    /// migration is one step, as Core Data's automatic migration.
+    public let route: [ModelBundle.Version]
     /// Whether the model the store keeps itself (Core Data's `Z_MODELCACHE`, or the copy
     /// Strata records) may be the source when no version of the bundle made the store.
     public let usesStoreModel: Bool
@@ -37,18 +44,27 @@ public struct StoreMigrator: Sendable {
     public var busyTimeout: Duration = .seconds(1)
 
     /// A migrator of the store at `storePath` to the bundle's version `destinationVersion`
-    /// (its current version by default).
+    /// (its current version by default), through the versions `route` names, if any.
     ///
-    /// - Throws: ``MigrationError`` naming the versions when `destinationVersion` is not one.
+    /// ```swift
+    /// // One step, Library → Library 3, as Core Data's automatic migration:
+    /// try StoreMigrator(storePath: path, bundle: bundle).migrate()
+    /// // Two steps, Library → Library 2 → Library 3:
+    /// try StoreMigrator(storePath: path, bundle: bundle, route: ["Library 2"]).migrate()
+    /// ```
+    ///
+    /// - Throws: ``MigrationError`` naming the versions when `destinationVersion` or a version
+    ///   of `route` is not one of the bundle's.
     public init(
-        storePath: String, bundle: ModelBundle, destinationVersion: String? = nil, sourceModel: ModelBundle.Version? = nil,
-        usesStoreModel: Bool = true
+        storePath: String, bundle: ModelBundle, destinationVersion: String? = nil, route: [String] = [],
+        sourceModel: ModelBundle.Version? = nil, usesStoreModel: Bool = true
     ) throws(MigrationError) {
         self.storePath = storePath
         self.bundle = bundle
         self.usesStoreModel = usesStoreModel
         do {
             destination = try bundle.version(named: destinationVersion)
+            self.route = try route.map { name throws(ModelError) in try bundle.version(named: name) }
         } catch {
             throw .cannotMigrate(path: storePath, reason: error.description)
         }
@@ -72,9 +88,9 @@ public struct StoreMigrator: Sendable {
         defer { store.close() }
         let hashes = store.metadata.entityVersionHashes
         if hashes == destination.model.entityVersionHashes() {
-            return MigrationPlan(storePath: storePath, sourceVersion: destination.name, versionOrder: nil, steps: [], storeHashes: hashes)
+            return MigrationPlan(storePath: storePath, sourceVersion: destination.name, steps: [], storeHashes: hashes)
         }
-        let (chain, order) = try versionChain(storeHashes: hashes, store: store)
+        let chain = try versionChain(storeHashes: hashes, store: store)
         var steps: [MigrationStep] = []
         var counts: [String: Int]
         var schema: StoreSchema? = store.schema
@@ -103,58 +119,55 @@ public struct StoreMigrator: Sendable {
                 throw .unmappable(path: storePath, step: "\(from.name) → \(to.name)", reasons: error.reasons)
             }
         }
-        return MigrationPlan(storePath: storePath, sourceVersion: chain[0].name, versionOrder: order, steps: steps, storeHashes: hashes)
+        return MigrationPlan(storePath: storePath, sourceVersion: chain[0].name, steps: steps, storeHashes: hashes)
     }
 
-    /// The versions from the store's to ``destination``, and the order they were taken in (for
-    /// a chain of the bundle's versions).
-    private func versionChain(storeHashes: [String: Data], store: PersistentStore) throws(MigrationError) -> ([ModelBundle.Version], String?) {
-        let (versions, order) = Self.migrationOrder(of: bundle.versions)
-        if let start = versions.firstIndex(where: { $0.model.entityVersionHashes() == storeHashes }) {
-            guard let end = versions.firstIndex(where: { $0.name == destination.name }) else { return ([versions[start], destination], nil) }
-            guard start < end else {
-                throw .newerStore(path: storePath, storeVersion: versions[start].name, destinationVersion: destination.name)
-            }
-            return (Array(versions[start...end]), order)
+    /// The versions from the store's to ``destination``: the store's, those ``route`` names
+    /// (less the store's and the destination), and the destination.
+    private func versionChain(storeHashes: [String: Data], store: PersistentStore) throws(MigrationError) -> [ModelBundle.Version] {
+        let source = try sourceVersion(storeHashes: storeHashes, store: store)
+        try refuseNewerStore(store, madeWith: source)
+        let between = route.filter { $0.name != source.name && $0.name != destination.name }
+        return [source] + between + [destination]
+    }
+
+    /// The version that made the store: the bundle's version with its hashes, else
+    /// ``sourceModel``, else the model the store keeps (when ``usesStoreModel``).
+    private func sourceVersion(storeHashes: [String: Data], store: PersistentStore) throws(MigrationError) -> ModelBundle.Version {
+        if let version = bundle.versions.first(where: { $0.model.entityVersionHashes() == storeHashes }) {
+            return version
         }
         if let sourceModel {
             let comparison = HashComparison(store: storeHashes, model: sourceModel.model.entityVersionHashes())
             guard comparison.isMatch else {
                 throw .sourceModelNotFound(path: storePath, reason: "the given model \(sourceModel.name) is not the store's: \(comparison.summary)")
             }
-            return ([sourceModel, destination], nil)
+            return sourceModel
         }
         if usesStoreModel, [.modelCache, .storeMetadata].contains(store.modelSource) {
-            // A store whose version identifier comes after the destination's was made by a
-            // later version than the bundle knows: migrating it "back" would drop what that
-            // version added.
-            let destinationIdentifier = destination.model.versionIdentifier
-            if let storeIdentifier = store.metadata.versionIdentifiers.first, !storeIdentifier.isEmpty, !destinationIdentifier.isEmpty,
-                storeIdentifier.compare(destinationIdentifier, options: .numeric) == .orderedDescending
-            {
-                throw .newerStore(
-                    path: storePath, storeVersion: "identifier \(storeIdentifier)",
-                    destinationVersion: "\(destination.name) (version identifier \(destinationIdentifier))")
-            }
             let name = store.modelSource == .modelCache ? "the store's model cache" : "the model recorded in the store"
-            return ([ModelBundle.Version(name: name, file: URL(fileURLWithPath: storePath), model: store.model), destination], nil)
+            return ModelBundle.Version(name: name, file: URL(fileURLWithPath: storePath), model: store.model)
         }
         let ownModel = usesStoreModel ? ", and the store keeps no model of its own" : ""
         throw .sourceModelNotFound(
             path: storePath,
-            reason: "it is none of the versions of \(bundle.url.lastPathComponent) (\(versions.map(\.name).joined(separator: ", ")))\(ownModel); name the model that made it (strata migrate --from-model)")
+            reason: "it is none of the versions of \(bundle.url.lastPathComponent) (\(bundle.versions.map(\.name).joined(separator: ", ")))\(ownModel); name the model that made it (strata migrate --from-model)")
     }
 
-    /// The versions in the order a store goes through them: by version identifier when each
-    /// version has its own (compared as numbers, `1.9` before `1.10`), else by name (as the
-    /// bundle lists them, numbers by value); and that order in words.
-    static func migrationOrder(of versions: [ModelBundle.Version]) -> ([ModelBundle.Version], String) {
-        let identifiers = versions.map(\.model.versionIdentifier)
-        if !identifiers.contains(""), Set(identifiers).count == identifiers.count {
-            let ordered = versions.sorted { $0.model.versionIdentifier.compare($1.model.versionIdentifier, options: .numeric) == .orderedAscending }
-            return (ordered, "versions by their version identifiers: " + ordered.map { "\($0.name) (\($0.model.versionIdentifier))" }.joined(separator: ", "))
-        }
-        return (versions, "versions by name, numbers by value: " + versions.map(\.name).joined(separator: ", "))
+    /// Refuses a store made by a later version than the destination, as their version
+    /// identifiers say (compared as numbers, `1.9` before `1.10`): migrating it "back" would
+    /// drop what that version added. Version names say nothing of their order, and a version
+    /// without an identifier is not compared.
+    private func refuseNewerStore(_ store: PersistentStore, madeWith source: ModelBundle.Version) throws(MigrationError) {
+        let destinationIdentifier = destination.model.versionIdentifier
+        let storeIdentifier = store.metadata.versionIdentifiers.first ?? source.model.versionIdentifier
+        guard !storeIdentifier.isEmpty, !destinationIdentifier.isEmpty,
+            storeIdentifier.compare(destinationIdentifier, options: .numeric) == .orderedDescending
+        else { return }
+        let storeVersion = bundle.versions.contains { $0.name == source.name } ? "\(source.name) (version identifier \(storeIdentifier))" : "identifier \(storeIdentifier)"
+        throw .newerStore(
+            path: storePath, storeVersion: storeVersion,
+            destinationVersion: "\(destination.name) (version identifier \(destinationIdentifier))")
     }
 }
 
@@ -164,8 +177,6 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
     public var storePath: String
     /// The version the store was made with.
     public var sourceVersion: String
-    /// How the bundle's versions were ordered, when the steps go through them.
-    public var versionOrder: String?
     /// The steps, in order; none when the store already matches the destination.
     public var steps: [MigrationStep]
     /// The store's version hashes when the plan was made: a store migrated since by someone
@@ -178,8 +189,9 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
     /// The plan in words: each step's changes and objects per entity.
     public var description: String {
         guard let last = steps.last else { return "\(storePath): the store matches version \(sourceVersion); nothing to migrate" }
-        var lines = ["\(storePath): from \(sourceVersion) to \(last.destinationVersion) in \(steps.count) step\(steps.count == 1 ? "" : "s")"]
-        if let versionOrder { lines.append("(\(versionOrder))") }
+        let through = steps.dropLast().map(\.destinationVersion)
+        let route = through.isEmpty ? "in 1 step" : "in \(steps.count) steps, through \(through.joined(separator: ", "))"
+        var lines = ["\(storePath): from \(sourceVersion) to \(last.destinationVersion) \(route)"]
         lines += steps.map(\.description)
         return lines.joined(separator: "\n")
     }

@@ -35,7 +35,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     /// How the stack is set up.
     public struct Options: Sendable {
         public var topology: Topology = .threeTier
-        /// Whether a store made with an earlier version of the model is migrated to it (see
+        /// Whether a store made with another version of the model is migrated to it, in one
+        /// step inferred straight from that version, as Core Data's automatic migration (see
         /// ``StoreMigrator``; the old store is kept as a backup beside it). The version that
         /// made the store must be one of ``modelVersions``; off, such a store is refused.
         public var automigrates = true

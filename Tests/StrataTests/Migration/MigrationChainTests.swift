@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// Progressive migration through versions written here, and the changes a migration refuses,
-/// each leaving the store as it was.
+/// Migration straight to a version and through a route of versions written here, and the
+/// changes a migration refuses, each leaving the store as it was.
 @Suite struct MigrationChainTests {
     static let version1 = """
         {"entities": [
@@ -52,17 +52,8 @@ import Testing
         }
     }
 
-    @Test func migratesThroughEveryVersionInOneRun() throws {
-        let fixture = try Self.library()
-        let plan = try fixture.migrator().plan()
-        #expect(plan.steps.map(\.name) == ["Library → Library 2", "Library 2 → Library 10"], "numbers by value: 2 before 10")
-        #expect(plan.steps[0].mapping.changes.contains("Book.title renamed to name"))
-        #expect(plan.steps[0].mapping.changes.contains("Book.pages: Integer 16 → Integer 64"))
-        #expect(plan.steps[1].mapping.changes.contains("Book.author renamed to authors"))
-        #expect(plan.steps[1].mapping.changes.contains("Book.authors: to-one → to-many"))
-        #expect(plan.steps[1].mapping.changes.contains("entity Publisher renamed to Imprint"))
-        let result = try fixture.migrator().migrate(plan)
-        #expect(result.counts == ["Author": 3, "Book": 4, "Imprint": 0])
+    /// What the library's store holds after either route to Library 10.
+    static func expectMigratedLibrary(_ fixture: MigrationFixture) throws {
         try fixture.read { context in
             let authors = try context.all("Author", by: "name")
             #expect(try authors.map { try $0.attributeValue(forKey: "born") } == [.integer(1900), .integer(1929), .integer(1900)], "nil takes the default")
@@ -80,10 +71,70 @@ import Testing
         }
     }
 
-    @Test func aMigrationToAnEarlierVersionIsRefused() throws {
+    /// As Core Data's automatic migration: one step inferred from the store's version to the
+    /// destination, whatever lies between.
+    @Test func migratesStraightToTheDestinationInOneStep() throws {
         let fixture = try Self.library()
-        try fixture.migrator().migrate()
-        #expect(throws: MigrationError.self) { try fixture.migrator(to: "Library 2").plan() }
+        let plan = try fixture.migrator().plan()
+        #expect(plan.steps.map(\.name) == ["Library → Library 10"])
+        #expect(plan.description.hasPrefix("\(fixture.path): from Library to Library 10 in 1 step\n"))
+        let changes = plan.steps[0].mapping.changes
+        for change in ["Book.title renamed to name", "Book.pages: Integer 16 → String", "Book.author renamed to authors", "Book.authors: to-one → to-many", "entity Imprint added"] {
+            #expect(changes.contains(change), "\(changes)")
+        }
+        let result = try fixture.migrator().migrate(plan)
+        #expect(result.counts == ["Author": 3, "Book": 4, "Imprint": 0])
+        try Self.expectMigratedLibrary(fixture)
+    }
+
+    @Test func aRouteMigratesThroughTheVersionsItNames() throws {
+        let fixture = try Self.library()
+        let plan = try fixture.migrator(through: ["Library 2"]).plan()
+        #expect(plan.steps.map(\.name) == ["Library → Library 2", "Library 2 → Library 10"])
+        #expect(plan.description.hasPrefix("\(fixture.path): from Library to Library 10 in 2 steps, through Library 2\n"))
+        #expect(plan.steps[0].mapping.changes.contains("Book.pages: Integer 16 → Integer 64"))
+        #expect(plan.steps[1].mapping.changes.contains("entity Publisher renamed to Imprint"))
+        let result = try fixture.migrator(through: ["Library 2"]).migrate(plan)
+        #expect(result.counts == ["Author": 3, "Book": 4, "Imprint": 0])
+        try Self.expectMigratedLibrary(fixture)
+        #expect(throws: MigrationError.self) { try fixture.migrator(through: ["Library 7"]) }
+    }
+
+    /// Regression: versions were stepped through in name order, so a version removing an
+    /// entity that a later one adds back lost its objects; straight to the destination, they
+    /// stay, and version names play no part.
+    @Test func anEntityThatAVersionBetweenRemovesKeepsItsObjects() throws {
+        let withNote = #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}]}, {"name": "Note", "attributes": [{"name": "text", "type": "string"}]}]}"#
+        let withoutNote = #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}]}]}"#
+        let back = #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}, {"name": "size", "type": "integer32"}]}, {"name": "Note", "attributes": [{"name": "text", "type": "string"}]}]}"#
+        let fixture = try MigrationFixture(versions: [("Zeta", withNote), ("Alpha", withoutNote), ("Beta", back)]) { context in
+            try context.make("Note", ["text": "kept"])
+        }
+        let result = try fixture.migrator().migrate()
+        #expect(result.plan.steps.map(\.name) == ["Zeta → Beta"])
+        #expect(result.counts["Note"] == 1)
+        #expect(try fixture.read { try $0.all("Note", by: "text").map { try $0.attributeValue(forKey: "text") } } == [.string("kept")])
+    }
+
+    /// Only version identifiers say that a store is newer: one greater than the destination's
+    /// is refused; names and the bundle's order are not compared.
+    @Test func aStoreOfALaterVersionIdentifierIsRefused() throws {
+        let v1 = #"{"versionIdentifier": "1.9", "entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}]}]}"#
+        let v2 = #"{"versionIdentifier": "1.10", "entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}, {"name": "note", "type": "string"}]}]}"#
+        let fixture = try MigrationFixture(versions: [("B", v2), ("A", v1)]) { try $0.make("Item", ["code": "x"]) }
+        let before = try fixture.bytes()
+        #expect {
+            try fixture.migrator().migrate()
+        } throws: { error in
+            "\(error)" == "\(fixture.path): the store was made with version B (version identifier 1.10), which comes after A (version identifier 1.9); Strata does not migrate back"
+        }
+        #expect(try fixture.bytes() == before)
+        // Without identifiers, "back" is a migration like another, inferred and checked.
+        let plain = try MigrationFixture(versions: [("V2", v2.replacingOccurrences(of: #""versionIdentifier": "1.10", "#, with: "")),
+                                                    ("V1", v1.replacingOccurrences(of: #""versionIdentifier": "1.9", "#, with: ""))]) { try $0.make("Item", ["code": "x"]) }
+        let result = try plain.migrator().migrate()
+        #expect(result.plan.steps[0].mapping.changes == ["Item.note removed"])
+        #expect(result.counts == ["Item": 1])
     }
 
     /// A model change a migration refuses: the store stays byte for byte, and no file is left.
@@ -178,20 +229,6 @@ import Testing
         }
     }
 
-    @Test func versionsGoInTheOrderOfTheirIdentifiersWhenEachHasOne() {
-        func version(_ name: String, _ identifier: String) -> ModelBundle.Version {
-            var model = ObjectModel(entities: [EntityDescription(name: "Item")])
-            model.versionIdentifier = identifier
-            return ModelBundle.Version(name: name, file: URL(fileURLWithPath: "/\(name)"), model: model)
-        }
-        let byIdentifier = StoreMigrator.migrationOrder(of: [version("A", "1.10"), version("B", "1.9"), version("C", "2")])
-        #expect(byIdentifier.0.map(\.name) == ["B", "A", "C"])
-        #expect(byIdentifier.1 == "versions by their version identifiers: B (1.9), A (1.10), C (2)")
-        let byName = StoreMigrator.migrationOrder(of: [version("A", "1.10"), version("B", ""), version("C", "2")])
-        #expect(byName.0.map(\.name) == ["A", "B", "C"])
-        #expect(byName.1 == "versions by name, numbers by value: A, B, C")
-    }
-
     @Test func aRefusalInALaterStepNamesTheStoreAndLeavesItAsItWas() throws {
         let v1 = #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}]}]}"#
         let v2 = #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}, {"name": "note", "type": "string"}]}]}"#
@@ -199,7 +236,7 @@ import Testing
         let fixture = try MigrationFixture(versions: [("V1", v1), ("V2", v2), ("V3", v3)]) { try $0.make("Item", [:]) }
         let before = try fixture.bytes()
         #expect {
-            try fixture.migrator().migrate()
+            try fixture.migrator(through: ["V2"]).migrate()
         } throws: { error in
             "\(error)".hasPrefix("\(fixture.path): the store's data does not fit V2 → V3:\n  Item.code is required")
         }

@@ -25,8 +25,8 @@ struct MigrationFixture {
         }
     }
 
-    func migrator(to version: String? = nil) throws -> StoreMigrator {
-        try StoreMigrator(storePath: path, bundle: bundle, destinationVersion: version)
+    func migrator(to version: String? = nil, through route: [String] = []) throws -> StoreMigrator {
+        try StoreMigrator(storePath: path, bundle: bundle, destinationVersion: version, route: route)
     }
 
     /// The store file's bytes: a refused migration leaves them as they were.

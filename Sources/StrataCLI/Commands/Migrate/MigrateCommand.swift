@@ -6,20 +6,22 @@ import StrataLua
 import Synchronization
 
 /// `strata migrate`: migrates a store to a version of its model bundle, as Core Data's
-/// lightweight migration does, step by step through the bundle's versions; `--dry-run` plans
-/// and checks the migration on a throwaway copy without changing the store.
+/// lightweight migration does, in one inferred step or through the versions `--through` names;
+/// `--dry-run` plans and checks the migration on a throwaway copy without changing the store.
 struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Migrate a store to a version of its model bundle, keeping a backup of the old store.",
         discussion: """
             The store's version hashes say which version of the --model bundle made it; the \
-            migration then goes through each later version in turn (ordered by their version \
-            identifiers when each has its own, else by name), up to --to (default: the version \
-            --model-version or $STRATA_MODEL_VERSION names, else the bundle's current version). \
-            A store made with a model the bundle does not hold migrates from --from-model, or \
-            from the model the store keeps itself (Core Data's model cache, or the copy Strata \
-            records).
+            migration goes from it straight to --to (default: the version --model-version or \
+            $STRATA_MODEL_VERSION names, else the bundle's current version) in one step, as \
+            Core Data's automatic migration does: the versions in between play no part. \
+            --through VERSION, repeated, migrates step by step through the versions named, in \
+            the order given. A store made with a model the bundle does not hold migrates from \
+            --from-model, or from the model the store keeps itself (Core Data's model cache, or \
+            the copy Strata records). A store whose version identifier is greater than the \
+            destination's (compared as numbers) was made by a later version and is refused.
 
             Each step is inferred as Core Data infers a lightweight migration: entities, \
             attributes and relationships match by renaming identifier, else by name; new \
@@ -60,6 +62,13 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
     var destinationVersion: String?
 
     @Option(
+        name: .customLong("through"),
+        help: ArgumentHelp(
+            "A version of the bundle to migrate through on the way to --to; repeat it for several, in order. Default: none, one step straight to --to.",
+            valueName: "version"))
+    var route: [String] = []
+
+    @Option(
         name: .customLong("from-model"),
         help: ArgumentHelp(
             "The model the store was made with, when the bundle does not hold it: a model file, .xcdatamodel folder or bundle (its current version).",
@@ -78,6 +87,7 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     func validate() throws {
         if destinationVersion?.isEmpty == true { throw ValidationError("--to needs the name of a version") }
+        if route.contains("") { throw ValidationError("--through needs the name of a version") }
         if sourceModelPath?.isEmpty == true { throw ValidationError("--from-model needs the path of a model") }
         if scriptPath?.isEmpty == true { throw ValidationError("--script needs the path of a Lua script") }
         if options.readOnly, !dryRun {
@@ -92,9 +102,10 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
         var modelOptions = options
         if let destinationVersion { modelOptions.modelVersion = destinationVersion }
         let bundle = try modelOptions.loadValidatedModel()
+        for version in route { _ = try bundle.bundle.version(named: version) }
         let sourceModel = try sourceModelPath.map(Self.loadSourceModel)
         var migrator = try StoreMigrator(
-            storePath: path, bundle: bundle.bundle, destinationVersion: bundle.version.name, sourceModel: sourceModel)
+            storePath: path, bundle: bundle.bundle, destinationVersion: bundle.version.name, route: route, sourceModel: sourceModel)
         migrator.busyTimeout = .milliseconds(Int(options.busyTimeout * 1000))
         let plan = try migrator.plan()
         print(plan.description)
