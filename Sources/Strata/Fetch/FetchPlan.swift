@@ -45,7 +45,7 @@ struct FetchPlan {
         self.table = table
         entityNames = store.layout.entityNames(of: table, includingSubentities: request.includesSubentities)
         compiler = PredicateCompiler(model: model, layout: store.layout)
-        var condition = "t0." + (request.includesSubentities ? table.kindCondition : "Z_ENT = \(table.number)")
+        var condition = "t0." + (request.includesSubentities ? table.kindCondition : table.ownKindCondition)
         if let predicate = request.predicate {
             try predicate.checkKeys(for: entity, in: model)
             condition += " AND (\(try compiler.condition(predicate, in: Self.root(entity))))"

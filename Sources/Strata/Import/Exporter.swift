@@ -238,7 +238,16 @@ public final class Exporter {
     }
 
     private func related(_ object: ManagedObject, _ relationship: RelationshipDescription) throws -> [ManagedObject] {
-        relationship.isToMany ? try object.objects(forKey: relationship.name) : [try object.value(forKey: relationship.name) as? ManagedObject].compactMap { $0 }
+        if relationship.isToMany { return try object.objects(forKey: relationship.name) }
+        guard let target = try object.value(forKey: relationship.name) as? ManagedObject else { return [] }
+        // A key to a row the store does not hold (artsy-energy's ArtsyPartner_1.3.sqlite has
+        // an Artwork whose artist is gone) links no object, as a store without foreign keys allows.
+        do {
+            try target.managedObjectContext?.fireFault(target)
+        } catch ContextError.objectNotFound {
+            return []
+        }
+        return [target]
     }
 
     /// The identity value of `object` as the import of `entityName` looks it up, as JSON;

@@ -1,8 +1,8 @@
 import Foundation
 
 /// How a stored attribute's values change when its type changes: only in ways that lose
-/// nothing. Core Data's lightweight migration converts between numeric types; Strata also
-/// turns any value into text.
+/// nothing but a Float's precision. Core Data's lightweight migration converts between numeric
+/// types; Strata also turns any value into text.
 ///
 /// ```swift
 /// AttributeConversion(from: .integer16, to: .integer64)   // .copy
@@ -12,9 +12,10 @@ import Foundation
 public enum AttributeConversion: Sendable, Equatable {
     /// The column's values carry over as they are.
     case copy
-    /// The values carry over when each fits the new type exactly: integers into a floating
-    /// point type whose precision holds them. The limit is the largest magnitude that fits.
-    case checkedCopy(limit: Int64)
+    /// The values carry over when each fits the new type: integers into a floating point type
+    /// whose precision holds them exactly, Doubles into Float's range. The limit is the
+    /// largest magnitude that fits.
+    case checkedCopy(limit: Double)
     /// Each value becomes its text: numbers in their shortest exact form, booleans `true` or
     /// `false`, dates ISO 8601 in UTC, UUIDs in their usual form, binary data base64.
     case text(from: AttributeType)
@@ -29,6 +30,10 @@ public enum AttributeConversion: Sendable, Equatable {
             self = source == .uri ? .copy : .text(from: source)
         case (.float, .double), (.binary, .transformable), (.transformable, .binary):
             self = .copy
+        case (.double, .float):
+            // Both are REAL columns: the stored values stay as they were, and a Float reads
+            // them rounded to its precision, as Core Data's lightweight migration leaves them.
+            self = .checkedCopy(limit: Double(Float.greatestFiniteMagnitude))
         case _ where integers.contains(source) && integers.contains(destination):
             // Widening only: each integer type's range holds the ranges before it.
             guard integers.firstIndex(of: source)! < integers.firstIndex(of: destination)! else { return nil }
@@ -38,7 +43,7 @@ public enum AttributeConversion: Sendable, Equatable {
             // 15 significant digits (see AttributeValue+Database.swift).
             let limit: Int64 = destination == .float ? 1 << 24 : destination == .double ? 1 << 53 : 999_999_999_999_999
             let largest: Int64 = source == .boolean ? 1 : source == .integer16 ? Int64(Int16.max) + 1 : source == .integer32 ? Int64(Int32.max) + 1 : .max
-            self = largest <= limit ? .copy : .checkedCopy(limit: limit)
+            self = largest <= limit ? .copy : .checkedCopy(limit: Double(limit))
         default:
             return nil
         }

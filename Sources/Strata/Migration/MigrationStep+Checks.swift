@@ -17,10 +17,11 @@ extension MigrationStep {
 
     /// Every check of the step, those on the input first.
     var dataChecks: [DataCheck] {
-        conversionChecks + overflowChecks + collisionChecks + requiredChecks + uniquenessChecks
+        conversionChecks + overflowChecks + abandonedLinkChecks + collisionChecks + requiredChecks + uniquenessChecks
     }
 
-    /// Integers that a floating point or Decimal type would not hold exactly.
+    /// Integers that a floating point or Decimal type would not hold exactly, Doubles beyond
+    /// Float's range.
     private var conversionChecks: [DataCheck] {
         mapping.entities.flatMap { entity -> [DataCheck] in
             guard let source = entity.source, let layout = sourceLayout.entity(named: source.name) else { return [] }
@@ -29,11 +30,12 @@ extension MigrationStep {
                     let column = layout.attributeColumns[old.name]
                 else { return nil }
                 let label = "\(entity.destination.name).\(attribute.destination.name)", type = attribute.destination.type.rawValue
+                let values = old.type == .double ? "values beyond the range of \(type)" : "integers that \(type) cannot hold exactly"
                 return DataCheck(
                     // Not ABS(): it overflows on the smallest integer.
-                    sql: "SELECT Z_PK, \(column) FROM src.\(layout.tableName) WHERE Z_ENT = \(layout.number) AND (\(column) > \(limit) OR \(column) < -\(limit))",
+                    sql: "SELECT Z_PK, \(column) FROM src.\(layout.tableName) WHERE \(layout.ownKindCondition) AND (\(column) > \(limit) OR \(column) < -\(limit))",
                     readsNewStore: false,
-                    reason: { count, samples in "\(label): \(counted(count, "object holds", "objects hold")) integers that \(type) cannot hold exactly (\(samples.joined(separator: ", ")))" })
+                    reason: { count, samples in "\(label): \(counted(count, "object holds", "objects hold")) \(values) (\(samples.joined(separator: ", ")))" })
             }
         }
     }
@@ -53,6 +55,25 @@ extension MigrationStep {
         }
     }
 
+    /// Relationships that now point to another entity and start empty: the objects the old
+    /// one held would be lost, so none may hold any.
+    private var abandonedLinkChecks: [DataCheck] {
+        mapping.entities.flatMap { entity -> [DataCheck] in
+            guard let source = entity.source else { return [] }
+            return entity.relationships.compactMap { relationship in
+                guard let old = relationship.abandoned, entity.destination.relationships.contains(where: { $0.name == relationship.destination.name }),
+                    let pairs = pairs(of: old, from: source.name)
+                else { return nil }
+                let label = "\(entity.destination.name).\(relationship.destination.name)"
+                let change = "now points to \(relationship.destination.destinationEntityName), not \(old.destinationEntityName)"
+                return DataCheck(
+                    sql: "SELECT owner, COUNT(*) || ' objects' FROM (\(pairs.sql)) GROUP BY owner",
+                    readsNewStore: false,
+                    reason: { count, samples in "\(label) \(change), but \(counted(count, "object holds", "objects hold")) some in it (\(samples.joined(separator: ", "))); they would be lost" })
+            }
+        }
+    }
+
     /// Objects of hierarchies that come together in one table with the same primary key.
     private var collisionChecks: [DataCheck] {
         var checks: [DataCheck] = []
@@ -63,9 +84,8 @@ extension MigrationStep {
                         copy.sourceEntityNumbers.compactMap { number in sourceLayout.entities.first { $0.number == number }?.name }.joined(separator: ", ")
                     }
                     checks.append(DataCheck(
-                        sql: "SELECT a.Z_PK FROM src.\(first.sourceTable) a JOIN src.\(second.sourceTable) b ON a.Z_PK = b.Z_PK "
-                            + "WHERE a.Z_ENT IN (\(first.sourceEntityNumbers.map(String.init).joined(separator: ", "))) "
-                            + "AND b.Z_ENT IN (\(second.sourceEntityNumbers.map(String.init).joined(separator: ", ")))",
+                        sql: "SELECT a.Z_PK FROM (SELECT Z_PK FROM src.\(first.sourceTable) WHERE \(first.sourceCondition)) a "
+                            + "JOIN (SELECT Z_PK FROM src.\(second.sourceTable) WHERE \(second.sourceCondition)) b ON a.Z_PK = b.Z_PK",
                         readsNewStore: false,
                         reason: { count, samples in
                             "the objects of \(names[0]) and of \(names[1]) come together in \(table), but \(counted(count, "primary key is", "primary keys are")) taken on both sides (\(samples.joined(separator: ", ")))"
@@ -82,7 +102,7 @@ extension MigrationStep {
         var checks: [DataCheck] = []
         for entity in mapping.entities {
             guard entity.source != nil, let layout = destinationLayout.entity(named: entity.destination.name) else { continue }
-            let rows = "FROM main.\(layout.tableName) WHERE Z_ENT = \(layout.number)"
+            let rows = "FROM main.\(layout.tableName) WHERE \(layout.ownKindCondition)"
             if entity.destination.isAbstract {
                 let name = entity.destination.name
                 checks.append(DataCheck(sql: "SELECT Z_PK \(rows)", readsNewStore: true) { count, samples in

@@ -21,7 +21,7 @@ extension MigrationStep {
     }
 
     /// The pairs the source relationship `relationship` of the source entity `entityName`
-    /// (and its sub-entities) links; `nil` when it is stored nowhere (a to-many without inverse).
+    /// (and its sub-entities) links; `nil` when the store has no place for it.
     func pairs(of relationship: RelationshipDescription, from entityName: String) -> LinkPairs? {
         let model = mapping.source
         guard let owner = sourceLayout.entity(named: entityName), let target = sourceLayout.entity(named: relationship.destinationEntityName) else { return nil }
@@ -41,6 +41,13 @@ extension MigrationStep {
                 sql: "SELECT \(columns.key) AS owner, \(columns.entity ?? String(owner.number)) AS owner_ent, Z_PK AS target, Z_ENT AS target_ent, "
                     + "\(columns.order ?? "NULL") AS owner_pos, NULL AS target_pos FROM src.\(target.tableName) WHERE \(target.kindCondition) AND \(columns.key) IS NOT NULL\(ownerFilter)",
                 hasOwnerPositions: columns.order != nil, hasTargetPositions: false)
+        }
+        if relationship.inverseName == nil, let column = owner.toManyKeyColumns[relationship.name] {
+            // Without an inverse, the owner's key sits in a column of the target's row.
+            return LinkPairs(
+                sql: "SELECT t.\(column) AS owner, o.Z_ENT AS owner_ent, t.Z_PK AS target, t.Z_ENT AS target_ent, NULL AS owner_pos, NULL AS target_pos "
+                    + "FROM src.\(target.tableName) t JOIN src.\(owner.tableName) o ON o.Z_PK = t.\(column) WHERE t.\(target.kindCondition) AND o.\(owner.kindCondition)",
+                hasOwnerPositions: false, hasTargetPositions: false)
         }
         guard let declaring = model.entity(named: entityName).flatMap({ model.entityDeclaring(relationship: relationship.name, from: $0) }),
             let join = sourceLayout.joinTable(for: declaring.name, relationship: relationship.name)
@@ -110,6 +117,11 @@ extension MigrationStep {
                     case .none:
                         break
                     }
+                } else if relationship.isToMany, let column = layout.toManyKeyColumns[relationship.name],
+                    case .pairs(let pairs) = linkSource(of: relationship, in: entity)
+                {
+                    statements.append("UPDATE main.\(target.tableName) AS u SET \(column) = p.owner FROM (SELECT owner, target FROM (\(pairs.sql))) AS p "
+                        + "WHERE u.Z_PK = p.target AND u.\(target.kindCondition) AND \(Self.exists("p.owner", in: layout))")
                 } else if relationship.isToMany, let join = destinationLayout.joinTable(for: entity.name, relationship: relationship.name),
                     join.relationship == StoreLayout.RelationshipPath(entity: entity.name, relationship: relationship.name),
                     case .pairs(let pairs) = linkSource(of: relationship, in: entity)

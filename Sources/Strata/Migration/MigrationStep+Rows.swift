@@ -13,6 +13,8 @@ extension MigrationStep {
         var destinationTable: String
         /// The source entity numbers whose rows it copies.
         var sourceEntityNumbers: [Int]
+        /// The condition that selects those rows in the source table.
+        var sourceCondition: String
     }
 
     /// The row copies, in destination table order.
@@ -46,7 +48,10 @@ extension MigrationStep {
     }
 
     private func rowCopy(into table: StoreLayout.Table, from sourceTable: String, members: [Member]) -> RowCopy {
-        var columns = ["Z_PK", "Z_ENT", "Z_OPT"], values = ["Z_PK", mappedEntityNumber("Z_ENT"), "Z_OPT"]
+        // Every row of a table one entity holds alone is that entity's, whatever its Z_ENT says.
+        let alone = members.count == 1 && members[0].source.holdsTableAlone ? members[0] : nil
+        let entityNumber = alone.map { String($0.destination.number) } ?? mappedEntityNumber("Z_ENT")
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"], values = ["Z_PK", entityNumber, "Z_OPT"]
         for column in table.columns.dropFirst(3) {
             var expressions: [(number: Int, sql: String)] = []
             for member in members {
@@ -63,9 +68,10 @@ extension MigrationStep {
             }
         }
         let numbers = members.map(\.source.number)
+        let condition = alone?.source.kindCondition ?? "Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
         let sql = "INSERT INTO main.\(table.name) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) "
-            + "FROM src.\(sourceTable) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ", "))) AND Z_PK BETWEEN ?1 AND ?2"
-        return RowCopy(sql: sql, sourceTable: sourceTable, destinationTable: table.name, sourceEntityNumbers: numbers)
+            + "FROM src.\(sourceTable) WHERE \(condition) AND Z_PK BETWEEN ?1 AND ?2"
+        return RowCopy(sql: sql, sourceTable: sourceTable, destinationTable: table.name, sourceEntityNumbers: numbers, sourceCondition: condition)
     }
 
     /// Positions in ordered to-manys that the input did not keep (the relationship was not

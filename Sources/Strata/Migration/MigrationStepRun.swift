@@ -71,7 +71,7 @@ struct MigrationStepRun {
         let total = copies.flatMap(\.sourceEntityNumbers).reduce(0) { $0 + (numbers[$1].flatMap { step.sourceCounts[$0] } ?? 0) }
         var copied = 0
         for copy in copies {
-            let rows = "FROM src.\(copy.sourceTable) WHERE Z_ENT IN (\(copy.sourceEntityNumbers.map(String.init).joined(separator: ", ")))"
+            let rows = "FROM src.\(copy.sourceTable) WHERE \(copy.sourceCondition)"
             // Batches of keys that are in use, however far apart the keys are.
             var start = try database.scalar("SELECT MIN(Z_PK) \(rows)")?.int64Value
             while let first = start {

@@ -13,8 +13,9 @@
 ///   hold every integer), anything to String. Anything else is refused.
 /// - Optional to required takes the default value for nil; without one, no object may be nil.
 /// - Relationships keep their objects through any change of kind: to-one to to-many and back
-///   (no object may then hold several), ordered or not, a new inverse. Each must still point
-///   to the entity (or a relative in its hierarchy) that it pointed to.
+///   (no object may then hold several), ordered or not, a new inverse. One that now points to
+///   a new entity, or to one outside the hierarchy it pointed into, starts empty: no object
+///   may hold any in it then.
 /// - An entity may move out of a hierarchy, or into one when no two of the objects that come
 ///   together share a primary key.
 ///
@@ -66,6 +67,10 @@ public struct ModelMapping: Sendable {
         public var destination: RelationshipDescription
         /// The source relationship, or `nil` for a new relationship.
         public var source: RelationshipDescription?
+        /// The source relationship this one matches by name or renaming identifier but whose
+        /// objects cannot follow (it now points to another entity): the step checks that it
+        /// holds none.
+        public var abandoned: RelationshipDescription?
     }
 
     /// Infers the mapping from `source` to `destination`.
@@ -75,11 +80,10 @@ public struct ModelMapping: Sendable {
         self.source = source
         self.destination = destination
         var reasons: [String] = []
-        let sourceEntities = Self.byIdentifier(source.entities, identifier: \.renamingIdentifier, in: "the source model", reasons: &reasons)
-        _ = Self.byIdentifier(destination.entities, identifier: \.renamingIdentifier, in: "the destination model", reasons: &reasons)
+        let sourceEntities = RenamingMatch(source.entities)
         var matchedSources: Set<String> = []
         for entity in destination.entities {
-            let match = sourceEntities[entity.renamingIdentifier ?? entity.name]
+            let match = sourceEntities.match(for: entity, in: "the source model", reasons: &reasons)
             if let match {
                 matchedSources.insert(match.name)
                 if match.name != entity.name { changes.append("entity \(match.name) renamed to \(entity.name)") }
@@ -96,6 +100,7 @@ public struct ModelMapping: Sendable {
         for entity in source.entities where !matchedSources.contains(entity.name) {
             changes.append("entity \(entity.name) removed, with its objects")
         }
+        Self.refuseSharedSources(entities.map { ($0.destination.name, $0.source?.name) }, in: "the destination model", reasons: &reasons)
         for index in entities.indices {
             mapAttributes(of: index, reasons: &reasons)
             mapRelationships(of: index, reasons: &reasons)
@@ -121,17 +126,17 @@ public struct ModelMapping: Sendable {
         let label = entity.name
         let stored = destination.allAttributes(of: entity).filter { !$0.isTransient }
         let sourceAttributes = match.map { source.allAttributes(of: $0).filter { !$0.isTransient } } ?? []
-        let byIdentifier = Self.byIdentifier(sourceAttributes, identifier: \.renamingIdentifier, in: "entity \(match?.name ?? label)", reasons: &reasons)
-        // Two destination attributes with one identifier would both take one source's values.
-        _ = Self.byIdentifier(
-            stored, identifier: \.renamingIdentifier, in: "entity \(label) of the destination model",
-            declared: Set(entity.attributes.map(\.name)), reasons: &reasons)
+        let sourceMatch = RenamingMatch(sourceAttributes)
         var used: Set<String> = []
         // Lines of changes are written where the property is declared, once for a hierarchy.
         let declares = { (name: String) in entity.attributes.contains { $0.name == name } }
         for attribute in stored {
             let fill = attribute.defaultAttributeValue
-            guard let old = byIdentifier[attribute.renamingIdentifier ?? attribute.name] else {
+            // An inherited attribute's ambiguity is reported where it is declared.
+            var ambiguity: [String] = []
+            let old = sourceMatch.match(for: attribute, in: "entity \(match?.name ?? label)", reasons: &ambiguity)
+            if declares(attribute.name) { reasons += ambiguity }
+            guard let old else {
                 if declares(attribute.name), match != nil {
                     let filling = fill.map { ", filled with its default \($0.displayText)" }
                         ?? (attribute.isOptional ? "" : ", required with no default: the entity must have no objects")
@@ -161,6 +166,9 @@ public struct ModelMapping: Sendable {
                 changes.append("\(match.name).\(attribute.name) removed")
             }
         }
+        Self.refuseSharedSources(
+            entities[index].attributes.filter { declares($0.destination.name) }.map { ($0.destination.name, $0.source?.name) },
+            in: "entity \(label) of the destination model", reasons: &reasons)
     }
 
     // MARK: - Relationships
@@ -169,33 +177,35 @@ public struct ModelMapping: Sendable {
         let entity = entities[index].destination
         guard let match = entities[index].source else {
             entities[index].relationships = destination.allRelationships(of: entity).filter { !$0.isTransient }
-                .map { RelationshipMapping(destination: $0, source: nil) }
+                .map { RelationshipMapping(destination: $0, source: nil, abandoned: nil) }
             return
         }
         let label = entity.name
         let sourceRelationships = source.allRelationships(of: match).filter { !$0.isTransient }
-        let byIdentifier = Self.byIdentifier(sourceRelationships, identifier: \.renamingIdentifier, in: "entity \(match.name)", reasons: &reasons)
-        _ = Self.byIdentifier(
-            destination.allRelationships(of: entity).filter { !$0.isTransient }, identifier: \.renamingIdentifier,
-            in: "entity \(label) of the destination model", declared: Set(entity.relationships.map(\.name)), reasons: &reasons)
+        let sourceMatch = RenamingMatch(sourceRelationships)
         var used: Set<String> = []
         let declares = { (name: String) in entity.relationships.contains { $0.name == name } }
         for relationship in destination.allRelationships(of: entity) where !relationship.isTransient {
-            guard let old = byIdentifier[relationship.renamingIdentifier ?? relationship.name] else {
+            var ambiguity: [String] = []
+            let old = sourceMatch.match(for: relationship, in: "entity \(match.name)", reasons: &ambiguity)
+            if declares(relationship.name) { reasons += ambiguity }
+            guard let old else {
                 if declares(relationship.name) { changes.append("\(label).\(relationship.name) added") }
-                entities[index].relationships.append(RelationshipMapping(destination: relationship, source: nil))
+                entities[index].relationships.append(RelationshipMapping(destination: relationship, source: nil, abandoned: nil))
                 continue
             }
             used.insert(old.name)
-            // The objects it holds must be of the entity it now points to, or of one related to it.
+            // The objects it holds must be of the entity it now points to, or of one related to
+            // it; else it starts empty, and the step checks that the old one held nothing.
             let newTarget = self.entity(named: relationship.destinationEntityName)?.source
             let oldTarget = source.entity(named: old.destinationEntityName)
-            if newTarget == nil {
-                reasons.append("\(label).\(relationship.name) now points to \(relationship.destinationEntityName), a new entity, so the objects it held (\(old.destinationEntityName)) would be lost")
-                continue
-            }
-            if let newTarget, let oldTarget, source.rootEntity(of: newTarget).name != source.rootEntity(of: oldTarget).name {
-                reasons.append("\(label).\(relationship.name) now points to \(relationship.destinationEntityName), whose objects are not those it held (\(old.destinationEntityName))")
+            let keepsObjects = if let newTarget { oldTarget.map { source.rootEntity(of: newTarget).name == source.rootEntity(of: $0).name } ?? true } else { false }
+            if !keepsObjects {
+                let what = newTarget == nil ? "a new entity" : "whose objects are not those it held (\(old.destinationEntityName))"
+                if declares(relationship.name) {
+                    changes.append("\(label).\(relationship.name) now points to \(relationship.destinationEntityName), \(what): it starts empty, and no object may hold any in \(old.name)")
+                }
+                entities[index].relationships.append(RelationshipMapping(destination: relationship, source: nil, abandoned: old))
                 continue
             }
             if declares(relationship.name) {
@@ -211,33 +221,52 @@ public struct ModelMapping: Sendable {
                 }
                 if old.isOptional, !relationship.isOptional { changes.append("\(label).\(relationship.name) becomes required: no object may be without it") }
             }
-            entities[index].relationships.append(RelationshipMapping(destination: relationship, source: old))
+            entities[index].relationships.append(RelationshipMapping(destination: relationship, source: old, abandoned: nil))
         }
         for relationship in match.relationships where !relationship.isTransient && !used.contains(relationship.name) {
             changes.append("\(match.name).\(relationship.name) removed")
         }
+        Self.refuseSharedSources(
+            entities[index].relationships.filter { declares($0.destination.name) }.map { ($0.destination.name, $0.source?.name) },
+            in: "entity \(label) of the destination model", reasons: &reasons)
     }
 
     // MARK: - Identifiers
 
-    /// The elements by renaming identifier (their name without one); an identifier that two
-    /// share is a reason to refuse, since either could be the other's new self. With
-    /// `declared`, only pairs of which one is declared there are reported (an inherited pair is
-    /// reported where it is declared).
-    private static func byIdentifier<Element>(
-        _ elements: [Element], identifier: KeyPath<Element, String?>, in place: String, declared: Set<String>? = nil, reasons: inout [String]
-    ) -> [String: Element] where Element: NamedElement {
-        var result: [String: Element] = [:]
-        for element in elements {
-            let key = element[keyPath: identifier] ?? element.name
-            if let other = result[key] {
-                guard declared.map({ $0.contains(element.name) || $0.contains(other.name) }) ?? true else { continue }
-                reasons.append("\(place): \(other.name) and \(element.name) share the renaming identifier '\(key)'")
-            } else {
-                result[key] = element
-            }
+    /// Refuses destination elements that would take the objects or values of one source
+    /// element: each `(destination, source)` pair names a destination element and its match.
+    private static func refuseSharedSources(_ pairs: [(String, String?)], in place: String, reasons: inout [String]) {
+        var takers: [String: [String]] = [:]
+        for case (let destination, let source?) in pairs { takers[source, default: []].append(destination) }
+        for (source, destinations) in takers.sorted(by: { $0.key < $1.key }) where destinations.count > 1 {
+            let takers = destinations.count == 2 ? "both" : "all"
+            reasons.append("\(place): \(destinations.joined(separator: " and ")) would \(takers) take the values of \(source); give each its own renaming identifier")
         }
-        return result
+    }
+}
+
+/// The source elements a destination element may come from: those whose renaming identifier
+/// (or name, without one) is the destination's identifier (or name).
+///
+/// Xcode lets two elements share an identifier, as when `programmedRate` keeps the identifier
+/// `scheduledRate` while an attribute `scheduledRate` remains: the element with the
+/// destination's own name is then the match, as it is when nothing was renamed. Only several
+/// candidates without it are ambiguous.
+struct RenamingMatch<Element: NamedElement> {
+    private var candidates: [String: [Element]] = [:]
+
+    init(_ elements: [Element]) {
+        for element in elements { candidates[element.renamingKey, default: []].append(element) }
+    }
+
+    /// The source element `element` comes from, or `nil` for a new one; an ambiguous match
+    /// adds a reason, naming `place`, and is `nil`.
+    func match(for element: Element, in place: String, reasons: inout [String]) -> Element? {
+        let found = candidates[element.renamingKey] ?? []
+        guard found.count > 1 else { return found.first }
+        if let sameName = found.first(where: { $0.name == element.name }) { return sameName }
+        reasons.append("\(place): \(found.map(\.name).joined(separator: " and ")) share the renaming identifier '\(element.renamingKey)', so either could be \(element.name)")
+        return nil
     }
 }
 
@@ -248,9 +277,15 @@ public struct ModelMappingError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String { reasons.joined(separator: "\n") }
 }
 
-/// A model element with a name: an entity, attribute or relationship.
+/// A model element with a name and a renaming identifier: an entity, attribute or relationship.
 protocol NamedElement {
     var name: String { get }
+    var renamingIdentifier: String? { get }
+}
+
+extension NamedElement {
+    /// What a migration matches the element by: its renaming identifier, else its name.
+    var renamingKey: String { renamingIdentifier ?? name }
 }
 
 extension EntityDescription: NamedElement {}

@@ -297,6 +297,25 @@ import Testing
         }
     }
 
+    /// Regression: a to-one key to a row the store does not hold (artsy-energy's
+    /// ArtsyPartner_1.3.sqlite has an Artwork whose artist is gone) failed the whole export
+    /// with "<Artist p1> does not exist"; it links no object.
+    @Test func aKeyToAMissingRowExportsAsNoObject() throws {
+        let fixture = try ImportFixture(modelJSON: """
+            {"entities": [{"name": "Artist", "attributes": [{"name": "name", "type": "string"}],
+               "relationships": [{"name": "artworks", "destination": "Artwork", "inverse": "artist", "toMany": true}]},
+              {"name": "Artwork", "attributes": [{"name": "title", "type": "string"}],
+               "relationships": [{"name": "artist", "destination": "Artist", "inverse": "artworks"}]}]}
+            """)
+        try fixture.store.database.execute("INSERT INTO ZARTWORK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZARTIST) VALUES (1, 2, 1, 'one work', 7)")
+        try fixture.context.performAndWait {
+            let records = try Exporter(context: fixture.context).records(of: "Artwork")
+            #expect(records.count == 1)
+            #expect(records.first?["title"]?.stringValue == "one work")
+            #expect(records.first?["artist"]?.isNull ?? true, "no artist")
+        }
+    }
+
     @Test func anEntityBringsItsSubEntities() throws {
         let model = """
             {"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}], "uniquenessConstraints": [["code"]]},

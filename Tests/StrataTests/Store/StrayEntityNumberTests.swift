@@ -18,6 +18,9 @@ import Testing
             #expect(try documents.map { try $0.value(forKey: "title") as? String } == ["stray"])
             #expect(documents.map(\.entity.name) == ["Document"])
             #expect(try context.count(for: FetchRequest(entityName: "Document")) == 1)
+            var own = FetchRequest(entityName: "Document")
+            own.includesSubentities = false
+            #expect(try context.count(for: own) == 1, "its own rows, sub-entities aside, are every row too")
         }
     }
 }

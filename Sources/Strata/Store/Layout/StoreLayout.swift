@@ -45,6 +45,11 @@ public struct StoreLayout: Sendable, Equatable {
             return numberRange.count == 1 ? "Z_ENT = \(number)" : "Z_ENT BETWEEN \(numberRange.lowerBound) AND \(numberRange.upperBound)"
         }
 
+        /// The SQL condition that selects the rows of the entity itself, its sub-entities aside.
+        public var ownKindCondition: String {
+            holdsTableAlone ? kindCondition : "Z_ENT = \(number)"
+        }
+
         /// The column of the attribute or to-one relationship named `property`.
         public func column(for property: String) -> String? {
             attributeColumns[property] ?? toOneColumns[property]?.key
