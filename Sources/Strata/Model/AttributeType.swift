@@ -37,6 +37,13 @@ public enum AttributeType: String, Sendable, CaseIterable {
     /// store composite values yet.
     case composite = "Composite"
 
+    /// The type of Core Data's `NSAttributeType` raw value, as archived models hold it; `nil`
+    /// for another number.
+    public init?(code: UInt32) {
+        guard let type = Self.allCases.first(where: { $0.code == code }) else { return nil }
+        self = type
+    }
+
     /// Core Data's `NSAttributeType` raw value.
     public var code: UInt32 {
         switch self {

@@ -9,6 +9,18 @@ public enum DeleteRule: String, Sendable, CaseIterable {
     /// Nothing is done; the destination may keep a dangling reference.
     case noAction = "No Action"
 
+    /// The rule of Core Data's `NSDeleteRule` number (0 no action, 1 nullify, 2 cascade,
+    /// 3 deny), as archived models hold it; `nil` for another number.
+    public init?(code: Int64) {
+        switch code {
+        case 0: self = .noAction
+        case 1: self = .nullify
+        case 2: self = .cascade
+        case 3: self = .deny
+        default: return nil
+        }
+    }
+
     /// The name in Strata's JSON model format (`nullify`, `cascade`, `deny`, `noAction`).
     public var jsonName: String {
         switch self {

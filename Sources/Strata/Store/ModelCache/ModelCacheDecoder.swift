@@ -44,7 +44,7 @@ enum ModelCacheDecoder {
         entity.className = archive.string(object["NSClassNameForEntity"])
         entity.versionHashModifier = archive.string(object["NSVersionHashModifier"])
         entity.renamingIdentifier = archive.string(object["NSRenamingIdentifier"]).flatMap { $0 == name ? nil : $0 }
-        entity.userInfo = stringDictionary(object["NSUserInfo"], in: archive)
+        entity.userInfo = archive.stringDictionary(object["NSUserInfo"])
         let properties = archive.dictionary(object["NSProperties"]).sorted { $0.key < $1.key }
         for (propertyName, property) in properties {
             // An entity's property dictionary may list inherited properties; each is described
@@ -74,7 +74,7 @@ enum ModelCacheDecoder {
 
     private static func attribute(_ name: String, _ object: PropertyListValue, in archive: KeyedArchive) -> AttributeDescription {
         let code = object["NSAttributeType"]?.integerValue.flatMap { UInt32(exactly: $0) }
-        var attribute = AttributeDescription(name: name, type: AttributeType.allCases.first { $0.code == code } ?? .undefined)
+        var attribute = AttributeDescription(name: name, type: code.flatMap(AttributeType.init(code:)) ?? .undefined)
         readPropertySettings(of: &attribute, from: object, in: archive)
         attribute.isIndexed = object["NSIsIndexed"]?.boolValue ?? false
         attribute.valueTransformerName = archive.string(object["NSValueTransformerName"])
@@ -103,8 +103,7 @@ enum ModelCacheDecoder {
         relationship.inverseName = archive.string(object["_NSInverseRelationshipName"])
             ?? archive.object(object["NSInverseRelationship"]).flatMap { archive.string($0["NSPropertyName"]) }
         relationship.isOrdered = object["NSIsOrdered"]?.boolValue ?? false
-        // NSDeleteRule numbers: 0 no action, 1 nullify, 2 cascade, 3 deny.
-        relationship.deleteRule = [.noAction, .nullify, .cascade, .deny][Int(clamping: object["NSDeleteRule"]?.integerValue ?? 1).clamped(to: 0...3)]
+        relationship.deleteRule = object["NSDeleteRule"]?.integerValue.flatMap(DeleteRule.init(code:)) ?? .nullify
         return relationship
     }
 
@@ -117,18 +116,6 @@ enum ModelCacheDecoder {
         property.isTransient = object["NSIsTransient"]?.boolValue ?? false
         property.versionHashModifier = archive.string(object["NSVersionHashModifier"])
         property.renamingIdentifier = archive.string(object["NSRenamingIdentifier"]).flatMap { $0 == property.name ? nil : $0 }
-        property.userInfo = stringDictionary(object["NSUserInfo"], in: archive)
+        property.userInfo = archive.stringDictionary(object["NSUserInfo"])
     }
-
-    private static func stringDictionary(_ reference: PropertyListValue?, in archive: KeyedArchive) -> [String: String] {
-        var result: [String: String] = [:]
-        for (key, value) in archive.dictionary(reference) {
-            if let text = archive.string(value) { result[key] = text }
-        }
-        return result
-    }
-}
-
-extension Comparable {
-    fileprivate func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
 }

@@ -1,5 +1,6 @@
 /// Navigates an `NSKeyedArchiver` archive held in a property list: objects by UID, their
-/// class names, and the archived forms of strings, arrays, sets and dictionaries.
+/// class names, and the archived forms of strings, arrays, sets and dictionaries. Core Data's
+/// model cache and Xcode 3's binary models are such archives.
 struct KeyedArchive {
     struct Failure: Error {
         var message: String
@@ -59,5 +60,14 @@ struct KeyedArchive {
             guard let name = string(key), let resolved = object(value) else { return nil }
             return (name, resolved)
         }
+    }
+
+    /// The pairs of an archived dictionary whose values are strings; others are left out.
+    func stringDictionary(_ reference: PropertyListValue?) -> [String: String] {
+        var result: [String: String] = [:]
+        for (key, value) in dictionary(reference) {
+            if let text = string(value) { result[key] = text }
+        }
+        return result
     }
 }
