@@ -67,6 +67,8 @@ enum Corpus {
         let copy = folder.path(store.url.lastPathComponent)
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: store.url.path + suffix) {
             try FileManager.default.copyItem(atPath: store.url.path + suffix, toPath: copy + suffix)
+            // The copy keeps the fixture's mode, which a read-only checkout makes read-only.
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copy + suffix)
         }
         return copy
     }
