@@ -26,7 +26,9 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
             Each step is inferred as Core Data infers a lightweight migration: entities, \
             attributes and relationships match by renaming identifier, else by name; new \
             attributes take their default values; types change only without loss (a wider \
-            integer, integer to floating point or Decimal, anything to String). A change that \
+            integer, integer to floating point or Decimal, Double to Float within its range, \
+            anything to String); a relationship that now points to another entity starts \
+            empty, so no object may hold any in it. A change that \
             cannot be inferred, or data the new version cannot hold (nil in a newly required \
             attribute, duplicates of a new uniqueness constraint, several objects in a \
             to-many that became to-one), is refused with the entity and property (exit \
