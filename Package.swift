@@ -57,15 +57,23 @@ let package = Package(
 
         // MARK: - Tests
 
+        .executableTarget(
+            name: "AsyncMainProbe",
+            dependencies: ["Strata"],
+            path: "Tests/AsyncMainProbe"),
+
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata"]),
+        .testTarget(
+            name: "StrataAPITests",
+            dependencies: ["Strata", "StrataLua"]),
         .testTarget(
             name: "StrataLuaTests",
             dependencies: ["StrataLua"]),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI", "strata"]),
+            dependencies: ["StrataCLI", "strata", "AsyncMainProbe"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -233,17 +233,17 @@ extension LuaState {
         if lua_type(L, 3) == LUA_TTABLE {
             if let format = try field("where", of: 3, call: call, as: { try call.string(at: $0) }) {
                 let arguments = try field("args", of: 3, call: call, as: { try self.predicateArguments(call, inTableAt: $0) }) ?? []
-                request.predicate = try Predicate(format: format, arguments: arguments)
+                request.predicate = try ObjectPredicate(format: format, arguments: arguments)
             }
             request.sortDescriptors = try field("sort", of: 3, call: call, as: { index in
-                try self.strings(call, inTableAt: index, label: "sort").map { try SortDescriptor(parsing: $0) }
+                try self.strings(call, inTableAt: index, label: "sort").map { try ObjectSortDescriptor(parsing: $0) }
             }) ?? []
             request.fetchLimit = Int(try field("limit", of: 3, call: call, as: { try call.integer(at: $0) }) ?? 0)
             request.fetchOffset = Int(try field("offset", of: 3, call: call, as: { try call.integer(at: $0) }) ?? 0)
         } else if !call.isNil(at: 3) {
             let format = try call.string(at: 3)
             let arguments = try (4...max(4, call.count)).filter { $0 <= call.count }.map { try predicateArgument(call, at: $0) }
-            request.predicate = try Predicate(format: format, arguments: arguments)
+            request.predicate = try ObjectPredicate(format: format, arguments: arguments)
         }
         return request
     }
@@ -255,10 +255,10 @@ extension LuaState {
             throw LuaError(code: "argument", message: "query: name what to select, as select = {\"name\", \"avg(age) as mean_age\"}")
         }
         let arguments = try field("args", of: 3, call: call, as: { try self.predicateArguments(call, inTableAt: $0) }) ?? []
-        let predicate = try field("where", of: 3, call: call, as: { try Predicate(format: try call.string(at: $0), arguments: arguments) })
-        let having = try field("having", of: 3, call: call, as: { try Predicate(format: try call.string(at: $0), arguments: arguments) })
+        let predicate = try field("where", of: 3, call: call, as: { try ObjectPredicate(format: try call.string(at: $0), arguments: arguments) })
+        let having = try field("having", of: 3, call: call, as: { try ObjectPredicate(format: try call.string(at: $0), arguments: arguments) })
         let groupBy = try field("group_by", of: 3, call: call, as: { try self.strings(call, inTableAt: $0, label: "group_by") }) ?? []
-        let sort = try field("sort", of: 3, call: call, as: { try self.strings(call, inTableAt: $0, label: "sort").map { try SortDescriptor(parsing: $0) } }) ?? []
+        let sort = try field("sort", of: 3, call: call, as: { try self.strings(call, inTableAt: $0, label: "sort").map { try ObjectSortDescriptor(parsing: $0) } }) ?? []
         let limit = try field("limit", of: 3, call: call, as: { try call.integer(at: $0) }) ?? 0
         return try context.query(entity, select: select, where: predicate, groupBy: groupBy, having: having, sortedBy: sort, limit: Int(clamping: limit))
     }
@@ -275,7 +275,7 @@ extension LuaState {
             terms.append("\(key) == %@")
             arguments.append(try predicateArgument(call, at: lua_gettop(L)))
         }
-        var request = FetchRequest(entityName: entity, predicate: terms.isEmpty ? nil : try Predicate(format: terms.joined(separator: " AND "), arguments: arguments))
+        var request = FetchRequest(entityName: entity, predicate: terms.isEmpty ? nil : try ObjectPredicate(format: terms.joined(separator: " AND "), arguments: arguments))
         request.fetchLimit = 1
         if let existing = try context.fetch(request).first { return existing }
         let object = try context.insert(entity)
@@ -351,7 +351,7 @@ extension LuaState {
         return keys.sorted()
     }
 
-    // MARK: - Predicate arguments
+    // MARK: - ObjectPredicate arguments
 
     /// The predicate argument at `index`: a string, number, boolean, nil, object, or a
     /// sequence of those (for `IN %@`).

@@ -48,7 +48,7 @@ extension LuaState {
                 let lua = try self.importSession(call)
                 let entities = try self.strings(call, inTableAt: 2, label: "remove_deprecated")
                 let arguments = try (4...max(4, call.count)).filter { $0 <= call.count }.map { try self.predicateArgument(call, at: $0) }
-                let predicate = try call.optionalString(at: 3).map { try Predicate(format: $0, arguments: arguments) }
+                let predicate = try call.optionalString(at: 3).map { try ObjectPredicate(format: $0, arguments: arguments) }
                 let count = try self.guarded(lua.session.context) { try lua.session.removeDeprecated(entities, where: predicate) }
                 call.push(Int64(count))
                 return 1

@@ -44,7 +44,7 @@ import Testing
         func savedBookNames() throws -> [String] {
             let reader = ObjectContext(store: store)
             return try reader.performAndWait {
-                try reader.fetch(FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("name")])).map { $0["name"] as? String ?? "?" }
+                try reader.fetch(FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("name")])).map { $0["name"] as? String ?? "?" }
             }
         }
     }

@@ -80,7 +80,7 @@ struct ContextCases {
         }
     }
 
-    // MARK: - 3. Predicate fetches
+    // MARK: - 3. ObjectPredicate fetches
 
     /// The (city, age) pairs of case 3: each selects about a hundredth of a city's people.
     private var queries: [(city: String, age: Int32)] {
@@ -116,7 +116,7 @@ struct ContextCases {
             for query in queries {
                 var request = FetchRequest(
                     entityName: People.entityName,
-                    predicate: try Predicate(format: "city == %@ AND age > %@", PredicateArgument(.string(query.city)),
+                    predicate: try ObjectPredicate(format: "city == %@ AND age > %@", PredicateArgument(.string(query.city)),
                                              PredicateArgument(.integer(Int64(query.age)))))
                 request.returnsObjectsAsFaults = false
                 for case let person as Person in try context.fetch(request) { digest.add(person) }

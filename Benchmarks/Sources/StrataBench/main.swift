@@ -21,7 +21,7 @@ struct StrataBench: ParsableCommand {
     @Option(help: "Rounds of each case; the table shows medians.")
     var rounds = 5
 
-    @Option(help: "Predicate fetches in case 3.")
+    @Option(help: "ObjectPredicate fetches in case 3.")
     var fetches = 1_000
 
     @Flag(help: "A short run: 20,000 people, 100,000 big-import records, 3 rounds.")

@@ -4,7 +4,7 @@ import StrataFuzzSupport
 
 // libFuzzer target: the input is a predicate format string. Parsing it may fail (any thrown
 // error is fine); a predicate that parses must print as text that parses back to an equal
-// predicate (what `Predicate.description` promises), and must compile to SQL, fetch, count
+// predicate (what `ObjectPredicate.description` promises), and must compile to SQL, fetch, count
 // and evaluate in memory on a small filled store without trapping.
 
 // MARK: - Fixed inputs
@@ -30,9 +30,9 @@ private nonisolated(unsafe) let library = FuzzLibrary()
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPredicate(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let format = FuzzModel.text(data, size)
-    let predicate: Strata.Predicate
+    let predicate: ObjectPredicate
     do {
-        predicate = try Strata.Predicate(format: format, arguments: arguments)
+        predicate = try ObjectPredicate(format: format, arguments: arguments)
     } catch {
         return 0
     }
@@ -45,11 +45,11 @@ public func fuzzPredicate(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 /// Traps unless `predicate.description` parses to an equal predicate.
-private func checkDescriptionRoundTrip(of predicate: Strata.Predicate, format: String) {
+private func checkDescriptionRoundTrip(of predicate: ObjectPredicate, format: String) {
     let text = predicate.description
-    let reparsed: Strata.Predicate
+    let reparsed: ObjectPredicate
     do {
-        reparsed = try Strata.Predicate(format: text)
+        reparsed = try ObjectPredicate(format: text)
     } catch {
         fatalError("the description of a parsed predicate does not parse\n  input: \(format)\n  description: \(text)\n  error: \(error)")
     }
@@ -129,7 +129,7 @@ private final class FuzzLibrary {
 
     /// Checks the predicate's keys, compiles and runs it in SQL for every entity, and
     /// evaluates it on every object: errors are answers, only traps are bugs.
-    func exercise(_ predicate: Strata.Predicate) {
+    func exercise(_ predicate: ObjectPredicate) {
         context.performAndWait {
             for entity in FuzzModel.entityNames {
                 if let description = FuzzModel.model.entity(named: entity) {

@@ -1,11 +1,11 @@
 import Foundation
 
-extension Predicate {
+extension ObjectPredicate {
     /// Whether `object` satisfies this predicate, reading its current values, unsaved changes
     /// included, as `NSPredicate.evaluate(with:)` does. Call it on the object's context's queue.
     ///
     /// ```swift
-    /// let classics = try Predicate(format: "ANY tags.name ==[c] 'classic' AND rating >= 4")
+    /// let classics = try ObjectPredicate(format: "ANY tags.name ==[c] 'classic' AND rating >= 4")
     /// if try classics.evaluate(with: book) { … }
     /// ```
     ///

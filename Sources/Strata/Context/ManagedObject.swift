@@ -16,7 +16,11 @@ import Foundation
 /// An object fetched by ID starts as a fault and loads its row on first access. Relationships
 /// are kept in step from both sides: setting a to-one updates the destination's inverse, and
 /// adding to a to-many sets the added object's inverse.
-open class ManagedObject: CustomStringConvertible {
+///
+/// An object may be handed to another thread or task (closures given to `perform` or
+/// `beginUpdate` capture objects), but its values are read and written on its context's queue
+/// only: debug builds stop otherwise. Another context takes it with ``ObjectContext/use(_:)-(Object)``.
+open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// The object's identity: temporary until its first save, then permanent.
     public internal(set) var objectID: ObjectID
     /// The object's entity.
@@ -70,6 +74,25 @@ open class ManagedObject: CustomStringConvertible {
         context.register(Self.self, for: entityName)
         self.init(entity: entity, objectID: context.newTemporaryID(for: entityName), context: context, isFault: false)
         context.registerInserted(self)
+    }
+
+    /// Why the object is invalid, or `nil` when it is valid (DKDBManager's `invalidReason`): the
+    /// model's rules it breaks and its entity's `strata.invalidIf` predicate, as
+    /// ``ObjectContext/invalidReason(of:)`` words them. A typed subclass overrides it to add
+    /// rules of its own (calling `super` keeps the model's); imports, ``deleteIfInvalid()``,
+    /// ``ObjectContext/deleteInvalidObjects(_:activity:)`` and `strata prune` ask it.
+    ///
+    /// ```swift
+    /// override func invalidReason() throws -> String? {
+    ///     try super.invalidReason() ?? (pages.isEmpty ? "a book without pages" : nil)
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``ImportError`` when the entity's `strata.invalidIf` does not parse;
+    ///   ``ContextError`` when the object cannot be read.
+    open func invalidReason() throws -> String? {
+        guard let context = managedObjectContext else { throw ContextError.objectNotFound(objectID) }
+        return try context.modelInvalidReason(of: self)
     }
 
     /// Whether the object has changes not saved yet (or is inserted or deleted).

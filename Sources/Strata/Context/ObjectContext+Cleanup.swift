@@ -12,7 +12,7 @@ import Logging
 ///
 /// ```swift
 /// try context.performAndWait {
-///     let drafts = try context.delete("Book", where: Predicate(format: "title BEGINSWITH 'DRAFT'"), reason: "drafts are not published")
+///     let drafts = try context.delete("Book", where: ObjectPredicate(format: "title BEGINSWITH 'DRAFT'"), reason: "drafts are not published")
 ///     // verbose [Book] Deleting Book { title: "DRAFT 1", rating: 0.0 }: drafts are not published
 ///     let broken = try context.deleteInvalidObjects(["Book", "Author"])
 ///     try context.save()          // one transaction; roll back instead to keep everything
@@ -30,7 +30,7 @@ extension ObjectContext {
     /// deletion with `reason` (DKDBManager's `deleteEntityWithReason`).
     ///
     /// ```swift
-    /// let count = try context.delete("Book", where: Predicate(format: "rating < 1"), reason: "poorly rated")
+    /// let count = try context.delete("Book", where: ObjectPredicate(format: "rating < 1"), reason: "poorly rated")
     /// // Deleting Book { isbn: "9780000000001", rating: 0.5, title: "Dull" }: poorly rated
     /// try context.save()
     /// ```
@@ -44,7 +44,7 @@ extension ObjectContext {
     /// - Throws: what ``fetch(_:)`` throws for the request (an unknown entity or key), and
     ///   ``ContextError`` when an object cannot be read.
     @discardableResult
-    public func delete(_ entityName: String, where predicate: Predicate? = nil, reason: String? = nil, activity: EntityActivityLog? = nil) throws -> Int {
+    public func delete(_ entityName: String, where predicate: ObjectPredicate? = nil, reason: String? = nil, activity: EntityActivityLog? = nil) throws -> Int {
         try delete(matching: FetchRequest(entityName: entityName, predicate: predicate), reason: reason, activity: activity)
     }
 
@@ -64,7 +64,7 @@ extension ObjectContext {
     /// offset and limit all apply; pending changes count), as ``delete(_:where:reason:activity:)`` does.
     ///
     /// ```swift
-    /// var oldest = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("published")])
+    /// var oldest = FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("published")])
     /// oldest.fetchLimit = 10
     /// try context.delete(matching: oldest, reason: "keep the shelf short")
     /// ```
@@ -99,7 +99,7 @@ extension ObjectContext {
     /// stop before asking a user to confirm changes that could not be saved.
     ///
     /// ```swift
-    /// try context.delete("Author", where: Predicate(format: "name == 'Anon'"))
+    /// try context.delete("Author", where: ObjectPredicate(format: "name == 'Anon'"))
     /// try context.validatePendingChanges()   // throws ContextError.deleteDenied while books remain
     /// ```
     public func validatePendingChanges() throws(ContextError) {
@@ -111,7 +111,7 @@ extension ObjectContext {
 
     /// The log deletions go to when the caller gives none.
     var defaultCleanupLog: EntityActivityLog {
-        EntityActivityLog(logger: Logger(label: "strata.delete"), verboseEntities: model.verboseEntityNames)
+        EntityActivityLog(logger: StrataLog.logger(label: "strata.delete"), verboseEntities: model.verboseEntityNames)
     }
 
     /// Deletes `object` after logging `message`, then logs the objects its Cascade rules took.

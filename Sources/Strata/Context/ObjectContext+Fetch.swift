@@ -19,8 +19,8 @@ extension ObjectContext {
     /// not, and changed objects are judged by their current values and sorted by them.
     ///
     /// ```swift
-    /// var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "author.name == %@", "Le Guin"))
-    /// request.sortDescriptors = [SortDescriptor("published", ascending: false)]
+    /// var request = FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "author.name == %@", "Le Guin"))
+    /// request.sortDescriptors = [ObjectSortDescriptor("published", ascending: false)]
     /// let books = try context.fetch(request)
     /// ```
     ///
@@ -70,10 +70,12 @@ extension ObjectContext {
     public func count(for request: FetchRequest) throws -> Int {
         assertOnQueue()
         let plan = try FetchPlan(request, store: store)
-        let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames) : PendingObjects()
-        var total = try store.withConnection { try store.countRows(plan, excluding: pending.storedKeys) }
-        for id in pending.candidates where try matches(object(with: id), request.predicate) { total += 1 }
-        return request.windowed(count: total)
+        return try readingWithAncestorsHeld {
+            let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames) : PendingObjects()
+            var total = try store.withConnection { try store.countRows(plan, excluding: pending.storedKeys) }
+            for id in pending.candidates where try matches(object(with: id), request.predicate) { total += 1 }
+            return request.windowed(count: total)
+        }
     }
 
     /// The dictionaries of a dictionary fetch, read from the store as saved (see
@@ -97,6 +99,10 @@ extension ObjectContext {
 
     /// The objects a plan selects, in order, with the rows read for them.
     private func select(_ plan: FetchPlan, readsValues: Bool, generation: Int64) throws -> [(id: ObjectID, row: RowSnapshot?)] {
+        try readingWithAncestorsHeld { try selectHoldingAncestors(plan, readsValues: readsValues, generation: generation) }
+    }
+
+    private func selectHoldingAncestors(_ plan: FetchPlan, readsValues: Bool, generation: Int64) throws -> [(id: ObjectID, row: RowSnapshot?)] {
         let request = plan.request
         let limit = request.fetchLimit > 0 ? request.fetchLimit : nil
         let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames) : PendingObjects()
@@ -157,7 +163,7 @@ extension ObjectContext {
         return values
     }
 
-    private func matches(_ object: ManagedObject, _ predicate: Predicate?) throws(ContextError) -> Bool {
+    private func matches(_ object: ManagedObject, _ predicate: ObjectPredicate?) throws(ContextError) -> Bool {
         try predicate?.evaluate(with: object) ?? true
     }
 

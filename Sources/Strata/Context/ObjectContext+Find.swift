@@ -20,7 +20,7 @@ public enum FindScope: Sendable, Equatable {
 ///
 /// An entity whose userInfo has `strata.sortBy` (DKDBManager's `sortingAttributeName`) is
 /// sorted by it when a call gives no order: one key path or a comma-separated list, each in
-/// the form of ``SortDescriptor/init(parsing:)`` (`"name"`, `"order:desc, name"`).
+/// the form of ``ObjectSortDescriptor/init(parsing:)`` (`"name"`, `"order:desc, name"`).
 extension ObjectContext {
     // MARK: - Finding objects
 
@@ -28,10 +28,10 @@ extension ObjectContext {
     /// entity's default order, else the store's), narrowed by `scope`. Pending changes count.
     ///
     /// ```swift
-    /// let newest = try context.find(.firsts(5), "Book", where: Predicate(format: "rating > 3"), sortedBy: [SortDescriptor("published", ascending: false)])
+    /// let newest = try context.find(.firsts(5), "Book", where: ObjectPredicate(format: "rating > 3"), sortedBy: [ObjectSortDescriptor("published", ascending: false)])
     /// let last = try context.find(.last, "Book").first
     /// ```
-    public func find(_ scope: FindScope = .all, _ entityName: String, where predicate: Predicate? = nil, sortedBy: [SortDescriptor] = []) throws -> [ManagedObject] {
+    public func find(_ scope: FindScope = .all, _ entityName: String, where predicate: ObjectPredicate? = nil, sortedBy: [ObjectSortDescriptor] = []) throws -> [ManagedObject] {
         var request = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: try order(sortedBy, of: entityName))
         switch scope {
         case .all:
@@ -56,7 +56,7 @@ extension ObjectContext {
     /// let knight = try context.find(.first, "Person", by: "name", equalTo: "Knight").first
     /// ```
     public func find(
-        _ scope: FindScope = .all, _ entityName: String, by attribute: String, equalTo value: some PredicateValueConvertible, sortedBy: [SortDescriptor] = []
+        _ scope: FindScope = .all, _ entityName: String, by attribute: String, equalTo value: some PredicateValueConvertible, sortedBy: [ObjectSortDescriptor] = []
     ) throws -> [ManagedObject] {
         try find(scope, entityName, where: .comparison(.init(.keyPath([attribute]), .equal, .value(value.predicateValue))), sortedBy: sortedBy)
     }
@@ -64,9 +64,9 @@ extension ObjectContext {
     /// ``find(_:_:where:sortedBy:)`` for a typed subclass registered with ``register(_:for:)``.
     ///
     /// ```swift
-    /// let books: [Book] = try context.find(.all, Book.self, where: Predicate(format: "rating >= 4"))
+    /// let books: [Book] = try context.find(.all, Book.self, where: ObjectPredicate(format: "rating >= 4"))
     /// ```
-    public func find<Object: ManagedObject>(_ scope: FindScope = .all, _ type: Object.Type, where predicate: Predicate? = nil, sortedBy: [SortDescriptor] = []) throws -> [Object] {
+    public func find<Object: ManagedObject>(_ scope: FindScope = .all, _ type: Object.Type, where predicate: ObjectPredicate? = nil, sortedBy: [ObjectSortDescriptor] = []) throws -> [Object] {
         try find(scope, type.entityName, where: predicate, sortedBy: sortedBy).compactMap { $0 as? Object }
     }
 
@@ -74,9 +74,9 @@ extension ObjectContext {
     /// ordered results (all of them when `range` is `nil`).
     ///
     /// ```swift
-    /// let secondPage = try context.objects("Book", filter: nil, sort: [SortDescriptor("title")], range: 20..<40)
+    /// let secondPage = try context.objects("Book", filter: nil, sort: [ObjectSortDescriptor("title")], range: 20..<40)
     /// ```
-    public func objects(_ entityName: String, filter: Predicate? = nil, sort: [SortDescriptor] = [], range: Range<Int>? = nil) throws -> [ManagedObject] {
+    public func objects(_ entityName: String, filter: ObjectPredicate? = nil, sort: [ObjectSortDescriptor] = [], range: Range<Int>? = nil) throws -> [ManagedObject] {
         var request = FetchRequest(entityName: entityName, predicate: filter, sortDescriptors: try order(sort, of: entityName))
         if let range {
             guard range.lowerBound >= 0 else { throw FetchRequestError("the range \(range) starts before the first object") }
@@ -92,15 +92,15 @@ extension ObjectContext {
     /// How many objects of `entityName` match `predicate`, pending changes included.
     ///
     /// ```swift
-    /// let unrated = try context.count("Book", where: Predicate(format: "rating == nil"))
+    /// let unrated = try context.count("Book", where: ObjectPredicate(format: "rating == nil"))
     /// ```
-    public func count(_ entityName: String, where predicate: Predicate? = nil) throws -> Int {
+    public func count(_ entityName: String, where predicate: ObjectPredicate? = nil) throws -> Int {
         try count(for: FetchRequest(entityName: entityName, predicate: predicate))
     }
 
     /// Whether any object of `entityName` matches `predicate`, pending changes included; the
     /// store stops at the first match.
-    public func any(_ entityName: String, where predicate: Predicate? = nil) throws -> Bool {
+    public func any(_ entityName: String, where predicate: ObjectPredicate? = nil) throws -> Bool {
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.fetchLimit = 1
         return try !fetchObjectIDs(request).isEmpty
@@ -117,7 +117,7 @@ extension ObjectContext {
     /// ```
     public func fetchOrCreate(_ entityName: String, matching values: [String: any PredicateValueConvertible & Sendable]) throws -> ManagedObject {
         let terms = values.sorted { $0.key < $1.key }.map { key, value in
-            Predicate.comparison(.init(.keyPath([key]), .equal, .value(value.predicateValue)))
+            ObjectPredicate.comparison(.init(.keyPath([key]), .equal, .value(value.predicateValue)))
         }
         var request = FetchRequest(entityName: entityName, predicate: terms.isEmpty ? nil : .and(terms))
         request.fetchLimit = 1
@@ -134,11 +134,11 @@ extension ObjectContext {
     /// saved; at most `limit` rows when it is above 0.
     ///
     /// ```swift
-    /// let rows = try context.query("Person", select: "location, avg(age) as meanAge", groupBy: ["location"], having: Predicate(format: "meanAge > 30"))
+    /// let rows = try context.query("Person", select: "location, avg(age) as meanAge", groupBy: ["location"], having: ObjectPredicate(format: "meanAge > 30"))
     /// ```
     public func query(
-        _ entityName: String, select: String, where predicate: Predicate? = nil, groupBy: [String] = [], having: Predicate? = nil,
-        sortedBy: [SortDescriptor] = [], limit: Int = 0
+        _ entityName: String, select: String, where predicate: ObjectPredicate? = nil, groupBy: [String] = [], having: ObjectPredicate? = nil,
+        sortedBy: [ObjectSortDescriptor] = [], limit: Int = 0
     ) throws -> [FetchedRow] {
         var request = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: sortedBy)
         request.fetchLimit = max(0, limit)
@@ -155,7 +155,7 @@ extension ObjectContext {
     /// ```swift
     /// let oldest = try context.queryValue("Person", select: .aggregate(.max, of: "age"))
     /// ```
-    public func queryValue(_ entityName: String, select property: FetchedProperty, where predicate: Predicate? = nil) throws -> FetchedValue? {
+    public func queryValue(_ entityName: String, select property: FetchedProperty, where predicate: ObjectPredicate? = nil) throws -> FetchedValue? {
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.resultType = .dictionary
         request.propertiesToFetch = [property]
@@ -166,10 +166,10 @@ extension ObjectContext {
     // MARK: - Default order
 
     /// `sortDescriptors`, or the entity's `strata.sortBy` order when there are none.
-    func order(_ sortDescriptors: [SortDescriptor], of entityName: String) throws -> [SortDescriptor] {
+    func order(_ sortDescriptors: [ObjectSortDescriptor], of entityName: String) throws -> [ObjectSortDescriptor] {
         guard sortDescriptors.isEmpty, let text = model.entity(named: entityName)?.userInfo["strata.sortBy"] else { return sortDescriptors }
         do {
-            return try text.split(separator: ",").map { part throws(FetchRequestError) in try SortDescriptor(parsing: String(part)) }
+            return try text.split(separator: ",").map { part throws(FetchRequestError) in try ObjectSortDescriptor(parsing: String(part)) }
         } catch {
             throw FetchRequestError("entity \(entityName), userInfo strata.sortBy '\(text)': \(error.message)")
         }

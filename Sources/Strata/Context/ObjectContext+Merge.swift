@@ -69,6 +69,7 @@ extension ObjectContext {
     func rekey(_ map: [ObjectID: ObjectID]) {
         guard !map.isEmpty else { return }
         permanentAliases.merge(map) { $1 }
+        awaitingPermanentIDs.subtract(map.keys)
         var rekeyed: [ObjectID: ManagedObject] = [:]
         rekeyed.reserveCapacity(registered.count)
         for (id, object) in registered {

@@ -51,8 +51,36 @@ extension ObjectContext {
             parent.announceToChildren(except: self)
         }
         let newlyInserted = Set(inserted.map(\.objectID))
+        awaitingPermanentIDs.formUnion(newlyInserted)
         commitSaved(inserted + updated, versions: [:], deleted: deleted)
         announce(didSaveNotification(saved: inserted + updated, inserted: newlyInserted, deleted: Set(deletedObjectIDs), permanentIDs: [:]))
+    }
+
+    /// Runs `read` while this thread holds the queues of this context and of every ancestor,
+    /// once each context of the chain took the permanent IDs that a save to the store gave the
+    /// objects it pushed. A read that looks at the parents' pending changes and then at the
+    /// store sees both as of one moment: a save landing in between would show an object both
+    /// as a parent's pending insert and as a stored row.
+    func readingWithAncestorsHeld<T>(_ read: () throws -> T) rethrows -> T {
+        guard let parent else { return try read() }
+        return try parent.performAndWait {
+            try parent.readingWithAncestorsHeld {
+                adoptPermanentIDs()
+                return try read()
+            }
+        }
+    }
+
+    /// Rekeys the objects this context pushed to its parent with the permanent IDs the
+    /// parent (already up to date, its queue held) knows for them.
+    private func adoptPermanentIDs() {
+        guard let parent, !awaitingPermanentIDs.isEmpty else { return }
+        awaitingPermanentIDs = awaitingPermanentIDs.filter { registered[$0] != nil }
+        var found: [ObjectID: ObjectID] = [:]
+        for id in awaitingPermanentIDs {
+            if let permanent = parent.permanentAliases[id] { found[id] = permanent }
+        }
+        rekey(found)
     }
 
     /// After a child pushed into this context, its other children that merge automatically
@@ -69,6 +97,43 @@ extension ObjectContext {
     /// Afterwards the context's inserted objects have their permanent IDs.
     public func commit() throws(ContextError) {
         _ = try commitChain()
+    }
+
+    /// ``commit()`` from any thread (KarthVader's `commit(wait:)`): with `wait`, on the
+    /// context's queue while the caller waits, throwing what the commit threw; without, later
+    /// on the context's queue, a failure logged at error level (`strata.context`) since no
+    /// one is left to hear it; use ``commit(wait:completion:)`` to hear it.
+    public func commit(wait: Bool) throws(ContextError) {
+        if wait {
+            try performAndWaitTyped { () throws(ContextError) in try commit() }
+        } else {
+            commit(wait: false) { failure in
+                guard let failure else { return }
+                StrataLog.logger(label: "strata.context").error("commit of context \(self.name ?? "unnamed") failed: \(failure)")
+            }
+        }
+    }
+
+    /// ``commit()`` from any thread, calling `completion` with the error (`nil` when every
+    /// level saved): with `wait`, on the context's queue while the caller waits; without, later
+    /// (KarthVader's `commit { … }`). `completion` runs on the context's queue, so it may use
+    /// the committed objects, which have their permanent IDs.
+    ///
+    /// ```swift
+    /// context.commit { error in
+    ///     if let error { print("not saved: \(error)") }
+    /// }
+    /// ```
+    public func commit(wait: Bool = false, completion: @escaping @Sendable (ContextError?) -> Void) {
+        let work: @Sendable () -> Void = {
+            do throws(ContextError) {
+                try self.commit()
+                completion(nil)
+            } catch {
+                completion(error)
+            }
+        }
+        if wait { performAndWait(work) } else { perform(work) }
     }
 
     /// ``commit()``: saves this context, then each ancestor in turn, each on its own queue and

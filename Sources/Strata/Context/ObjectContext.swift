@@ -52,7 +52,9 @@ public final class ObjectContext: @unchecked Sendable {
     private let settings: Locked<(name: String?, mergePolicy: MergePolicy)>
 
     let queue: DispatchQueue
-    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// What marks the context's queue as held: the main queue's token for a main-queue
+    /// context (several share that queue), the context's own otherwise.
+    var queueToken: QueueToken { concurrencyType == .mainQueue ? .mainQueue : QueueToken(self) }
 
     /// The identity map: every object the context holds, by ID.
     var registered: [ObjectID: ManagedObject] = [:]
@@ -67,9 +69,14 @@ public final class ObjectContext: @unchecked Sendable {
     var deferredValidation: Set<ObjectID> = []
     /// The permanent IDs the last save to the store gave inserted objects, by temporary ID.
     var lastPermanentIDs: [ObjectID: ObjectID] = [:]
+    /// The temporary IDs of objects this context pushed to its parent, until it learns their
+    /// permanent ones: a save up the chain gives them, and reads take them on the way.
+    var awaitingPermanentIDs: Set<ObjectID> = []
     /// Every temporary ID this context has seen become permanent: a child that still holds
     /// the temporary ID of a saved object finds it through this.
     var permanentAliases: [ObjectID: ObjectID] = [:]
+    /// Each entity's parsed `strata.invalidIf` (`nil` for none), by entity name.
+    var invalidIfRules: [String: ObjectPredicate?] = [:]
     /// The values a new object of each entity starts with, by entity name: made once, so
     /// that inserting many objects does not read the model's defaults once per object.
     private var insertionTemplates: [String: (committed: [String: PropertyValue], changed: [String: PropertyValue])] = [:]
@@ -107,7 +114,7 @@ public final class ObjectContext: @unchecked Sendable {
         self.parent = parent
         self.concurrencyType = concurrencyType
         queue = concurrencyType == .mainQueue ? .main : DispatchQueue(label: "strata.context.\(name ?? "private")")
-        queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        QueueToken.mark(queue, with: queueToken)
     }
 
     /// The live children that merge their parent's saves.
@@ -116,69 +123,6 @@ public final class ObjectContext: @unchecked Sendable {
             list.removeAll { $0.context == nil }
             return list.compactMap(\.context).filter(\.automaticallyMergesChangesFromParent)
         }
-    }
-
-    // MARK: - Running on the context's queue
-
-    /// Whether the caller runs on the context's queue.
-    public var isOnQueue: Bool {
-        DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
-            || (concurrencyType == .mainQueue && Thread.isMainThread)
-            || Self.contextsRunningOnThisThread().contains(ObjectIdentifier(self))
-    }
-
-    /// The contexts whose `performAndWait` blocks are running on this thread, outermost
-    /// first: a block of a child that calls back into its waiting parent runs inline, instead
-    /// of waiting for a queue this very thread holds.
-    private static func contextsRunningOnThisThread() -> [ObjectIdentifier] {
-        Thread.current.threadDictionary[threadKey] as? [ObjectIdentifier] ?? []
-    }
-
-    private static let threadKey = "strata.contexts"
-
-    private func runMarkedOnThisThread<T>(_ body: () throws -> T) rethrows -> T {
-        let dictionary = Thread.current.threadDictionary
-        let outer = dictionary[Self.threadKey] as? [ObjectIdentifier] ?? []
-        dictionary[Self.threadKey] = outer + [ObjectIdentifier(self)]
-        defer { dictionary[Self.threadKey] = outer }
-        return try body()
-    }
-
-    /// Runs `body` on the context's queue and waits for it; runs it at once when already there.
-    public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
-        if isOnQueue { return try body() }
-        return try queue.sync { try runMarkedOnThisThread(body) }
-    }
-
-    /// ``performAndWait(_:)`` for work that throws a ``ContextError``, keeping the error's type.
-    func performAndWaitTyped<T>(_ body: () throws(ContextError) -> T) throws(ContextError) -> T {
-        let result = performAndWait { () -> Result<T, ContextError> in
-            do throws(ContextError) {
-                return .success(try body())
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
-    }
-
-    /// Runs `body` on the context's queue, later.
-    public func perform(_ body: @escaping @Sendable () -> Void) {
-        queue.async(execute: body)
-    }
-
-    /// Runs `body` on the context's queue and returns its result.
-    public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
-    /// Stops a debug build when the caller is not on the context's queue.
-    func assertOnQueue(_ function: StaticString = #function) {
-        #if DEBUG
-        precondition(isOnQueue, "\(function) used off its context's queue: wrap it in perform or performAndWait")
-        #endif
     }
 
     // MARK: - Objects
@@ -254,6 +198,44 @@ public final class ObjectContext: @unchecked Sendable {
         guard !deletedIDs.contains(id) else { throw .objectNotFound(id) }
         try fireFault(object)
         return object
+    }
+
+    /// This context's instance of `object`, which may belong to any context on the same store
+    /// (CoreDataMonk's `use`): the object itself when it is this context's, else the one with
+    /// its ID, loaded. Call it on this context's queue; `object`'s ID is read on its own.
+    ///
+    /// ```swift
+    /// try worker.performAndWait {
+    ///     let book = try worker.use(bookOnScreen)     // bookOnScreen belongs to the main context
+    ///     try book.setValue(5.0, forKey: "rating")
+    ///     try worker.commit()
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``ContextError/objectNotFound(_:)`` when the object is not saved where this
+    ///   context can see it (inserted in an unrelated context, or deleted);
+    ///   ``ContextError/wrongType(entity:property:value:expected:)`` when this context hands out
+    ///   another class for the entity.
+    public func use<Object: ManagedObject>(_ object: Object) throws(ContextError) -> Object {
+        assertOnQueue()
+        if object.managedObjectContext === self { return object }
+        // The ID is read on the owner's queue: a merge there may be making it permanent.
+        let id = object.managedObjectContext.map { owner in owner.performAndWait { object.objectID } } ?? object.objectID
+        let own = try existingObject(with: id)
+        guard let typed = own as? Object else {
+            throw .wrongType(
+                entity: id.entityName, property: "class", value: "\(type(of: own))",
+                expected: "\(Object.self), which this context hands out only once registered (register(_:), or the stack's)")
+        }
+        return typed
+    }
+
+    /// This context's instances of `objects`, in order (see ``use(_:)-(Object)``).
+    public func use<Object: ManagedObject>(_ objects: [Object]) throws(ContextError) -> [Object] {
+        var own: [Object] = []
+        own.reserveCapacity(objects.count)
+        for object in objects { own.append(try use(object)) }
+        return own
     }
 
     /// How many objects the context holds: ``registeredObjects``' count, without the array.
@@ -410,6 +392,7 @@ public final class ObjectContext: @unchecked Sendable {
         for object in registered.values { object.managedObjectContext = nil }
         registered = [:]
         permanentAliases = [:]
+        awaitingPermanentIDs = []
         lastPermanentIDs = [:]
         insertedIDs = []
         insertionOrder = []

@@ -30,7 +30,8 @@ public enum SubclassGenerator {
             "import Strata",
             "",
             "/// An object of the \(entity.name) entity.",
-            "open class \(name): \(superclass) {",
+            // A subclass restates the conformance its base declares: Swift asks it of each.
+            "open class \(name): \(superclass), @unchecked Sendable {",
             "    open override class var entityName: String { \"\(entity.name)\" }",
         ]
         let attributes = entity.attributes.compactMap { attribute -> String? in

@@ -17,7 +17,7 @@ struct FetchPlan {
     private(set) var compiler: PredicateCompiler
 
     struct SortKey {
-        let descriptor: SortDescriptor
+        let descriptor: ObjectSortDescriptor
         let sql: String
         let isString: Bool
 
@@ -104,7 +104,7 @@ struct FetchPlan {
     }
 
     /// A HAVING condition: its keys name the fetched values first, then the entity's properties.
-    mutating func havingCondition(_ predicate: Predicate, namedValues: [String: (sql: String, isString: Bool)]) throws(PredicateCompileError) -> String {
+    mutating func havingCondition(_ predicate: ObjectPredicate, namedValues: [String: (sql: String, isString: Bool)]) throws(PredicateCompileError) -> String {
         compiler.namedValues = namedValues
         defer { compiler.namedValues = [:] }
         return try compiler.condition(predicate, in: Self.root(entity))

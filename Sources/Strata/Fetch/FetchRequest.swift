@@ -5,8 +5,8 @@
 /// of values, or only their count.
 ///
 /// ```swift
-/// var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "rating >= 4"))
-/// request.sortDescriptors = [SortDescriptor("title", caseInsensitive: true)]
+/// var request = FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "rating >= 4"))
+/// request.sortDescriptors = [ObjectSortDescriptor("title", caseInsensitive: true)]
 /// request.fetchLimit = 10
 /// let books = try context.fetch(request)
 /// ```
@@ -19,7 +19,7 @@
 /// byAuthor.resultType = .dictionary
 /// byAuthor.propertiesToFetch = try FetchedProperty.list("author.name, avg(rating) as mean, count(*)")
 /// byAuthor.propertiesToGroupBy = ["author.name"]
-/// byAuthor.havingPredicate = try Predicate(format: "count > 1")
+/// byAuthor.havingPredicate = try ObjectPredicate(format: "count > 1")
 /// ```
 public struct FetchRequest: Sendable, Equatable {
     /// What a fetch returns.
@@ -37,10 +37,10 @@ public struct FetchRequest: Sendable, Equatable {
     /// The entity to fetch; its sub-entities' objects too, unless ``includesSubentities`` is false.
     public var entityName: String
     /// The condition the results satisfy; `nil` fetches all objects of the entity.
-    public var predicate: Predicate?
+    public var predicate: ObjectPredicate?
     /// The order of the results, first descriptor first. Without one, objects come in the
     /// order the store keeps them, saved objects before inserted ones.
-    public var sortDescriptors: [SortDescriptor]
+    public var sortDescriptors: [ObjectSortDescriptor]
     /// At most this many results; 0 means no limit.
     public var fetchLimit = 0
     /// Skips this many results first.
@@ -69,13 +69,13 @@ public struct FetchRequest: Sendable, Equatable {
     public var propertiesToGroupBy: [String] = []
     /// For grouped dictionary results: the groups to keep, compared by the names of the fetched
     /// properties.
-    public var havingPredicate: Predicate?
+    public var havingPredicate: ObjectPredicate?
     /// For dictionary results: leaves out repeated rows of values.
     public var returnsDistinctResults = false
     public var resultType = ResultType.managedObject
 
     /// A request for objects of `entityName`.
-    public init(entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = []) {
+    public init(entityName: String, predicate: ObjectPredicate? = nil, sortDescriptors: [ObjectSortDescriptor] = []) {
         self.entityName = entityName
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors

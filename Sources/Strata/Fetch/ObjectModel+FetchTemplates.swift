@@ -3,7 +3,7 @@ extension ObjectModel {
     /// `substitutionVariables`: Core Data's `fetchRequestFromTemplate(withName:substitutionVariables:)`.
     ///
     /// ```swift
-    /// let request = try model.fetchRequest(fromTemplate: "booksByAuthor", substitutionVariables: ["NAME": "Le Guin"])
+    /// let request = try model.fetchRequest(fromTemplate: "BooksByAuthor", substitutionVariables: ["NAME": "Le Guin"])
     /// let books = try context.fetch(request)
     /// ```
     ///
@@ -18,7 +18,7 @@ extension ObjectModel {
         var request = FetchRequest(entityName: template.entityName)
         if let format = template.predicate {
             do {
-                request.predicate = try Predicate(format: format).substituting(substitutionVariables)
+                request.predicate = try ObjectPredicate(format: format).substituting(substitutionVariables)
             } catch {
                 throw FetchRequestError("fetch request template '\(name)': \(error)")
             }

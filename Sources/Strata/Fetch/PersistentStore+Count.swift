@@ -8,14 +8,14 @@ extension PersistentStore {
     /// context's ``ObjectContext/count(for:)`` counts them).
     ///
     /// ```swift
-    /// let rated = try store.count(of: "Book", matching: Predicate(format: "rating >= 4"))
+    /// let rated = try store.count(of: "Book", matching: ObjectPredicate(format: "rating >= 4"))
     /// ```
     ///
     /// - Throws: ``StoreError/unknownEntity(path:name:known:)`` for an entity the model lacks,
     ///   ``PredicateKeyError`` for a key path the entity does not have (with the nearest names),
     ///   ``PredicateCompileError`` for a predicate the store cannot evaluate, and
     ///   ``DatabaseError`` when SQLite fails.
-    public func count(of entityName: String, matching predicate: Predicate? = nil, includesSubentities: Bool = true) throws -> Int {
+    public func count(of entityName: String, matching predicate: ObjectPredicate? = nil, includesSubentities: Bool = true) throws -> Int {
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.includesSubentities = includesSubentities
         return try count(for: request)

@@ -10,7 +10,7 @@ extension PersistentStore {
     /// request.resultType = .dictionary
     /// request.propertiesToFetch = try FetchedProperty.list("city, avg(age) as meanAge, count(*)")
     /// request.propertiesToGroupBy = ["city"]
-    /// request.havingPredicate = try Predicate(format: "count > 1")
+    /// request.havingPredicate = try ObjectPredicate(format: "count > 1")
     /// let rows = try store.fetchDictionaries(request)
     /// ```
     ///

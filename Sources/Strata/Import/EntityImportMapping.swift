@@ -14,7 +14,7 @@ final class EntityImportMapping: Sendable {
     /// changes nothing (entity userInfo `strata.updatedAtKey`).
     let updatedAtAttribute: String?
     /// Entity userInfo `strata.invalidIf`: objects it matches are deleted as invalid.
-    let invalidIf: Predicate?
+    let invalidIf: ObjectPredicate?
     /// The record keys some property reads, lower-cased: the others are reported as ignored.
     let knownKeys: Set<String>
 
@@ -38,7 +38,7 @@ final class EntityImportMapping: Sendable {
     init(entity: EntityDescription, model: ObjectModel, identity: ImportIdentity? = nil) throws(ImportError) {
         self.entity = entity
         let identity = identity ?? .conventional(for: entity, in: model)
-        if case .attribute(let name) = identity {
+        if case .attribute(let name, _) = identity {
             guard let attribute = model.attribute(named: name, in: entity) else {
                 let known = model.allAttributes(of: entity).map(\.name)
                 throw ImportError("entity \(entity.name) has no attribute '\(name)' to identify records by\(didYouMean(name, among: known))")
@@ -48,7 +48,7 @@ final class EntityImportMapping: Sendable {
             }
         }
         self.identity = identity
-        let identityName: String? = if case .attribute(let name) = identity { name } else { nil }
+        let identityName: String? = if case .attribute(let name, _) = identity { name } else { nil }
         let attributes = model.allAttributes(of: entity).filter { !$0.isTransient && !$0.isDerived }.map { attribute in
             (attribute: attribute, keys: ImportKeys(property: attribute.name, userInfo: attribute.userInfo, isRemoteIdentity: attribute.name == identityName))
         }
@@ -68,7 +68,7 @@ final class EntityImportMapping: Sendable {
         updatedAtAttribute = entity.userInfo["strata.updatedAtKey"]
         if let text = entity.userInfo["strata.invalidIf"] {
             do {
-                invalidIf = try Predicate(format: text)
+                invalidIf = try ObjectPredicate(format: text)
             } catch {
                 throw ImportError("entity \(entity.name), userInfo strata.invalidIf: \(error)")
             }
@@ -79,8 +79,20 @@ final class EntityImportMapping: Sendable {
 
     /// The identity attribute and its keys, when records are matched by one.
     var identityAttribute: (attribute: AttributeDescription, keys: ImportKeys)? {
-        guard case .attribute(let name) = identity else { return nil }
+        guard case .attribute(let name, _) = identity else { return nil }
         return attributes.first { $0.attribute.name == name }
+    }
+
+    /// Whether string identity values match whatever their case.
+    var identityIgnoresCase: Bool {
+        if case .attribute(_, ignoringCase: true) = identity { true } else { false }
+    }
+
+    /// What an identity value is known by: its case folded when the identity ignores case, so
+    /// that `"Le Guin"` and `"le guin"` are one object.
+    func identityKey(_ value: AttributeValue) -> AttributeValue {
+        guard identityIgnoresCase, case .string(let text) = value else { return value }
+        return .string(text.folding(options: .caseInsensitive, locale: nil))
     }
 }
 

@@ -106,7 +106,7 @@ public final class Exporter {
 
     /// Every entity of the export as one wrapper object, `{"authors": [...], "books": [...]}`,
     /// in import order; the objects of each satisfy `predicate` when one is given.
-    public func export(where predicate: Predicate? = nil) throws -> JSONValue {
+    public func export(where predicate: ObjectPredicate? = nil) throws -> JSONValue {
         .object(try entityNames.map { JSONMember(key(for: $0), .array(try records(of: $0, where: predicate))) })
     }
 
@@ -114,9 +114,9 @@ public final class Exporter {
     /// `predicate`, sorted by identity value, else in store order, less those already written.
     ///
     /// ```swift
-    /// let books = try Exporter(context: context, entities: ["Book"]).records(of: "Book", where: try Predicate(format: "rating > 4"))
+    /// let books = try Exporter(context: context, entities: ["Book"]).records(of: "Book", where: try ObjectPredicate(format: "rating > 4"))
     /// ```
-    public func records(of entityName: String, where predicate: Predicate? = nil) throws -> [JSONValue] {
+    public func records(of entityName: String, where predicate: ObjectPredicate? = nil) throws -> [JSONValue] {
         var records: [JSONValue] = []
         try forEachRecord(of: entityName, where: predicate) { records.append($0) }
         return records
@@ -132,11 +132,11 @@ public final class Exporter {
     /// Objects are read in batches, and those written that have no unsaved changes and that
     /// nothing else holds leave the context again, so that an export of any size runs in
     /// bounded memory (besides a few bytes per object written, to write each once).
-    public func forEachRecord(of entityName: String, where predicate: Predicate? = nil, _ body: (JSONValue) throws -> Void) throws {
+    public func forEachRecord(of entityName: String, where predicate: ObjectPredicate? = nil, _ body: (JSONValue) throws -> Void) throws {
         context.assertOnQueue()
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.includesSubentities = false
-        if let identity = try identity(of: entityName) { request.sortDescriptors = [SortDescriptor(identity.attribute.name)] }
+        if let identity = try identity(of: entityName) { request.sortDescriptors = [ObjectSortDescriptor(identity.attribute.name)] }
         let ids = try context.fetchObjectIDs(request)
         let prefetched = try plan(for: entityName).links.filter { $0.kind != .omitted && !silenced.contains($0.id) }.map(\.relationship.name)
         var releaseAt = context.registered.count + Self.batchSize * 4

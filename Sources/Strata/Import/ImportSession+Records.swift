@@ -131,12 +131,14 @@ extension ImportSession {
             var known = byIdentity.removeValue(forKey: entity) ?? [:]
             defer { byIdentity[entity] = known }
             var unknown: [AttributeValue] = [], asked: Set<AttributeValue> = []
-            for case let value? in values where known[value] == nil && asked.insert(value).inserted { unknown.append(value) }
-            for (value, object) in try existingObjects(unknown, mapping: mapping) { known[value] = object }
+            for case let value? in values where known[mapping.identityKey(value)] == nil && asked.insert(mapping.identityKey(value)).inserted {
+                unknown.append(value)
+            }
+            for (key, object) in try existingObjects(unknown, mapping: mapping) where known[key] == nil { known[key] = object }
             var result: [(ManagedObject, Bool)] = []
             result.reserveCapacity(values.count)
             for value in values {
-                if let value, let object = known[value] {
+                if let value, let object = known[mapping.identityKey(value)] {
                     result.append((object, createdObjects.contains(ObjectIdentifier(object))))
                     continue
                 }
@@ -144,7 +146,7 @@ extension ImportSession {
                 createdObjects.insert(ObjectIdentifier(object))
                 if let value {
                     try object.setAttribute(value, forKey: identity.name)
-                    known[value] = object
+                    known[mapping.identityKey(value)] = object
                 }
                 result.append((object, true))
             }
@@ -153,7 +155,9 @@ extension ImportSession {
     }
 
     /// The objects of `mapping`'s entity whose identity attribute holds one of `values`,
-    /// pending changes included, in queries of at most 500 values.
+    /// pending changes included, in queries of at most 500 values, each with its value as
+    /// ``EntityImportMapping/identityKey(_:)`` gives it; where several objects hold one value
+    /// (in other cases), the first saved.
     private func existingObjects(_ values: [AttributeValue], mapping: EntityImportMapping) throws -> [(AttributeValue, ManagedObject)] {
         guard let identity = mapping.identityAttribute, !values.isEmpty else { return [] }
         // Identity values are unique across the hierarchy that shares the attribute: look in
@@ -163,7 +167,8 @@ extension ImportSession {
         var found: [(AttributeValue, ManagedObject)] = []
         for start in stride(from: 0, to: values.count, by: 500) {
             let chunk = values[start..<min(start + 500, values.count)].map(PredicateValue.init)
-            let predicate = Predicate.comparison(.init(.keyPath([identity.attribute.name]), .in, .value(.array(chunk))))
+            let predicate = ObjectPredicate.comparison(.init(
+                .keyPath([identity.attribute.name]), .in, .value(.array(chunk)), options: mapping.identityIgnoresCase ? .caseInsensitive : []))
             var request = FetchRequest(entityName: scope.name, predicate: predicate)
             // Each object's identity value is read at once: faults would cost a query apiece.
             request.returnsObjectsAsFaults = false
@@ -172,7 +177,7 @@ extension ImportSession {
                 guard model.entity(object.entity, isKindOf: mapping.entity) else {
                     throw ImportError("\(mapping.entity.name) \(identity.attribute.name) \(value.displayText): the object with this value is of entity \(object.entity.name), not \(mapping.entity.name) or one of its sub-entities")
                 }
-                found.append((value, object))
+                found.append((mapping.identityKey(value), object))
             }
         }
         return found
@@ -194,8 +199,9 @@ extension ImportSession {
     }
 
     private func applyAttributes(of record: JSONRecordIndex, to object: ManagedObject, mapping: EntityImportMapping, label: RecordLabel) throws {
-        // findOrCreate set the identity attribute, or found the object by it: it holds the value already.
-        let identityName = mapping.identityReader?.name
+        // findOrCreate set the identity attribute, or found the object by it: it holds the
+        // value already, unless in another case.
+        let identityName = mapping.identityIgnoresCase ? nil : mapping.identityReader?.name
         for attribute in mapping.readers where attribute.name != identityName {
             guard let value = try value(of: attribute, in: record, label: label) else { continue }
             try object.setAttribute(value, forKey: attribute.name)
@@ -271,12 +277,14 @@ extension ImportSession {
             typed.append(row)
         }
         let entity = destination.entity.name
-        let unknown = Set(typed.flatMap { $0 }).filter { byIdentity[entity]?[$0] == nil }
-        for (value, object) in try existingObjects(Array(unknown), mapping: destination) { byIdentity[entity, default: [:]][value] = object }
+        let unknown = Set(typed.flatMap { $0 }).filter { byIdentity[entity]?[destination.identityKey($0)] == nil }
+        for (key, object) in try existingObjects(Array(unknown), mapping: destination) {
+            if byIdentity[entity, default: [:]][key] == nil { byIdentity[entity, default: [:]][key] = object }
+        }
         for ((entry, _), values) in zip(links, typed) {
             var objects: [ManagedObject] = []
             for value in values {
-                if let object = byIdentity[entity]?[value] {
+                if let object = byIdentity[entity]?[destination.identityKey(value)] {
                     // Linked by the payload, so it stays when deprecated objects are removed.
                     seen[object.objectID] = ()
                     objects.append(object)
@@ -306,7 +314,7 @@ extension ImportSession {
             for link in links {
                 let owner = context.object(with: link.owner)
                 if link.isRequired, !owner.isDeleted { waited.append(owner) }
-                guard let object = found[link.value], !owner.isDeleted else {
+                guard let object = found[destination.identityKey(link.value)], !owner.isDeleted else {
                     report.unresolvedLinks.append("\(link.owner.entityName).\(link.relationship.name): \(link.value.displayText)")
                     continue
                 }

@@ -64,7 +64,7 @@ public final class ImportSession {
         self.identities = identities
         model = context.model
         mappings = EntityImportMappings(model: model, identities: identities)
-        activity = EntityActivityLog(logger: Logger(label: "strata.import"), verboseEntities: model.verboseEntityNames)
+        activity = EntityActivityLog(logger: StrataLog.logger(label: "strata.import"), verboseEntities: model.verboseEntityNames)
     }
 
     // MARK: - Importing
@@ -184,7 +184,7 @@ public final class ImportSession {
     /// this session neither created, updated nor saw unchanged, following the model's delete
     /// rules, and logs each with its reason. Returns how many it deleted.
     @discardableResult
-    public func removeDeprecated(_ entityNames: [String], where predicate: Predicate? = nil) throws -> Int {
+    public func removeDeprecated(_ entityNames: [String], where predicate: ObjectPredicate? = nil) throws -> Int {
         context.assertOnQueue()
         var deleted = 0
         for entityName in entityNames {
@@ -233,7 +233,7 @@ public final class ImportSession {
         let waiting = try defersValidation() ? Set(pendingLinks.filter(\.isRequired).map(\.owner)) : []
         for object in touched where !object.isDeleted && object.managedObjectContext != nil && !waiting.contains(object.objectID) {
             let hook = hooks.hook(hooks.invalidReason, for: object.entity, in: model)
-            guard let reason = try context.invalidReason(of: object, invalidIf: mapping(for: object.entity.name).invalidIf) ?? hook?(object) else { continue }
+            guard let reason = try object.invalidReason() ?? hook?(object) else { continue }
             activity.record("Deleting invalid \(describe(object)): \(reason)", entity: object.entity.name)
             report.invalid.append(ImportReport.InvalidObject(entity: object.entity.name, object: label(of: object), reason: reason))
             try context.delete(object)

@@ -4,9 +4,10 @@ import Foundation
 /// or match their entity's `strata.invalidIf` userInfo predicate. It lives with the import,
 /// which deletes such objects by the same rule and parses the predicate in its mappings.
 extension ObjectContext {
-    /// Why `object` is invalid, or `nil` when it is valid (DKDBManager's `invalidReason`): the
-    /// model's rules it breaks (see ``validationFailures(of:)``), and its entity's
-    /// `strata.invalidIf` userInfo predicate when it matches. Imports delete such objects.
+    /// Why `object` is invalid, or `nil` when it is valid (DKDBManager's `invalidReason`):
+    /// the object's ``ManagedObject/invalidReason()``, which by default gives the model's rules
+    /// it breaks (see ``validationFailures(of:)``) and its entity's `strata.invalidIf` userInfo
+    /// predicate when it matches. Imports delete such objects.
     ///
     /// ```swift
     /// try context.invalidReason(of: book)   // "title is required; matches strata.invalidIf rating < 0"
@@ -17,22 +18,31 @@ extension ObjectContext {
     ///   entity lacks.
     public func invalidReason(of object: ManagedObject) throws -> String? {
         assertOnQueue()
-        return try invalidReason(of: object, invalidIf: Self.invalidIf(of: object.entity, in: model))
+        return try object.invalidReason()
     }
 
-    /// The one rule of invalid objects, for this context and for ``ImportSession`` (which keeps
-    /// each entity's `invalidIf` parsed in its mapping): failures as `"<property> <reason>"`,
-    /// then the `strata.invalidIf` match, joined by `"; "`.
-    func invalidReason(of object: ManagedObject, invalidIf: Predicate?) throws(ContextError) -> String? {
+    /// The model's rule of invalid objects, ``ManagedObject/invalidReason()`` unless a subclass
+    /// overrides it: failures as `"<property> <reason>"`, then the `strata.invalidIf` match,
+    /// joined by `"; "`.
+    func modelInvalidReason(of object: ManagedObject) throws -> String? {
+        assertOnQueue()
         var reasons = try validationFailures(of: object).map { "\($0.property ?? "object") \($0.reason)" }
-        if let invalidIf, try invalidIf.evaluate(with: object) {
+        if let invalidIf = try invalidIfRule(for: object.entity), try invalidIf.evaluate(with: object) {
             reasons.append("matches strata.invalidIf \(invalidIf)")
         }
         return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 
+    /// An entity's `strata.invalidIf`, parsed once per context.
+    private func invalidIfRule(for entity: EntityDescription) throws(ImportError) -> ObjectPredicate? {
+        if let known = invalidIfRules[entity.name] { return known }
+        let rule = try Self.invalidIf(of: entity, in: model)
+        invalidIfRules[entity.name] = .some(rule)
+        return rule
+    }
+
     /// An entity's `strata.invalidIf` predicate, parsed as imports parse it.
-    static func invalidIf(of entity: EntityDescription, in model: ObjectModel) throws(ImportError) -> Predicate? {
+    static func invalidIf(of entity: EntityDescription, in model: ObjectModel) throws(ImportError) -> ObjectPredicate? {
         guard entity.userInfo["strata.invalidIf"] != nil else { return nil }
         return try EntityImportMapping(entity: entity, model: model).invalidIf
     }
@@ -52,18 +62,15 @@ extension ObjectContext {
     ///   ``fetch(_:)`` throws.
     public func invalidObjects(_ entityNames: [String]) throws -> [(object: ManagedObject, reason: String)] {
         assertOnQueue()
-        var rules: [String: Predicate] = [:]
         for name in entityNames {
             guard let entity = model.entity(named: name) else { throw ContextError.unknownEntity(name) }
-            for member in [entity] + model.allSubentities(of: entity) where rules[member.name] == nil {
-                if let predicate = try Self.invalidIf(of: member, in: model) { rules[member.name] = predicate }
-            }
+            for member in [entity] + model.allSubentities(of: entity) { _ = try invalidIfRule(for: member) }
         }
         var listed: Set<ObjectID> = []
         var found: [(object: ManagedObject, reason: String)] = []
         for name in entityNames {
             for object in try fetch(FetchRequest(entityName: name)) where listed.insert(object.objectID).inserted {
-                if let reason = try invalidReason(of: object, invalidIf: rules[object.entity.name]) {
+                if let reason = try object.invalidReason() {
                     found.append((object, reason))
                 }
             }
@@ -94,5 +101,25 @@ extension ObjectContext {
         }
         return invalid
     }
+}
 
+extension ManagedObject {
+    /// Deletes the object when ``invalidReason()`` gives a reason, following the model's
+    /// delete rules and logging the reason (DKDBManager's `deleteIfInvalid`); call it on the
+    /// object's context's queue. The deletion is saved with the context.
+    ///
+    /// ```swift
+    /// if try book.deleteIfInvalid() { print("dropped \(book.objectID)") }
+    /// ```
+    ///
+    /// - Returns: whether the object was deleted.
+    @discardableResult
+    public func deleteIfInvalid(activity: EntityActivityLog? = nil) throws -> Bool {
+        guard let context = managedObjectContext else { throw ContextError.objectNotFound(objectID) }
+        context.assertOnQueue()
+        guard !context.isDeletedHere(self), let reason = try invalidReason() else { return false }
+        try context.delete(
+            self, logging: "Deleting invalid \(context.activityDescription(of: self)): \(reason)", activity: activity ?? context.defaultCleanupLog)
+        return true
+    }
 }

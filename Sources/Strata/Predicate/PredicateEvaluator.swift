@@ -37,7 +37,7 @@ enum PredicateProperty<Subject> {
 /// and `[d]` fold case and diacritics; numbers compare by value whatever their type.
 enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subject {
     /// Whether `object` satisfies `predicate`, with `variables` bound (a SUBQUERY binds its own).
-    static func evaluate(_ predicate: Predicate, on object: Subject, variables: [String: Operand] = [:]) throws(Subject.Failure) -> Bool {
+    static func evaluate(_ predicate: ObjectPredicate, on object: Subject, variables: [String: Operand] = [:]) throws(Subject.Failure) -> Bool {
         switch predicate {
         case .constant(let value): return value
         case .not(let inner): return try !evaluate(inner, on: object, variables: variables)
@@ -93,7 +93,7 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
         try operand(.keyPath(path), of: object, variables: [:]).single
     }
 
-    private static func operand(_ expression: PredicateExpression, of object: Subject, variables: [String: Operand]) throws(Subject.Failure) -> Operand {
+    private static func operand(_ expression: ObjectPredicate.Expression, of object: Subject, variables: [String: Operand]) throws(Subject.Failure) -> Operand {
         switch expression {
         case .value(let value): return .one(value)
         case .evaluatedObject: return .one(.objectID(object.objectID))

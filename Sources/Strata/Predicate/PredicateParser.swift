@@ -1,12 +1,23 @@
 import Foundation
 
-extension Predicate {
+extension ObjectPredicate {
     /// Parses a predicate in Core Data's format-string syntax, with `arguments` for its `%@`,
     /// `%K`, `%d`, `%i`, `%ld` and `%f` placeholders in order. Keywords are case-insensitive.
     ///
+    /// An argument is any Swift value of an attribute's type (`String`, the integers, `Double`,
+    /// `Float`, `Decimal`, `Bool`, `Date`, `Data`, `UUID`, `URL`), an object or its ID, an
+    /// array or set of those (for `IN`), an optional, or `nil`; for `%K`, a string naming a key
+    /// path.
+    ///
+    /// ```swift
+    /// let name = "le guin"
+    /// let predicate = try ObjectPredicate(format: "author.name ==[c] %@ AND rating >= %@", name, 4.5)
+    /// let mine = try ObjectPredicate(format: "author == %@ AND %K IN %@", author, "isbn", isbns)
+    /// ```
+    ///
     /// - Throws: ``PredicateSyntaxError`` with a caret under the token where parsing stopped.
-    public init(format: String, _ arguments: PredicateArgument...) throws(PredicateSyntaxError) {
-        try self.init(format: format, arguments: arguments)
+    public init(format: String, _ arguments: (any PredicateValueConvertible)?...) throws(PredicateSyntaxError) {
+        try self.init(format: format, arguments: arguments.map { PredicateArgument($0?.predicateValue ?? .null) })
     }
 
     /// ``init(format:_:)`` with the arguments in an array.
@@ -52,7 +63,7 @@ private struct PredicateParser {
         self.arguments = arguments
     }
 
-    mutating func parse() throws(PredicateSyntaxError) -> Predicate {
+    mutating func parse() throws(PredicateSyntaxError) -> ObjectPredicate {
         let predicate = try parseOr()
         guard current.kind == .end else { throw error("expected AND, OR or the end of the predicate, found '\(current.text)'") }
         return predicate
@@ -60,7 +71,7 @@ private struct PredicateParser {
 
     // MARK: - Logic
 
-    private mutating func parseOr() throws(PredicateSyntaxError) -> Predicate {
+    private mutating func parseOr() throws(PredicateSyntaxError) -> ObjectPredicate {
         var terms = [try parseAnd()]
         while isKeyword("OR") || isSymbol("||") {
             advance()
@@ -69,7 +80,7 @@ private struct PredicateParser {
         return terms.count == 1 ? terms[0] : .or(terms)
     }
 
-    private mutating func parseAnd() throws(PredicateSyntaxError) -> Predicate {
+    private mutating func parseAnd() throws(PredicateSyntaxError) -> ObjectPredicate {
         var terms = [try parseNot()]
         while isKeyword("AND") || isSymbol("&&") {
             advance()
@@ -78,7 +89,7 @@ private struct PredicateParser {
         return terms.count == 1 ? terms[0] : .and(terms)
     }
 
-    private mutating func parseNot() throws(PredicateSyntaxError) -> Predicate {
+    private mutating func parseNot() throws(PredicateSyntaxError) -> ObjectPredicate {
         if isKeyword("NOT") || isSymbol("!") {
             try enterLevel()
             defer { depth -= 1 }
@@ -88,7 +99,7 @@ private struct PredicateParser {
         return try parsePrimary()
     }
 
-    private mutating func parsePrimary() throws(PredicateSyntaxError) -> Predicate {
+    private mutating func parsePrimary() throws(PredicateSyntaxError) -> ObjectPredicate {
         if isSymbol("(") {
             try enterLevel()
             defer { depth -= 1 }
@@ -114,7 +125,7 @@ private struct PredicateParser {
         "=<": .lessThanOrEqual, ">": .greaterThan, ">=": .greaterThanOrEqual, "=>": .greaterThanOrEqual,
     ]
 
-    private mutating func parseComparison() throws(PredicateSyntaxError) -> Predicate.Comparison {
+    private mutating func parseComparison() throws(PredicateSyntaxError) -> ObjectPredicate.Comparison {
         var quantifier: Quantifier?
         for (keyword, value) in [("ANY", Quantifier.any), ("SOME", .any), ("ALL", .all), ("NONE", .none)] where isKeyword(keyword) {
             advance()
@@ -140,7 +151,7 @@ private struct PredicateParser {
                 throw PredicateSyntaxError(message: "BETWEEN needs {low, high}", predicate: source, offset: operatorToken.offset)
             }
         }
-        return Predicate.Comparison(left, comparison, right, options: options, quantifier: quantifier)
+        return ObjectPredicate.Comparison(left, comparison, right, options: options, quantifier: quantifier)
     }
 
     /// `[c]`, `[d]`, `[cd]` after an operator.
@@ -160,7 +171,7 @@ private struct PredicateParser {
 
     // MARK: - Expressions
 
-    private mutating func parseExpression(after previous: PredicateToken? = nil) throws(PredicateSyntaxError) -> PredicateExpression {
+    private mutating func parseExpression(after previous: PredicateToken? = nil) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
         try enterLevel()
         defer { depth -= 1 }
         let token = current
@@ -247,7 +258,7 @@ private struct PredicateParser {
         return components
     }
 
-    private mutating func parseArray() throws(PredicateSyntaxError) -> PredicateExpression {
+    private mutating func parseArray() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
         advance()  // {
         var values: [PredicateValue] = []
         if isSymbol("}") {
@@ -266,7 +277,7 @@ private struct PredicateParser {
         }
     }
 
-    private mutating func parseSubquery() throws(PredicateSyntaxError) -> PredicateExpression {
+    private mutating func parseSubquery() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
         advance()  // SUBQUERY
         try expectSymbol("(", "after SUBQUERY")
         let collection = try parseExpression()
@@ -285,7 +296,7 @@ private struct PredicateParser {
         name.unicodeScalars.first == "#" ? String(name.unicodeScalars.dropFirst()) : name
     }
 
-    private mutating func parseCast() throws(PredicateSyntaxError) -> PredicateExpression {
+    private mutating func parseCast() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
         advance()  // CAST
         try expectSymbol("(", "after CAST")
         let value = try parseExpression()

@@ -16,7 +16,7 @@ struct PredicateSQL: Equatable {
     ///
     /// - Throws: ``PredicateCompileError`` for a key path the entity's properties do not lead
     ///   along, an unbound `$VARIABLE`, or a construct the store cannot evaluate.
-    init(_ predicate: Predicate, entity: EntityDescription, model: ObjectModel, layout: StoreLayout) throws(PredicateCompileError) {
+    init(_ predicate: ObjectPredicate, entity: EntityDescription, model: ObjectModel, layout: StoreLayout) throws(PredicateCompileError) {
         var compiler = PredicateCompiler(model: model, layout: layout)
         condition = try compiler.condition(predicate, in: PredicateCompiler.Scope(alias: "t0", entity: entity))
         arguments = compiler.arguments
@@ -79,7 +79,7 @@ struct PredicateCompiler {
 
     // MARK: - Logic
 
-    mutating func condition(_ predicate: Predicate, in scope: Scope) throws(PredicateCompileError) -> String {
+    mutating func condition(_ predicate: ObjectPredicate, in scope: Scope) throws(PredicateCompileError) -> String {
         switch predicate {
         case .constant(let value): return value ? "1" : "0"
         case .not(let inner): return "NOT (\(try condition(inner, in: scope)))"
@@ -89,14 +89,14 @@ struct PredicateCompiler {
         }
     }
 
-    private mutating func joined(_ terms: [Predicate], _ connective: String, empty: String, in scope: Scope) throws(PredicateCompileError) -> String {
+    private mutating func joined(_ terms: [ObjectPredicate], _ connective: String, empty: String, in scope: Scope) throws(PredicateCompileError) -> String {
         guard !terms.isEmpty else { return empty }
         var parts: [String] = []
         for term in terms { parts.append("(\(try condition(term, in: scope)))") }
         return parts.joined(separator: " \(connective) ")
     }
 
-    private mutating func comparison(_ comparison: Predicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> String {
+    private mutating func comparison(_ comparison: ObjectPredicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> String {
         if comparison.operator == .in, case .keyPath(let path) = comparison.right, case .members(let toMany, let rest) = try resolve(path[...], in: scope) {
             // `value IN toMany` asks whether any member equals the value.
             let value = try scalar(comparison.left, in: scope)
@@ -163,7 +163,7 @@ struct PredicateCompiler {
         case list([Operand])
     }
 
-    private mutating func rightOperand(_ comparison: Predicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> Right {
+    private mutating func rightOperand(_ comparison: ObjectPredicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> Right {
         guard comparison.operator == .in || comparison.operator == .between else { return .value(try scalar(comparison.right, in: scope)) }
         guard case .value(.array(let members)) = comparison.right else {
             throw PredicateCompileError(message: "\(comparison.operator.rawValue) needs a list\(comparison.operator == .in ? " or a to-many key path" : "") on its right")
@@ -235,7 +235,7 @@ struct PredicateCompiler {
 
     // MARK: - Operands
 
-    private mutating func scalar(_ expression: PredicateExpression, in scope: Scope) throws(PredicateCompileError) -> Operand {
+    private mutating func scalar(_ expression: ObjectPredicate.Expression, in scope: Scope) throws(PredicateCompileError) -> Operand {
         switch expression {
         case .value(let value): return try bind(value)
         case .evaluatedObject: return Operand(sql: "\(scope.alias).Z_PK", isString: false, table: table(of: scope.entity))

@@ -73,7 +73,10 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
 
     private let current: Locked<(store: PersistentStore, created: Bool)>
     private let objectClasses = Locked<[ManagedObject.Type]>([])
+    /// Runs the updates of a stack whose ``Options/runsUpdatesSerially``, one after another.
     let updateQueue = DispatchQueue(label: "strata.stack.updates")
+    /// Marks ``updateQueue`` as held, down through the contexts an update waits for.
+    var updateQueueToken: QueueToken { QueueToken(self) }
     private let commitObservers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
     /// Contexts the stack made besides root and main, to reset with the store, and the
     /// observations that keep them merging.
@@ -95,9 +98,37 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         rootContext = ObjectContext(store: store, name: "root")
         mainContext = ObjectContext(parent: rootContext, concurrencyType: .mainQueue, name: "main")
         mainContext.automaticallyMergesChangesFromParent = true
+        QueueToken.mark(updateQueue, with: updateQueueToken)
         rootObservation = rootContext.addDidSaveObserver { [commitObservers] notification in
             for observer in commitObservers.withLock({ Array($0.values) }) { observer(notification) }
         }
+    }
+
+    /// Sets up a stack in one line from a model bundle (an `.xcdatamodeld`, or any model
+    /// ``ModelLoader`` reads), as `strata setup` does: its current version (or `version`),
+    /// validated, on a store that is created when missing and, when an earlier version of the
+    /// bundle made it, migrated first (see ``Options/automigrates``). The store is
+    /// `<bundle name>.sqlite` in the current folder unless `location` names another.
+    ///
+    /// ```swift
+    /// let stack = try DataStack(modelAt: URL(fileURLWithPath: "Library.xcdatamodeld"))
+    /// ```
+    ///
+    /// - Throws: ``ModelError`` when the bundle cannot be read or the version has errors;
+    ///   what ``init(model:modelName:store:options:)`` throws.
+    public convenience init(modelAt url: URL, version: String? = nil, store location: StoreLocation = .sqlite(nil), options: Options = Options()) throws {
+        try self.init(bundle: try ModelLoader.load(url), version: version, store: location, options: options)
+    }
+
+    /// ``init(modelAt:version:store:options:)`` for a bundle already loaded.
+    public convenience init(bundle: ModelBundle, version: String? = nil, store location: StoreLocation = .sqlite(nil), options: Options = Options()) throws {
+        let loaded = try ModelLoader.validated(bundle, version: version)
+        let logger = StrataLog.logger(label: "strata.model")
+        for warning in loaded.warnings { logger.info("\(loaded.version.file.path): \(warning)") }
+        var options = options
+        options.modelVersions = options.modelVersions ?? bundle
+        try self.init(
+            model: loaded.version.model, modelName: bundle.url.deletingPathExtension().lastPathComponent, store: location, options: options)
     }
 
     // MARK: - Contexts
@@ -249,8 +280,21 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         return removed
     }
 
-    /// Closes the store and the batch contexts' connections; the stack's contexts can no
-    /// longer reach them.
+    /// Posted on `NotificationCenter.default` when ``cleanUp()`` has closed the stack's store
+    /// (SugarRecord's clean-up notification): the object is the stack, and the user info's
+    /// ``storeURLKey`` holds the store's URL (absent for a store in memory).
+    ///
+    /// ```swift
+    /// let observer = NotificationCenter.default.addObserver(
+    ///     forName: DataStack.didCleanUpNotification, object: stack, queue: nil) { _ in print("closed") }
+    /// ```
+    public static let didCleanUpNotification = Notification.Name("StrataDataStackDidCleanUp")
+
+    /// The user-info key of the store's URL in ``didCleanUpNotification``.
+    public static let storeURLKey = "storeURL"
+
+    /// Closes the store and the batch contexts' connections, then posts
+    /// ``didCleanUpNotification``; the stack's contexts can no longer reach the store.
     public func cleanUp() {
         let batches = tracked.withLock { list in
             defer { list = [] }
@@ -258,6 +302,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         }
         for context in batches { context.store.close() }
         store.close()
+        NotificationCenter.default.post(
+            name: Self.didCleanUpNotification, object: self, userInfo: storeURL.map { [Self.storeURLKey: $0] })
     }
 
     // MARK: - Description
@@ -336,7 +382,9 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         // Unattended, a migration starts only from a version the app ships, as Core Data's does.
         var migrator = try StoreMigrator(storePath: url.path, bundle: bundle, destinationVersion: destination.name, usesStoreModel: false)
         migrator.busyTimeout = busyTimeout
-        try migrator.migrate()
+        let result = try migrator.migrate()
+        StrataLog.logger(label: "strata.migrate").info(
+            "\(url.path): migrated from model version \(result.plan.sourceVersion) to \(destination.name)\(result.backupPath.map { ", the old store kept as \($0)" } ?? "")")
     }
 
     /// A store's file, its journal files, and Core Data's external data folder beside it.

@@ -1,7 +1,8 @@
 import Dispatch
 
 /// A context for one update (CoreDataMonk's `beginUpdate`): its changes reach the store only
-/// through ``commit()``; whatever is not committed is discarded when the update ends.
+/// through ``commit()``; whatever is not committed is discarded when the update ends, that is
+/// when nothing holds it any more.
 ///
 /// ```swift
 /// stack.beginUpdate { update in
@@ -10,12 +11,37 @@ import Dispatch
 ///     try update.commit()
 /// }
 /// ```
+///
+/// An update may outlive its block: a callback that holds it goes on later with
+/// ``perform(_:completion:)``, the block's uncommitted changes still there (CoreDataMonk's
+/// nested update):
+///
+/// ```swift
+/// stack.beginUpdate { update in
+///     let author = try update.insert("Author")
+///     fetchBiography { text in
+///         update.perform { update in
+///             try author.setValue(text, forKey: "biography")
+///             try update.commit()
+///         }
+///     }
+/// }
+/// ```
 public final class UpdateContext: @unchecked Sendable {
     /// The worker context the update runs in.
     public let context: ObjectContext
+    /// Called once the update has ended: a serial stack starts the next update then.
+    private let onEnd: (@Sendable () -> Void)?
 
-    init(context: ObjectContext) {
+    init(context: ObjectContext, onEnd: (@Sendable () -> Void)? = nil) {
         self.context = context
+        self.onEnd = onEnd
+    }
+
+    deinit {
+        let context = context
+        context.perform { context.rollback() }
+        onEnd?()
     }
 
     /// Inserts a new object of `entityName` into the update.
@@ -24,16 +50,15 @@ public final class UpdateContext: @unchecked Sendable {
         try context.insert(entityName)
     }
 
-    /// The update's own instance of `object`, which may belong to any context of the stack.
+    /// The update's own instance of `object`, which may belong to any context of the stack
+    /// (see ``ObjectContext/use(_:)-(Object)``).
     public func use<Object: ManagedObject>(_ object: Object) throws(ContextError) -> Object {
-        // The ID is read on the owner's queue: a merge there may be making it permanent.
-        let id = object.managedObjectContext.map { owner in owner.performAndWait { object.objectID } } ?? object.objectID
-        guard let own = try context.existingObject(with: id) as? Object else {
-            throw .wrongType(
-                entity: object.objectID.entityName, property: "class", value: "\(type(of: object))",
-                expected: "the class registered for \(object.objectID.entityName)")
-        }
-        return own
+        try context.use(object)
+    }
+
+    /// The update's own instances of `objects`, in order.
+    public func use<Object: ManagedObject>(_ objects: [Object]) throws(ContextError) -> [Object] {
+        try context.use(objects)
     }
 
     /// Saves the update through every parent to the store.
@@ -50,43 +75,74 @@ public final class UpdateContext: @unchecked Sendable {
     public func perform<T>(_ body: () throws -> T) rethrows -> T {
         try context.performAndWait(body)
     }
+
+    /// Runs `body` with the update, later, on its queue: a callback's way back into an update
+    /// whose block has returned. `completion`, if given, is called on the main queue with the
+    /// error `body` threw; without it, the error is logged (`strata.update`).
+    public func perform(_ body: @escaping @Sendable (UpdateContext) throws -> Void, completion: (@Sendable (Error?) -> Void)? = nil) {
+        context.perform {
+            let failure = Self.outcome { try body(self) }
+            Self.report(failure, to: completion)
+        }
+    }
+
+    /// What `body` threw, if anything.
+    static func outcome(_ body: () throws -> Void) -> Error? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Hands an update's outcome to `completion` on the main queue, or logs a failure no one
+    /// would hear otherwise.
+    static func report(_ failure: Error?, to completion: (@Sendable (Error?) -> Void)?) {
+        if let completion {
+            DispatchQueue.main.async { completion(failure) }
+        } else if let failure {
+            StrataLog.logger(label: "strata.update").error("update failed: \(failure)")
+        }
+    }
 }
 
 extension DataStack {
-    /// Runs `body` with a new update, later, on the update's queue (one update after another
-    /// when ``Options/runsUpdatesSerially``); uncommitted changes are discarded. `completion`,
-    /// if given, is called on the main queue with the error `body` threw, if any.
+    /// Runs `body` with a new update, later, on the update's queue. Uncommitted changes are
+    /// discarded when the update ends: when `body` returns, or later if something (a callback
+    /// that calls ``UpdateContext/perform(_:completion:)``) still holds the update. With
+    /// ``Options/runsUpdatesSerially``, each update starts once the one before has ended.
+    /// `completion`, if given, is called on the main queue with the error `body` threw;
+    /// without it, the error is logged (`strata.update`).
     public func beginUpdate(
         _ body: @escaping @Sendable (UpdateContext) throws -> Void, completion: (@Sendable (Error?) -> Void)? = nil
     ) {
-        let update = beginUpdateContext()
-        let run: @Sendable () -> Void = {
-            let failure = update.perform { () -> Error? in
-                defer { update.discard() }
-                do {
-                    try body(update)
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-            if let completion {
-                DispatchQueue.main.async { completion(failure) }
-            }
+        guard options.runsUpdatesSerially else {
+            let update = beginUpdateContext()
+            update.perform(body, completion: completion)
+            return
         }
-        if options.runsUpdatesSerially { updateQueue.async(execute: run) } else { update.context.perform(run) }
+        updateQueue.async {
+            let ended = DispatchSemaphore(value: 0)
+            do {
+                let update = UpdateContext(context: self.newWorkerContext(name: "update"), onEnd: { ended.signal() })
+                let failure = update.perform { UpdateContext.outcome { try body(update) } }
+                UpdateContext.report(failure, to: completion)
+            }
+            ended.wait()
+        }
     }
 
-    /// Runs `body` with a new update and waits for it; uncommitted changes are discarded.
+    /// Runs `body` with a new update and waits for it; uncommitted changes are discarded when
+    /// the update ends. Inside another update of a serial stack it runs at once, nested, rather
+    /// than wait for the update that waits for it.
     public func beginUpdateAndWait<T>(_ body: (UpdateContext) throws -> T) throws -> T {
-        let update = beginUpdateContext()
         func work() throws -> T {
-            try update.perform {
-                defer { update.discard() }
-                return try body(update)
-            }
+            let update = beginUpdateContext()
+            return try update.perform { try body(update) }
         }
-        return try options.runsUpdatesSerially ? updateQueue.sync(execute: work) : work()
+        guard options.runsUpdatesSerially, !updateQueueToken.isHeldByThisThread else { return try work() }
+        return try updateQueue.sync(execute: work)
     }
 
     /// A new update for several steps; call ``UpdateContext/commit()`` when done.

@@ -40,9 +40,9 @@ struct PredicateOptions: ParsableArguments {
             throw CLIError("name the ENTITY, or a --template", status: .usage)
         }
         if let predicate {
-            let parsed: Strata.Predicate
+            let parsed: ObjectPredicate
             do {
-                parsed = try Strata.Predicate(format: predicate)
+                parsed = try ObjectPredicate(format: predicate)
             } catch {
                 throw CLIError("--where: \(error)", status: .usage)
             }
@@ -88,7 +88,7 @@ struct RequestOptions: ParsableArguments {
     func makeRequest(entity: String?, model: ObjectModel) throws -> FetchRequest {
         var request = try selection.makeRequest(entity: entity, model: model)
         do {
-            request.sortDescriptors += try sortKeys.map { try SortDescriptor(parsing: $0) }
+            request.sortDescriptors += try sortKeys.map { try ObjectSortDescriptor(parsing: $0) }
         } catch {
             throw CLIError("--sort: \(error)", status: .usage)
         }

@@ -72,7 +72,7 @@ struct CorpusMigrationTests {
                 request.includesSubentities = false
                 census[entity.name] = try context.count(for: request)
                 for relationship in model.allRelationships(of: entity) where !relationship.isToMany && !relationship.isTransient {
-                    request.predicate = try Predicate(format: "\(relationship.name) != nil")
+                    request.predicate = try ObjectPredicate(format: "\(relationship.name) != nil")
                     census["\(entity.name).\(relationship.name)"] = try context.count(for: request)
                 }
             }

@@ -62,7 +62,7 @@ import Testing
         let context = fixture.context, lines = Lines()
         try context.performAndWait {
             let count = try context.delete(
-                "Book", where: Predicate(format: "rating < 2"), reason: "poorly rated", activity: activity(context.model, into: lines))
+                "Book", where: ObjectPredicate(format: "rating < 2"), reason: "poorly rated", activity: activity(context.model, into: lines))
             #expect(count == 2, "Dull, and the e-book: sub-entities are included")
             #expect(context.deletedObjects.map(\.objectID.entityName).sorted() == ["Book", "EBook", "Page", "Page"])
             let author = try #require(try context.find(.first, "Author").first)
@@ -99,7 +99,7 @@ import Testing
         try shelf(fixture)
         let context = fixture.context
         try context.performAndWait { () throws in
-            #expect(throws: PredicateKeyError.self) { try context.delete("Book", where: Predicate(format: "ratng < 2")) }
+            #expect(throws: PredicateKeyError.self) { try context.delete("Book", where: ObjectPredicate(format: "ratng < 2")) }
             #expect(throws: StoreError.self) { try context.deleteAll("Bok") }
             #expect(!context.hasChanges)
         }
@@ -115,7 +115,7 @@ import Testing
         let before = try fixture.store.rowCounts()
         let context = fixture.context
         try context.performAndWait { () throws in
-            #expect(try context.delete("Author", where: Predicate(format: "name == 'Le Guin'"), reason: "gone") == 1)
+            #expect(try context.delete("Author", where: ObjectPredicate(format: "name == 'Le Guin'"), reason: "gone") == 1)
             let denied = #expect(throws: ContextError.self) { try context.validatePendingChanges() }
             guard case .deleteDenied(let object, "books", 2)? = denied else { Issue.record("expected a Deny error: \(String(describing: denied))"); return }
             #expect(object.entityName == "Author")
@@ -195,7 +195,7 @@ import Testing
         try shelf(fixture)
         let context = fixture.context
         try context.performAndWait {
-            try context.delete("Book", where: Predicate(format: "title == 'Fine'"))
+            try context.delete("Book", where: ObjectPredicate(format: "title == 'Fine'"))
             let failure = #expect(throws: ContextError.self) { try context.validatePendingChanges() }
             guard case .validation(let failures)? = failure else { Issue.record("expected a validation error"); return }
             #expect(failures.map { "\($0.object.entityName).\($0.property ?? "")" } == ["Page.book"])

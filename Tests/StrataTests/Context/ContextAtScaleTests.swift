@@ -97,7 +97,7 @@ import Testing
             var ids: [ObjectID] = []
             var held: ManagedObject?
             do {
-                let tags = try context.fetch(FetchRequest(entityName: "Tag", sortDescriptors: [SortDescriptor("name")]))
+                let tags = try context.fetch(FetchRequest(entityName: "Tag", sortDescriptors: [ObjectSortDescriptor("name")]))
                 ids = tags.map(\.objectID)
                 try tags[0].setValue("changed", forKey: "name")
                 held = tags[1]

@@ -9,8 +9,8 @@ import Testing
         let library = try FetchTestLibrary()
         let context = library.context
         try context.performAndWait {
-            let byRating = [SortDescriptor("rating"), SortDescriptor("title")]
-            let rated = try Predicate(format: "rating != nil")
+            let byRating = [ObjectSortDescriptor("rating"), ObjectSortDescriptor("title")]
+            let rated = try ObjectPredicate(format: "rating != nil")
             #expect(try library.titles(context.find(.all, "Book", where: rated, sortedBy: byRating)) == [
                 "the Silmarillion", "Children of Dune", "A Wizard of Earthsea", "Dune", "The Hobbit", "The Lord of the Rings",
             ])
@@ -20,9 +20,9 @@ import Testing
             #expect(try library.titles(context.find(.lasts(2), "Book", where: rated, sortedBy: byRating)) == ["The Hobbit", "The Lord of the Rings"])
             #expect(try context.find(.firsts(0), "Book").isEmpty)
             // Ties keep the order of `.all`: the last of equal ratings is the last listed.
-            let tied = try Predicate(format: "rating == 4.5")
-            #expect(try library.titles(context.find(.last, "Book", where: tied, sortedBy: [SortDescriptor("rating")]))
-                == library.titles(context.find(.all, "Book", where: tied, sortedBy: [SortDescriptor("rating")])).suffix(1))
+            let tied = try ObjectPredicate(format: "rating == 4.5")
+            #expect(try library.titles(context.find(.last, "Book", where: tied, sortedBy: [ObjectSortDescriptor("rating")]))
+                == library.titles(context.find(.all, "Book", where: tied, sortedBy: [ObjectSortDescriptor("rating")])).suffix(1))
             // Without an order, the last objects are the last saved.
             #expect(try library.titles(context.find(.lasts(2), "Book")) == ["Children of Dune", "anonymous notes"])
             #expect(try library.titles(context.find(.first, "Book", by: "title", equalTo: "Dune")) == ["Dune"])
@@ -37,13 +37,13 @@ import Testing
         let context = library.context
         try context.performAndWait {
             #expect(try context.count("Book") == 8)
-            #expect(try context.count("Book", where: Predicate(format: "rating == nil")) == 2)
-            #expect(try context.any("Tag", where: Predicate(format: "name == 'Epic'")))
-            #expect(try !context.any("Tag", where: Predicate(format: "name == 'Horror'")))
+            #expect(try context.count("Book", where: ObjectPredicate(format: "rating == nil")) == 2)
+            #expect(try context.any("Tag", where: ObjectPredicate(format: "name == 'Epic'")))
+            #expect(try !context.any("Tag", where: ObjectPredicate(format: "name == 'Horror'")))
             let horror = try context.fetchOrCreate("Tag", matching: ["name": "Horror"])
             #expect(horror.isInserted)
             #expect(try context.fetchOrCreate("Tag", matching: ["name": "Horror"]) === horror)
-            #expect(try context.any("Tag", where: Predicate(format: "name == 'Horror'")))
+            #expect(try context.any("Tag", where: ObjectPredicate(format: "name == 'Horror'")))
             let epic = try context.fetchOrCreate("Tag", matching: ["name": "Epic"])
             #expect(!epic.isInserted)
             #expect(try context.count("Tag") == 5)
@@ -55,13 +55,13 @@ import Testing
         let context = library.context
         try context.performAndWait {
             let rows = try context.query(
-                "Book", select: "author.name as author, count(*) as books", where: Predicate(format: "author != nil"), groupBy: ["author.name"],
-                having: Predicate(format: "books > 2"))
+                "Book", select: "author.name as author, count(*) as books", where: ObjectPredicate(format: "author != nil"), groupBy: ["author.name"],
+                having: ObjectPredicate(format: "books > 2"))
             #expect(rows.map { $0["author"] } == [.attribute(.string("Tolkien"))])
             #expect(try context.queryValue("Book", select: .aggregate(.max, of: "rating")) == .attribute(.double(5)))
-            #expect(try context.queryValue("Book", select: .aggregate(.min, of: "rating"), where: Predicate(format: "author.name == 'Herbert'")) == .attribute(.double(3.5)))
-            #expect(try context.queryValue("Book", select: .count(), where: Predicate(format: "FALSEPREDICATE")) == .attribute(.integer(0)))
-            #expect(try context.queryValue("Book", select: .aggregate(.max, of: "rating"), where: Predicate(format: "FALSEPREDICATE")) == nil)
+            #expect(try context.queryValue("Book", select: .aggregate(.min, of: "rating"), where: ObjectPredicate(format: "author.name == 'Herbert'")) == .attribute(.double(3.5)))
+            #expect(try context.queryValue("Book", select: .count(), where: ObjectPredicate(format: "FALSEPREDICATE")) == .attribute(.integer(0)))
+            #expect(try context.queryValue("Book", select: .aggregate(.max, of: "rating"), where: ObjectPredicate(format: "FALSEPREDICATE")) == nil)
         }
     }
 
@@ -73,7 +73,7 @@ import Testing
         let context = library.context
         let (byDefault, last, byName) = try context.performAndWait {
             (try context.find(.all, "Author").names, try context.find(.last, "Author").names,
-                try context.find(.all, "Author", sortedBy: [SortDescriptor("name")]).names)
+                try context.find(.all, "Author", sortedBy: [ObjectSortDescriptor("name")]).names)
         }
         #expect(byDefault == ["Le Guin", "Herbert", "Tolkien"])
         #expect(last == ["Tolkien"])

@@ -10,12 +10,12 @@ import Testing
     }
 
     private func request(_ select: String, groupBy: [String] = [], having: String? = nil, sort: [String] = [], where format: String? = nil) throws -> FetchRequest {
-        var request = FetchRequest(entityName: "Book", predicate: try format.map { try Predicate(format: $0) })
+        var request = FetchRequest(entityName: "Book", predicate: try format.map { try ObjectPredicate(format: $0) })
         request.resultType = .dictionary
         request.propertiesToFetch = try FetchedProperty.list(select)
         request.propertiesToGroupBy = groupBy
-        request.havingPredicate = try having.map { try Predicate(format: $0) }
-        request.sortDescriptors = try sort.map { try SortDescriptor(parsing: $0) }
+        request.havingPredicate = try having.map { try ObjectPredicate(format: $0) }
+        request.sortDescriptors = try sort.map { try ObjectSortDescriptor(parsing: $0) }
         return request
     }
 
@@ -97,7 +97,7 @@ import Testing
 
     @Test func aFetchedNameSortsWhateverTheRequestsResultType() throws {
         let library = try FetchTestLibrary()
-        var request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("n", ascending: false), SortDescriptor("author")])
+        var request = FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("n", ascending: false), ObjectSortDescriptor("author")])
         request.propertiesToFetch = try FetchedProperty.list("author.name as author, count(*) as n")
         request.propertiesToGroupBy = ["author.name"]
         let rows = try library.store.fetchDictionaries(request)

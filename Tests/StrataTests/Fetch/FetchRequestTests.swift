@@ -7,22 +7,22 @@ import Testing
         let library = try FetchTestLibrary()
         let context = library.context
         try context.performAndWait {
-            var request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("title")])
+            var request = FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("title")])
             #expect(try library.titles(context.fetch(request)) == [
                 "A Wizard of Earthsea", "Children of Dune", "Dune", "The Dispossessed", "The Hobbit", "The Lord of the Rings",
                 "anonymous notes", "the Silmarillion",
             ])
-            request.sortDescriptors = [SortDescriptor("title", caseInsensitive: true)]
+            request.sortDescriptors = [ObjectSortDescriptor("title", caseInsensitive: true)]
             #expect(try library.titles(context.fetch(request)) == [
                 "A Wizard of Earthsea", "anonymous notes", "Children of Dune", "Dune", "The Dispossessed", "The Hobbit",
                 "The Lord of the Rings", "the Silmarillion",
             ])
-            request.sortDescriptors = [SortDescriptor("rating", ascending: false), SortDescriptor("title")]
+            request.sortDescriptors = [ObjectSortDescriptor("rating", ascending: false), ObjectSortDescriptor("title")]
             request.fetchOffset = 1
             request.fetchLimit = 3
             #expect(try library.titles(context.fetch(request)) == ["Dune", "The Hobbit", "A Wizard of Earthsea"])
-            request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("author.name"), SortDescriptor("title", ascending: false)])
-            request.predicate = try Predicate(format: "author != nil")
+            request = FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("author.name"), ObjectSortDescriptor("title", ascending: false)])
+            request.predicate = try ObjectPredicate(format: "author != nil")
             #expect(try library.titles(context.fetch(request)) == [
                 "Dune", "Children of Dune", "The Dispossessed", "A Wizard of Earthsea", "the Silmarillion", "The Lord of the Rings", "The Hobbit",
             ])
@@ -33,7 +33,7 @@ import Testing
         let library = try FetchTestLibrary()
         let context = library.context
         try context.performAndWait {
-            var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "title BEGINSWITH[c] 'the'"))
+            var request = FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "title BEGINSWITH[c] 'the'"))
             let all = try context.fetch(request)
             #expect(all.count == 4)
             #expect(all.filter { $0.entity.name == "EBook" }.count == 2)
@@ -49,16 +49,16 @@ import Testing
         let library = try FetchTestLibrary()
         let context = library.context
         try context.performAndWait {
-            var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "rating >= 4.5"))
-            request.sortDescriptors = [SortDescriptor("rating", ascending: false), SortDescriptor("title")]
+            var request = FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "rating >= 4.5"))
+            request.sortDescriptors = [ObjectSortDescriptor("rating", ascending: false), ObjectSortDescriptor("title")]
             #expect(try library.titles(context.fetch(request)) == ["The Lord of the Rings", "Dune", "The Hobbit"])
             let inserted = try library.fixture.book("Zed", isbn: "9780000000999")
             try inserted.setValue(4.8, forKey: "rating")
-            let hobbit = try #require(context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "title == 'The Hobbit'"))).first)
+            let hobbit = try #require(context.fetch(FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "title == 'The Hobbit'"))).first)
             try hobbit.setValue(5.0, forKey: "rating")
-            let dune = try #require(context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "title == 'Dune'"))).first)
+            let dune = try #require(context.fetch(FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "title == 'Dune'"))).first)
             try context.delete(dune)
-            let earthsea = try #require(context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "title BEGINSWITH 'A Wiz'"))).first)
+            let earthsea = try #require(context.fetch(FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "title BEGINSWITH 'A Wiz'"))).first)
             try earthsea.setValue(1.0, forKey: "rating")
             #expect(try library.titles(context.fetch(request)) == ["The Hobbit", "The Lord of the Rings", "Zed"])
             #expect(try context.count(for: request) == 3)
@@ -68,9 +68,9 @@ import Testing
             #expect(try library.titles(context.fetch(request)) == ["Zed"])
             #expect(try context.count(for: request) == 1)
             #expect(try context.fetchObjectIDs(request) == [inserted.objectID])
-            request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "rating >= 4.5"))
+            request = FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "rating >= 4.5"))
             request.includesPendingChanges = false
-            request.sortDescriptors = [SortDescriptor("title")]
+            request.sortDescriptors = [ObjectSortDescriptor("title")]
             // The saved state, though the registered objects show their changed values.
             #expect(try context.fetch(request).map(\.objectID).contains(dune.objectID))
             #expect(try context.count(for: request) == 3)
@@ -83,13 +83,13 @@ import Testing
         let (insertedID, duneID) = try parent.performAndWait {
             let inserted = try library.fixture.book("Zed", isbn: "9780000000999")
             try inserted.setValue(4.8, forKey: "rating")
-            let dune = try #require(parent.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "title == 'Dune'"))).first)
+            let dune = try #require(parent.fetch(FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "title == 'Dune'"))).first)
             try parent.delete(dune)
             return (inserted.objectID, dune.objectID)
         }
         let child = ObjectContext(parent: parent)
         try child.performAndWait {
-            let request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "rating >= 4.5"), sortDescriptors: [SortDescriptor("title")])
+            let request = FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "rating >= 4.5"), sortDescriptors: [ObjectSortDescriptor("title")])
             let ids = try child.fetchObjectIDs(request)
             #expect(ids.contains(insertedID))
             #expect(!ids.contains(duneID))
@@ -104,7 +104,7 @@ import Testing
         let library = try FetchTestLibrary()
         let context = library.context
         try context.performAndWait {
-            var request = FetchRequest(entityName: "Author", sortDescriptors: [SortDescriptor("name")])
+            var request = FetchRequest(entityName: "Author", sortDescriptors: [ObjectSortDescriptor("name")])
             request.resultType = .managedObjectID
             guard case .objectIDs(let ids) = try context.execute(request) else { Issue.record("expected IDs"); return }
             #expect(ids.map(\.entityName) == ["Author", "Author", "Author"])
@@ -127,7 +127,7 @@ import Testing
         let library = try FetchTestLibrary()
         let context = library.context
         try context.performAndWait {
-            let authors = try context.fetch(FetchRequest(entityName: "Author", sortDescriptors: [SortDescriptor("name")]))
+            let authors = try context.fetch(FetchRequest(entityName: "Author", sortDescriptors: [ObjectSortDescriptor("name")]))
             #expect(authors.allSatisfy { $0.isFault && $0.prefetchedRow != nil })
             // The row read by the fetch is enough: a row deleted through another connection
             // (which the kept row cannot know of) shows that no query runs.
@@ -154,14 +154,14 @@ import Testing
         let library = try FetchTestLibrary()
         let context = library.context
         try context.performAndWait {
-            var request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("title")])
+            var request = FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("title")])
             request.fetchBatchSize = 3
             let books = try context.fetch(request)
             #expect(books.count == 8)
             #expect(books.allSatisfy { $0.isFault })
             #expect(try books[4].value(forKey: "title") as? String == "The Hobbit")
             #expect(books.map(\.isFault) == [true, true, true, false, false, false, true, true])
-            #expect(try library.titles(books) == library.titles(context.fetch(FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor("title")]))))
+            #expect(try library.titles(books) == library.titles(context.fetch(FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("title")]))))
         }
     }
 
@@ -169,10 +169,10 @@ import Testing
         let library = try FetchTestLibrary()
         let context = library.context
         let other = try library.fixture.otherContext()
-        let author = try context.performAndWait { try #require(context.fetch(FetchRequest(entityName: "Author", predicate: try Predicate(format: "name == 'Herbert'"))).first) }
+        let author = try context.performAndWait { try #require(context.fetch(FetchRequest(entityName: "Author", predicate: try ObjectPredicate(format: "name == 'Herbert'"))).first) }
         let observation = other.addDidSaveObserver { note in context.perform { context.mergeChanges(fromContextDidSave: note) } }
         try other.performAndWait {
-            let same = try #require(other.fetch(FetchRequest(entityName: "Author", predicate: try Predicate(format: "name == 'Herbert'"))).first)
+            let same = try #require(other.fetch(FetchRequest(entityName: "Author", predicate: try ObjectPredicate(format: "name == 'Herbert'"))).first)
             try same.setValue("Frank Herbert", forKey: "name")
             try other.save()
         }
@@ -187,7 +187,7 @@ import Testing
         let library = try FetchTestLibrary()
         let context = library.context
         try context.performAndWait {
-            var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "author != nil"))
+            var request = FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "author != nil"))
             request.relationshipKeyPathsForPrefetching = ["author.books", "pages", "tags"]
             let books = try context.fetch(request)
             // Everything below was read by the fetch: rows deleted through another connection,
@@ -215,7 +215,7 @@ import Testing
     func badSortKeysNameTheirFault(key: String, message: String) throws {
         let library = try FetchTestLibrary()
         let context = library.context
-        let request = FetchRequest(entityName: "Book", sortDescriptors: [SortDescriptor(key)])
+        let request = FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor(key)])
         let failure = context.performAndWait { () -> (any Error)? in
             do {
                 _ = try context.fetch(request)
@@ -228,12 +228,12 @@ import Testing
     }
 
     @Test func sortDescriptorsParseTheCommandLineForm() throws {
-        #expect(try SortDescriptor(parsing: "title") == SortDescriptor("title"))
-        #expect(try SortDescriptor(parsing: "rating:desc") == SortDescriptor("rating", ascending: false))
-        #expect(try SortDescriptor(parsing: "-author.name:nocase") == SortDescriptor("author.name", ascending: false, caseInsensitive: true))
-        #expect(try SortDescriptor(parsing: " name : desc ") == SortDescriptor("name", ascending: false))
-        #expect(throws: FetchRequestError("sort key 'title:up': unknown modifier 'up' (use asc, desc or nocase)")) { try SortDescriptor(parsing: "title:up") }
-        #expect(throws: FetchRequestError("sort key ':desc' names no key path")) { try SortDescriptor(parsing: ":desc") }
+        #expect(try ObjectSortDescriptor(parsing: "title") == ObjectSortDescriptor("title"))
+        #expect(try ObjectSortDescriptor(parsing: "rating:desc") == ObjectSortDescriptor("rating", ascending: false))
+        #expect(try ObjectSortDescriptor(parsing: "-author.name:nocase") == ObjectSortDescriptor("author.name", ascending: false, caseInsensitive: true))
+        #expect(try ObjectSortDescriptor(parsing: " name : desc ") == ObjectSortDescriptor("name", ascending: false))
+        #expect(throws: FetchRequestError("sort key 'title:up': unknown modifier 'up' (use asc, desc or nocase)")) { try ObjectSortDescriptor(parsing: "title:up") }
+        #expect(throws: FetchRequestError("sort key ':desc' names no key path")) { try ObjectSortDescriptor(parsing: ":desc") }
     }
 
     @Test func stringEqualityWithoutOptionsUsesAnIndex() throws {
@@ -243,7 +243,7 @@ import Testing
         let plan = try store.withConnection { () -> String in
             let indexes = try store.database.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZBOOK' AND sql LIKE '%ZISBN%'")
             #expect(!indexes.isEmpty, "the Library model's unique isbn should have an index")
-            let compiled = try PredicateSQL(try Predicate(format: "isbn == %@", "9780000000003"), entity: book, model: store.model, layout: store.layout)
+            let compiled = try PredicateSQL(try ObjectPredicate(format: "isbn == %@", "9780000000003"), entity: book, model: store.model, layout: store.layout)
             return try store.database.rows("EXPLAIN QUERY PLAN SELECT t0.Z_PK FROM ZBOOK t0 WHERE \(compiled.condition)", compiled.arguments)
                 .compactMap { $0.last?.stringValue }.joined(separator: "; ")
         }
@@ -292,7 +292,7 @@ import Testing
         let library = try FetchTestLibrary()
         let context = library.context
         try context.performAndWait {
-            let request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "rating >= 4.5"))
+            let request = FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "rating >= 4.5"))
             let zed = try library.fixture.book("Zed", isbn: "9780000000999")
             try zed.setValue(4.8, forKey: "rating")
             try context.delete(zed)
@@ -314,8 +314,8 @@ import Testing
             try herbert.setValue("Zzz", forKey: "name")
             let dune = try #require(context.find(.first, "Book", by: "title", equalTo: "Dune").first)
             try dune.setValue(1.0, forKey: "rating")
-            var request = FetchRequest(entityName: "Book", predicate: try Predicate(format: "author != nil"))
-            request.sortDescriptors = [SortDescriptor("author.name"), SortDescriptor("title")]
+            var request = FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "author != nil"))
+            request.sortDescriptors = [ObjectSortDescriptor("author.name"), ObjectSortDescriptor("title")]
             #expect(try library.titles(context.fetch(request)) == [
                 "A Wizard of Earthsea", "The Dispossessed", "The Hobbit", "The Lord of the Rings", "the Silmarillion", "Children of Dune", "Dune",
             ])

@@ -140,7 +140,7 @@ import Testing
         #expect(!text.contains("secret") && !text.contains("favourites"), "hyper.nonExportable properties are left out")
         #expect(order == (nested ? ["Author", "Book", "Tag", "Chapter", "Note"] : ["Author", "Tag", "Chapter", "Book", "Note"]))
         try copy.context.performAndWait {
-            let leGuin = try #require(try copy.context.fetch(FetchRequest(entityName: "Author", predicate: try Strata.Predicate(format: "remoteID == 1"))).first)
+            let leGuin = try #require(try copy.context.fetch(FetchRequest(entityName: "Author", predicate: try ObjectPredicate(format: "remoteID == 1"))).first)
             #expect(try leGuin.attributeValue(forKey: "secret") == nil)
             #expect(try leGuin.objects(forKey: "favourites").isEmpty)
         }
@@ -203,7 +203,7 @@ import Testing
         let source = try Self.seeded()
         let text = try source.context.performAndWait {
             let exporter = try Exporter(context: source.context, entities: ["Book"], nested: true)
-            return JSONWriter.string(from: .array(try exporter.records(of: "Book", where: try Strata.Predicate(format: "isbn != '978-3'"))))
+            return JSONWriter.string(from: .array(try exporter.records(of: "Book", where: try ObjectPredicate(format: "isbn != '978-3'"))))
         }
         let copy = try ImportFixture(modelJSON: Self.model)
         #expect(try copy.importJSON(text, into: "Book").unresolvedLinks == [])
@@ -219,7 +219,7 @@ import Testing
         try fixture.context.performAndWait {
             let model = fixture.context.model
             func label(_ object: ManagedObject) throws -> String {
-                let names = if case .attribute(let name) = ImportIdentity.conventional(for: object.entity, in: model) { [name] } else {
+                let names = if case .attribute(let name, _) = ImportIdentity.conventional(for: object.entity, in: model) { [name] } else {
                     model.allAttributes(of: object.entity).map(\.name)
                 }
                 return try object.entity.name + " " + names.map { try object.attributeValue(forKey: $0).map(exact) ?? "nil" }.joined(separator: "|")
@@ -340,8 +340,8 @@ import Testing
         try fixture.context.performAndWait {
             let context = fixture.context
             context.reset()
-            let held = try #require(try context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "isbn == 5"))).first)
-            let changed = try #require(try context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "isbn == 7"))).first)
+            let held = try #require(try context.fetch(FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "isbn == 5"))).first)
+            let changed = try #require(try context.fetch(FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "isbn == 7"))).first)
             try changed.setValue("Unsaved", forKey: "title")
             let changedID = changed.objectID
             var titles: [Int: String] = [:]

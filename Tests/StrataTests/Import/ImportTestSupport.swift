@@ -53,7 +53,7 @@ struct ImportFixture {
     /// `attribute` of every object of `entity`, sorted by `sortKey`.
     func values(_ entity: String, _ attribute: String, sortedBy sortKey: String? = nil) throws -> [String?] {
         try context.performAndWait {
-            try context.fetch(FetchRequest(entityName: entity, sortDescriptors: [SortDescriptor(sortKey ?? attribute)]))
+            try context.fetch(FetchRequest(entityName: entity, sortDescriptors: [ObjectSortDescriptor(sortKey ?? attribute)]))
                 .map { try $0.attributeValue(forKey: attribute).map(Self.text) }
         }
     }
@@ -61,7 +61,7 @@ struct ImportFixture {
     /// The `attribute` values of the objects `object`'s relationship holds, sorted.
     func related(_ entity: String, where format: String, _ relationship: String, _ attribute: String) throws -> [String] {
         try context.performAndWait {
-            guard let object = try context.fetch(FetchRequest(entityName: entity, predicate: try Predicate(format: format))).first else { return ["<missing>"] }
+            guard let object = try context.fetch(FetchRequest(entityName: entity, predicate: try ObjectPredicate(format: format))).first else { return ["<missing>"] }
             let value = try object.value(forKey: relationship)
             let objects = (value as? [ManagedObject]) ?? (value as? ManagedObject).map { [$0] } ?? []
             return try objects.map { try $0.attributeValue(forKey: attribute).map(Self.text) ?? "nil" }.sorted()

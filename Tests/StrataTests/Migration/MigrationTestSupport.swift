@@ -59,7 +59,7 @@ extension ObjectContext {
 
     /// The objects of `entity` sorted by `key`.
     func all(_ entity: String, by key: String) throws -> [ManagedObject] {
-        try fetch(FetchRequest(entityName: entity, sortDescriptors: [SortDescriptor(key)]))
+        try fetch(FetchRequest(entityName: entity, sortDescriptors: [ObjectSortDescriptor(key)]))
     }
 }
 

@@ -6,10 +6,10 @@ import Testing
 @Suite struct PredicateDSLTests {
     /// Expects `dsl` to equal what `format` parses to with `arguments`.
     func check(
-        _ dsl: Strata.Predicate, _ format: String, _ arguments: PredicateArgument...,
+        _ dsl: ObjectPredicate, _ format: String, _ arguments: PredicateArgument...,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws {
-        let parsed = try Strata.Predicate(format: format, arguments: arguments)
+        let parsed = try ObjectPredicate(format: format, arguments: arguments)
         #expect(dsl == parsed, "\(format)", sourceLocation: sourceLocation)
     }
 
@@ -96,7 +96,7 @@ import Testing
         try check(!a && b, "NOT a == 1 AND b == 2")
         try check(!(a || b), "NOT (a == 1 OR b == 2)")
         try check(!(!a), "NOT NOT a == 1")
-        try check(try Strata.Predicate(format: "a == 1 AND b == 2") && c, "a == 1 AND b == 2 AND c == 3")
+        try check(try ObjectPredicate(format: "a == 1 AND b == 2") && c, "a == 1 AND b == 2 AND c == 3")
         try check(
             %"name" == "Monk" && %"age" > 30 || !(%"location" == "Taipei"),
             "name == 'Monk' AND age > 30 OR NOT location == 'Taipei'")
@@ -107,7 +107,7 @@ import Testing
             && "title"%.like("T*", options: .caseInsensitive) && (%"rating").between(1...5)
         #expect(predicate.description == "name == \"Monk\" AND (age >= 18 OR ANY tags.name == \"x\") AND NOT author == nil"
             + " AND title LIKE[c] \"T*\" AND rating BETWEEN {1, 5}")
-        #expect(try Strata.Predicate(format: predicate.description) == predicate)
+        #expect(try ObjectPredicate(format: predicate.description) == predicate)
     }
 
     @Test func stringAndCollectionMethods() throws {
@@ -131,15 +131,15 @@ import Testing
         let date = Date(timeIntervalSinceReferenceDate: 1000)
         try check(.where("published < %@ OR author == %@", date, PredicateArgument.object(author)),
             "published < %@ OR author == %@", .date(date), .object(author))
-        try check(Strata.Predicate.where("TRUEPREDICATE") && %"a" == 1, "TRUEPREDICATE AND a == 1")
-        let parserError = #expect(throws: PredicateSyntaxError.self) { try Strata.Predicate(format: "name == AND x") }
-        let whereError = #expect(throws: PredicateSyntaxError.self) { try Strata.Predicate.where("name == AND x") }
+        try check(ObjectPredicate.where("TRUEPREDICATE") && %"a" == 1, "TRUEPREDICATE AND a == 1")
+        let parserError = #expect(throws: PredicateSyntaxError.self) { try ObjectPredicate(format: "name == AND x") }
+        let whereError = #expect(throws: PredicateSyntaxError.self) { try ObjectPredicate.where("name == AND x") }
         #expect(whereError == parserError)
     }
 
     /// Expects `predicate` to hold for the Hobbit and the bare book as given.
     func expect(
-        _ predicate: Strata.Predicate, hobbit: Bool, bare: Bool, on shelf: PredicateEvaluatorTests.Shelf,
+        _ predicate: ObjectPredicate, hobbit: Bool, bare: Bool, on shelf: PredicateEvaluatorTests.Shelf,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws {
         let results = try shelf.fixture.context.performAndWait {

@@ -40,7 +40,7 @@ import Testing
         }
 
         func matches(_ format: String, _ object: ManagedObject) throws -> Bool {
-            let predicate = try Predicate(format: format)
+            let predicate = try ObjectPredicate(format: format)
             return try fixture.context.performAndWait { try predicate.evaluate(with: object) }
         }
     }
@@ -104,13 +104,13 @@ import Testing
 
     @Test func theObjectItselfComparesByIdentity() throws {
         let shelf = try Shelf()
-        let predicate = try Predicate(format: "author == %@", .object(shelf.tolkien.objectID))
+        let predicate = try ObjectPredicate(format: "author == %@", shelf.tolkien.objectID)
         let results = try shelf.fixture.context.performAndWait {
             (try predicate.evaluate(with: shelf.hobbit), try predicate.evaluate(with: shelf.bare))
         }
         #expect(results == (true, false))
         for format in ["tags CONTAINS %@", "%@ IN tags", "ANY tags == %@"] {
-            let member = try Predicate(format: format, .object(shelf.fantasy.objectID))
+            let member = try ObjectPredicate(format: format, shelf.fantasy.objectID)
             let results = try shelf.fixture.context.performAndWait {
                 (try member.evaluate(with: shelf.hobbit), try member.evaluate(with: shelf.bare))
             }

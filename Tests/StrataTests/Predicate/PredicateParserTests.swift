@@ -51,22 +51,22 @@ import Testing
         ("títlé == 'é' AND ાx == 1", "títlé == \"é\" AND ાx == 1"),
     ])
     func parsesAndWritesBack(format: String, expected: String) throws {
-        let predicate = try Predicate(format: format)
+        let predicate = try ObjectPredicate(format: format)
         #expect(predicate.description == expected)
-        #expect(try Predicate(format: predicate.description) == predicate)
+        #expect(try ObjectPredicate(format: predicate.description) == predicate)
     }
 
     /// Regression (found by fuzz-predicate): a date argument printed as `CAST(0.0, "NSDate")`,
     /// which read back as a cast of a number rather than the date.
     @Test func aConstantCastIsTheDateItNames() throws {
         let date = Date(timeIntervalSinceReferenceDate: -1.5)
-        let argument = try Predicate(format: "published < %@", arguments: [.date(date)])
-        #expect(try Predicate(format: "published < CAST(-1.5, 'NSDate')") == argument)
-        #expect(try Predicate(format: argument.description) == argument)
+        let argument = try ObjectPredicate(format: "published < %@", arguments: [.date(date)])
+        #expect(try ObjectPredicate(format: "published < CAST(-1.5, 'NSDate')") == argument)
+        #expect(try ObjectPredicate(format: argument.description) == argument)
     }
 
     @Test func precedenceIsOrThenAndThenNot() throws {
-        let predicate = try Predicate(format: "a == 1 OR b == 2 AND NOT c == 3")
+        let predicate = try ObjectPredicate(format: "a == 1 OR b == 2 AND NOT c == 3")
         guard case .or(let terms) = predicate, case .and(let inner) = terms[1], case .not = inner[1] else {
             Issue.record("parsed as \(predicate)")
             return
@@ -74,18 +74,18 @@ import Testing
     }
 
     @Test func argumentsFillPlaceholdersInOrder() throws {
-        let predicate = try Predicate(format: "%K >= %@ AND title BEGINSWITH[c] %@ AND number == %d AND price < %f", "rating", 4.0, "the", 7, 9.5)
+        let predicate = try ObjectPredicate(format: "%K >= %@ AND title BEGINSWITH[c] %@ AND number == %d AND price < %f", "rating", 4.0, "the", 7, 9.5)
         #expect(predicate.description == "rating >= 4.0 AND title BEGINSWITH[c] \"the\" AND number == 7 AND price < 9.5")
-        let list = try Predicate(format: "name IN %@", .array(["a", "b"]))
+        let list = try ObjectPredicate(format: "name IN %@", ["a", "b"])
         #expect(list.description == "name IN {\"a\", \"b\"}")
     }
 
     @Test func variablesAreSubstituted() throws {
-        let template = try Predicate(format: "author.name == $NAME OR rating > $MIN")
+        let template = try ObjectPredicate(format: "author.name == $NAME OR rating > $MIN")
         #expect(template.variables == ["NAME", "MIN"])
         #expect(try template.substituting(["NAME": "Tolkien", "MIN": 4]).description == "author.name == \"Tolkien\" OR rating > 4")
         #expect(throws: PredicateSubstitutionError(missing: ["MIN"])) { try template.substituting(["NAME": "x"]) }
-        let subquery = try Predicate(format: "SUBQUERY(tags, $t, $t.name == $NAME).@count > 0")
+        let subquery = try ObjectPredicate(format: "SUBQUERY(tags, $t, $t.name == $NAME).@count > 0")
         #expect(subquery.variables == ["NAME"])
     }
 
@@ -120,7 +120,7 @@ import Testing
     ])
     func syntaxErrorsPointAtTheToken(format: String, message: String, offset: Int) {
         do {
-            _ = try Predicate(format: format)
+            _ = try ObjectPredicate(format: format)
             Issue.record("\(format) parsed")
         } catch {
             #expect(error.message == message)
@@ -139,16 +139,16 @@ import Testing
             String(repeating: "NOT ", count: 20_000) + "TRUEPREDICATE",
             "name IN " + String(repeating: "{", count: 20_000) + "1" + String(repeating: "}", count: 20_000),
         ] {
-            #expect { try Predicate(format: format) } throws: { error in
+            #expect { try ObjectPredicate(format: format) } throws: { error in
                 guard let error = error as? PredicateSyntaxError else { return false }
                 return error.message == message && error.offset > 0
             }
         }
         // A comparison's operands are a level of their own.
-        #expect((try? Predicate(format: String(repeating: "(", count: 99) + "name == 'x'" + String(repeating: ")", count: 99))) != nil)
-        #expect((try? Predicate(format: String(repeating: "NOT ", count: 100) + "TRUEPREDICATE")) != nil)
+        #expect((try? ObjectPredicate(format: String(repeating: "(", count: 99) + "name == 'x'" + String(repeating: ")", count: 99))) != nil)
+        #expect((try? ObjectPredicate(format: String(repeating: "NOT ", count: 100) + "TRUEPREDICATE")) != nil)
         do {
-            _ = try Predicate(format: String(repeating: "(", count: 101) + "TRUEPREDICATE" + String(repeating: ")", count: 101))
+            _ = try ObjectPredicate(format: String(repeating: "(", count: 101) + "TRUEPREDICATE" + String(repeating: ")", count: 101))
             Issue.record("101 levels parsed")
         } catch {
             #expect(error.offset == 100)
@@ -158,18 +158,18 @@ import Testing
     @Test func keysAreCheckedAgainstTheEntity() throws {
         let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
         let book = try #require(model.entity(named: "Book"))
-        try Predicate(format: "author.name == 'x' AND pages.@count > 1 AND ANY tags.name == 'y' AND SUBQUERY(pages, $p, $p.number > 3).@count > 0").checkKeys(for: book, in: model)
-        try Predicate(format: "author.books.@avg.rating > 3").checkKeys(for: book, in: model)
-        #expect { try Predicate(format: "titel == 'x'").checkKeys(for: book, in: model) } throws: { error in
+        try ObjectPredicate(format: "author.name == 'x' AND pages.@count > 1 AND ANY tags.name == 'y' AND SUBQUERY(pages, $p, $p.number > 3).@count > 0").checkKeys(for: book, in: model)
+        try ObjectPredicate(format: "author.books.@avg.rating > 3").checkKeys(for: book, in: model)
+        #expect { try ObjectPredicate(format: "titel == 'x'").checkKeys(for: book, in: model) } throws: { error in
             String(describing: error) == "entity 'Book' has no property 'titel' (in titel); did you mean 'title'?; properties: isbn, published, rating, title, author, pages, tags"
         }
-        #expect { try Predicate(format: "author.nmae == 'x'").checkKeys(for: book, in: model) } throws: { error in
+        #expect { try ObjectPredicate(format: "author.nmae == 'x'").checkKeys(for: book, in: model) } throws: { error in
             String(describing: error).hasPrefix("entity 'Author' has no property 'nmae' (in author.nmae); did you mean 'name'?")
         }
-        #expect { try Predicate(format: "title.length > 3").checkKeys(for: book, in: model) } throws: { error in
+        #expect { try ObjectPredicate(format: "title.length > 3").checkKeys(for: book, in: model) } throws: { error in
             String(describing: error) == "entity 'Book', key path title.length: 'title' is an attribute, so nothing can follow it"
         }
-        #expect { try Predicate(format: "author.@count > 3").checkKeys(for: book, in: model) } throws: { error in
+        #expect { try ObjectPredicate(format: "author.@count > 3").checkKeys(for: book, in: model) } throws: { error in
             String(describing: error) == "entity 'Author', key path author.@count: @count needs a to-many relationship before it"
         }
     }

@@ -33,7 +33,7 @@ import Testing
         var sizes: Set<Int> = []
         for (entity, formats) in [("Book", Self.bookPredicates), ("Author", Self.authorPredicates), ("EBook", ["format == 'pdf'", "fileSize > 100 OR rating > 4"])] {
             for format in formats {
-                let predicate = try Predicate(format: format)
+                let predicate = try ObjectPredicate(format: format)
                 let inSQL = try library.keysSelected(by: predicate, entity: entity)
                 let inMemory = try library.keysAccepted(by: predicate, entity: entity)
                 #expect(inSQL == inMemory, "\(entity): \(format)")
@@ -42,7 +42,7 @@ import Testing
         }
         let tag = try library.someTag()
         for format in ["%@ IN tags", "tags CONTAINS %@", "ANY tags == %@", "NOT %@ IN tags"] {
-            let predicate = try Predicate(format: format, .object(tag))
+            let predicate = try ObjectPredicate(format: format, tag)
             #expect(try library.keysSelected(by: predicate, entity: "Book") == library.keysAccepted(by: predicate, entity: "Book"), "\(format)")
         }
         #expect(sizes.count > 5, "the predicates should split the rows in many ways")
@@ -65,8 +65,8 @@ import Testing
             let entity = entities[index % entities.count]
             let (format, arguments) = generator.next(for: entity)
             let replay = "seed \(seed) #\(index) \(entity): \(format) \(arguments.map(\.value))"
-            let predicate: Strata.Predicate
-            do { predicate = try Strata.Predicate(format: format, arguments: arguments) } catch {
+            let predicate: ObjectPredicate
+            do { predicate = try ObjectPredicate(format: format, arguments: arguments) } catch {
                 Issue.record("does not parse: \(replay): \(error)")
                 continue
             }
@@ -98,7 +98,7 @@ import Testing
         let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
         let book = try #require(model.entity(named: "Book"))
         #expect(throws: PredicateCompileError(message: message)) {
-            try PredicateSQL(try Predicate(format: format), entity: book, model: model, layout: StoreLayout(model: model))
+            try PredicateSQL(try ObjectPredicate(format: format), entity: book, model: model, layout: StoreLayout(model: model))
         }
     }
 }

@@ -19,7 +19,7 @@ import Testing
         for entry in entries {
             #expect(!entry.sql.contains("NSCoreData"), "\(entry): the expected answer must not use Strata's functions")
             let expected = try library.keys(where: entry.sql, entity: entry.entity)
-            let predicate = try Strata.Predicate(format: entry.format, arguments: try entry.arguments.map(library.argument))
+            let predicate = try ObjectPredicate(format: entry.format, arguments: try entry.arguments.map(library.argument))
                 .substituting(entry.variables)
             let inSQL = try library.fixture.keysSelected(by: predicate, entity: entry.entity)
             let inMemory = try library.fixture.keysAccepted(by: predicate, entity: entry.entity, in: library.reader)
@@ -39,7 +39,7 @@ import Testing
     @Test func formerDisagreementsNowAgree() throws {
         let library = try TableLibrary()
         func selections(_ entity: String, _ format: String, _ arguments: [TableArgument] = []) throws -> (inSQL: Set<Int64>, inMemory: Set<Int64>) {
-            let predicate = try Strata.Predicate(format: format, arguments: try arguments.map(library.argument))
+            let predicate = try ObjectPredicate(format: format, arguments: try arguments.map(library.argument))
             return (try library.fixture.keysSelected(by: predicate, entity: entity), try library.fixture.keysAccepted(by: predicate, entity: entity, in: library.reader))
         }
         // A to-many behind a nil to-one has no members: without a quantifier (ANY) nothing

@@ -60,11 +60,11 @@ struct RandomLibrary {
         reader = try fixture.otherContext()
     }
 
-    func keysSelected(by predicate: Strata.Predicate, entity name: String) throws -> Set<Int64> {
+    func keysSelected(by predicate: ObjectPredicate, entity name: String) throws -> Set<Int64> {
         try fixture.keysSelected(by: predicate, entity: name)
     }
 
-    func keysAccepted(by predicate: Strata.Predicate, entity name: String) throws -> Set<Int64> {
+    func keysAccepted(by predicate: ObjectPredicate, entity name: String) throws -> Set<Int64> {
         try fixture.keysAccepted(by: predicate, entity: name, in: reader)
     }
 
@@ -76,7 +76,7 @@ struct RandomLibrary {
 
 extension LibraryFixture {
     /// The keys of the rows of `name` (sub-entities included) that the compiled predicate selects.
-    func keysSelected(by predicate: Strata.Predicate, entity name: String) throws -> Set<Int64> {
+    func keysSelected(by predicate: ObjectPredicate, entity name: String) throws -> Set<Int64> {
         let model = store.model
         let entity = try #require(model.entity(named: name)), table = try #require(store.layout.entity(named: name))
         let compiled = try PredicateSQL(predicate, entity: entity, model: model, layout: store.layout)
@@ -85,7 +85,7 @@ extension LibraryFixture {
     }
 
     /// The keys of the rows of `name` whose objects, read in `context`, the evaluator accepts.
-    func keysAccepted(by predicate: Strata.Predicate, entity name: String, in context: ObjectContext? = nil) throws -> Set<Int64> {
+    func keysAccepted(by predicate: ObjectPredicate, entity name: String, in context: ObjectContext? = nil) throws -> Set<Int64> {
         let table = try #require(store.layout.entity(named: name))
         let names = Dictionary(uniqueKeysWithValues: store.layout.entities.map { ($0.number, $0.name) })
         let rows = try store.database.rows(

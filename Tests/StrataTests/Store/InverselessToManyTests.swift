@@ -45,9 +45,9 @@ import Testing
             let album = try other.existingObject(with: albumID)
             let titles = try (album.value(forKey: "documents") as? [ManagedObject])?.compactMap { try $0.value(forKey: "title") as? String }
             #expect(titles?.sorted() == ["liner notes", "lyrics", "press kit"])
-            let matching = try other.fetch(FetchRequest(entityName: "Album", predicate: try Predicate(format: "ANY documents.title == 'lyrics'")))
+            let matching = try other.fetch(FetchRequest(entityName: "Album", predicate: try ObjectPredicate(format: "ANY documents.title == 'lyrics'")))
             #expect(matching.map(\.objectID) == [albumID])
-            #expect(try other.count(for: FetchRequest(entityName: "Album", predicate: try Predicate(format: "documents.@count == 3"))) == 1)
+            #expect(try other.count(for: FetchRequest(entityName: "Album", predicate: try ObjectPredicate(format: "documents.@count == 3"))) == 1)
 
             let lyrics = try #require((try album.value(forKey: "documents") as? [ManagedObject])?.first { try $0.value(forKey: "title") as? String == "lyrics" })
             try album.remove(lyrics, fromKey: "documents")

@@ -72,12 +72,12 @@ import Testing
         let context = fixture.context
         try context.performAndWait {
             let request = FetchRequest(
-                entityName: "Order", predicate: try Predicate.where("where > %@ AND group == 'g' AND ANY table.having == 'h1'", 1),
-                sortDescriptors: [SortDescriptor("order")])
+                entityName: "Order", predicate: try ObjectPredicate.where("where > %@ AND group == 'g' AND ANY table.having == 'h1'", 1),
+                sortDescriptors: [ObjectSortDescriptor("order")])
             let found = try context.fetch(request)
             #expect(try found.map { try $0.value(forKey: "select") as? String } == ["a"])
-            #expect(try context.count("Group", where: Predicate(format: "ANY index.from == 'y'")) == 1)
-            #expect(try context.count("Group", where: Predicate(format: "by.select == 'a'")) == 1)
+            #expect(try context.count("Group", where: ObjectPredicate(format: "ANY index.from == 'y'")) == 1)
+            #expect(try context.count("Group", where: ObjectPredicate(format: "by.select == 'a'")) == 1)
         }
     }
 
@@ -98,16 +98,16 @@ import Testing
         let reader = ObjectContext(store: try PersistentStore.open(at: fixture.store.path, model: fixture.store.model), name: "reader")
         try reader.performAndWait {
             for (index, value) in Self.hostileValues.enumerated() {
-                let found = try reader.fetch(FetchRequest(entityName: "Book", predicate: try Predicate.where("title == %@", value)))
+                let found = try reader.fetch(FetchRequest(entityName: "Book", predicate: try ObjectPredicate.where("title == %@", value)))
                 #expect(try found.map { try $0.value(forKey: "n") as? Int64 } == [Int64(index)], "\(value.debugDescription)")
                 #expect(try found.first?.value(forKey: "title") as? String == value)
-                #expect(try reader.count("Book", where: Predicate.where("title BEGINSWITH %@ AND n == %@", value, Int64(index))) == 1)
+                #expect(try reader.count("Book", where: ObjectPredicate.where("title BEGINSWITH %@ AND n == %@", value, Int64(index))) == 1)
             }
             #expect(try reader.count("Book", where: nil) == Self.hostileValues.count)
             // A quoted literal holding SQL in the predicate's own text is a value too.
-            #expect(try reader.count("Book", where: Predicate(format: #"title == "'; DROP TABLE ZBOOK; --" OR title == 'x\' OR \'1\'=\'1'"#)) == 2)
-            #expect(try reader.count("Book", where: Predicate.where("title LIKE %@", "%")) == 0)
-            #expect(try reader.count("Book", where: Predicate.where("title CONTAINS %@", "'; DROP")) == 1)
+            #expect(try reader.count("Book", where: ObjectPredicate(format: #"title == "'; DROP TABLE ZBOOK; --" OR title == 'x\' OR \'1\'=\'1'"#)) == 2)
+            #expect(try reader.count("Book", where: ObjectPredicate.where("title LIKE %@", "%")) == 0)
+            #expect(try reader.count("Book", where: ObjectPredicate.where("title CONTAINS %@", "'; DROP")) == 1)
         }
         #expect(try normalizedSchema(of: fixture.store.database) == schema)
     }

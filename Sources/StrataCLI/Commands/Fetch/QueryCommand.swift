@@ -54,7 +54,7 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
         fetch.propertiesToGroupBy = groupBy
         fetch.returnsDistinctResults = distinct
         do {
-            fetch.havingPredicate = try having.map { try Strata.Predicate(format: $0) }
+            fetch.havingPredicate = try having.map { try ObjectPredicate(format: $0) }
         } catch {
             throw CLIError("--having: \(error)", status: .usage)
         }

@@ -67,9 +67,9 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
     }
 
     func run() async throws {
-        let filter: Strata.Predicate?
+        let filter: ObjectPredicate?
         do {
-            filter = try predicate.map { try Strata.Predicate(format: $0) }
+            filter = try predicate.map { try ObjectPredicate(format: $0) }
         } catch {
             throw CLIError("--where: \(error)", status: .usage)
         }

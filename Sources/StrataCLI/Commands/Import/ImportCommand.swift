@@ -61,9 +61,9 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     }
 
     func run() async throws {
-        let prunePredicate: Strata.Predicate?
+        let prunePredicate: ObjectPredicate?
         do {
-            prunePredicate = try pruneWhere.map { try Strata.Predicate(format: $0) }
+            prunePredicate = try pruneWhere.map { try ObjectPredicate(format: $0) }
         } catch {
             throw CLIError("--prune-where: \(error)", status: .usage)
         }

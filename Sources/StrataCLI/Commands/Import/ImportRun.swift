@@ -17,7 +17,7 @@ struct ImportRun {
         /// Those of every entity the import touched.
         case all
         /// Those of the imported entity that satisfy the predicate: a page of a paginated payload.
-        case entity(where: Strata.Predicate)
+        case entity(where: ObjectPredicate)
     }
     let dryRun: Bool
 

@@ -4,7 +4,7 @@ import Foundation
 import Strata
 
 /// An object of the Author entity.
-open class Author: ManagedObject {
+open class Author: ManagedObject, @unchecked Sendable {
     open override class var entityName: String { "Author" }
 
     @Attribute("born") public var born: Date?

@@ -4,7 +4,7 @@ import Foundation
 import Strata
 
 /// An object of the Book entity.
-open class Book: ManagedObject {
+open class Book: ManagedObject, @unchecked Sendable {
     open override class var entityName: String { "Book" }
 
     @Attribute("isbn") public var isbn: String?

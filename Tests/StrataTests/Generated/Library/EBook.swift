@@ -4,7 +4,7 @@ import Foundation
 import Strata
 
 /// An object of the EBook entity.
-open class EBook: Book {
+open class EBook: Book, @unchecked Sendable {
     open override class var entityName: String { "EBook" }
 
     @Attribute("fileSize") public var fileSize: Int64?

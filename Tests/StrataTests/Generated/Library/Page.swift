@@ -4,7 +4,7 @@ import Foundation
 import Strata
 
 /// An object of the Page entity.
-open class Page: ManagedObject {
+open class Page: ManagedObject, @unchecked Sendable {
     open override class var entityName: String { "Page" }
 
     @Attribute("number") public var number: Int32

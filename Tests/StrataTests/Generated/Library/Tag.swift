@@ -4,7 +4,7 @@ import Foundation
 import Strata
 
 /// An object of the Tag entity.
-open class Tag: ManagedObject {
+open class Tag: ManagedObject, @unchecked Sendable {
     open override class var entityName: String { "Tag" }
 
     @Attribute("name") public var name: String?

@@ -1,6 +1,6 @@
 import Foundation
 
-extension Predicate: CustomStringConvertible {
+extension ObjectPredicate: CustomStringConvertible {
     /// The predicate in format-string syntax, parenthesized where precedence needs it; parsing
     /// it gives an equal predicate.
     public var description: String { text(inside: nil) }
@@ -34,7 +34,7 @@ extension Predicate: CustomStringConvertible {
     }
 }
 
-extension Predicate.Comparison: CustomStringConvertible {
+extension ObjectPredicate.Comparison: CustomStringConvertible {
     /// `ANY books.rating >= 4`, `title BEGINSWITH[cd] "the"`.
     public var description: String {
         var options = ""
@@ -45,7 +45,7 @@ extension Predicate.Comparison: CustomStringConvertible {
     }
 }
 
-extension PredicateExpression: CustomStringConvertible {
+extension ObjectPredicate.Expression: CustomStringConvertible {
     public var description: String {
         switch self {
         case .keyPath(let components): Self.keyPathText(components)

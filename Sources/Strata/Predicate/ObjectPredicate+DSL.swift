@@ -1,6 +1,6 @@
 import Foundation
 
-// CoreDataMonk's predicate DSL. It only builds the `Predicate` values the format parser gives
+// CoreDataMonk's predicate DSL. It only builds the `ObjectPredicate` values the format parser gives
 // for the equivalent format string, so evaluation, SQL and `description` need nothing new.
 
 /// Marks a string as a key path, as `%K` does in a format string.
@@ -54,7 +54,7 @@ public struct PredicateKey: PredicateKeyExpression {
     public init(components: [String]) { self.components = components }
 
     /// The key path as an expression: `(%"author.name").expression` is `.keyPath(["author", "name"])`.
-    public var expression: PredicateExpression { .keyPath(components) }
+    public var expression: ObjectPredicate.Expression { .keyPath(components) }
 
     /// The key itself, for ``PredicateKeyExpression``: `(%"title").key`.
     public var key: PredicateKey { self }
@@ -106,87 +106,87 @@ public protocol PredicateKeyExpression: Sendable {
 }
 
 extension PredicateKeyExpression {
-    func compared(_ operator: ComparisonOperator, _ right: PredicateExpression, options: ComparisonOptions = []) -> Predicate {
-        .comparison(Predicate.Comparison(key.expression, `operator`, right, options: options, quantifier: quantifier))
+    func compared(_ operator: ComparisonOperator, _ right: ObjectPredicate.Expression, options: ComparisonOptions = []) -> ObjectPredicate {
+        .comparison(ObjectPredicate.Comparison(key.expression, `operator`, right, options: options, quantifier: quantifier))
     }
 
     /// The key unchanged, so that CoreDataMonk's key marked on both sides, `%"friend.age"%.any`, compiles.
     public static prefix func % (key: Self) -> Self { key }
 
     /// `key == value`; an unset optional gives `key == nil`: `%"name" == "Monk"`.
-    public static func == (key: Self, value: some PredicateValueConvertible) -> Predicate { key.compared(.equal, .value(value.predicateValue)) }
+    public static func == (key: Self, value: some PredicateValueConvertible) -> ObjectPredicate { key.compared(.equal, .value(value.predicateValue)) }
     /// `key == value` for a literal `nil` or a ``PredicateValue`` member: `%"author" == nil`.
-    public static func == (key: Self, value: PredicateValue) -> Predicate { key.compared(.equal, .value(value)) }
+    public static func == (key: Self, value: PredicateValue) -> ObjectPredicate { key.compared(.equal, .value(value)) }
     /// Two key paths: `%"owner" == %"author"` is `owner == author`.
-    public static func == (key: Self, other: PredicateKey) -> Predicate { key.compared(.equal, other.expression) }
+    public static func == (key: Self, other: PredicateKey) -> ObjectPredicate { key.compared(.equal, other.expression) }
 
     /// `key != value`; an unset optional gives `key != nil`: `%"name" != "Monk"`.
-    public static func != (key: Self, value: some PredicateValueConvertible) -> Predicate { key.compared(.notEqual, .value(value.predicateValue)) }
+    public static func != (key: Self, value: some PredicateValueConvertible) -> ObjectPredicate { key.compared(.notEqual, .value(value.predicateValue)) }
     /// `key != value` for a literal `nil` or a ``PredicateValue`` member: `%"author" != nil`.
-    public static func != (key: Self, value: PredicateValue) -> Predicate { key.compared(.notEqual, .value(value)) }
+    public static func != (key: Self, value: PredicateValue) -> ObjectPredicate { key.compared(.notEqual, .value(value)) }
     /// Two key paths: `%"owner" != %"author"` is `owner != author`.
-    public static func != (key: Self, other: PredicateKey) -> Predicate { key.compared(.notEqual, other.expression) }
+    public static func != (key: Self, other: PredicateKey) -> ObjectPredicate { key.compared(.notEqual, other.expression) }
 
     /// `key < value`: `%"age" < 18`.
-    public static func < (key: Self, value: some PredicateValueConvertible) -> Predicate { key.compared(.lessThan, .value(value.predicateValue)) }
+    public static func < (key: Self, value: some PredicateValueConvertible) -> ObjectPredicate { key.compared(.lessThan, .value(value.predicateValue)) }
     /// Two key paths: `%"started" < %"finished"`.
-    public static func < (key: Self, other: PredicateKey) -> Predicate { key.compared(.lessThan, other.expression) }
+    public static func < (key: Self, other: PredicateKey) -> ObjectPredicate { key.compared(.lessThan, other.expression) }
 
     /// `key <= value`: `%"age" <= 65`.
-    public static func <= (key: Self, value: some PredicateValueConvertible) -> Predicate { key.compared(.lessThanOrEqual, .value(value.predicateValue)) }
+    public static func <= (key: Self, value: some PredicateValueConvertible) -> ObjectPredicate { key.compared(.lessThanOrEqual, .value(value.predicateValue)) }
     /// Two key paths: `%"spent" <= %"budget"`.
-    public static func <= (key: Self, other: PredicateKey) -> Predicate { key.compared(.lessThanOrEqual, other.expression) }
+    public static func <= (key: Self, other: PredicateKey) -> ObjectPredicate { key.compared(.lessThanOrEqual, other.expression) }
 
     /// `key > value`: `%"rating" > 4.5`.
-    public static func > (key: Self, value: some PredicateValueConvertible) -> Predicate { key.compared(.greaterThan, .value(value.predicateValue)) }
+    public static func > (key: Self, value: some PredicateValueConvertible) -> ObjectPredicate { key.compared(.greaterThan, .value(value.predicateValue)) }
     /// Two key paths: `%"finished" > %"started"`.
-    public static func > (key: Self, other: PredicateKey) -> Predicate { key.compared(.greaterThan, other.expression) }
+    public static func > (key: Self, other: PredicateKey) -> ObjectPredicate { key.compared(.greaterThan, other.expression) }
 
     /// `key >= value`: `%"age" >= 18`.
-    public static func >= (key: Self, value: some PredicateValueConvertible) -> Predicate { key.compared(.greaterThanOrEqual, .value(value.predicateValue)) }
+    public static func >= (key: Self, value: some PredicateValueConvertible) -> ObjectPredicate { key.compared(.greaterThanOrEqual, .value(value.predicateValue)) }
     /// Two key paths: `%"budget" >= %"spent"`.
-    public static func >= (key: Self, other: PredicateKey) -> Predicate { key.compared(.greaterThanOrEqual, other.expression) }
+    public static func >= (key: Self, other: PredicateKey) -> ObjectPredicate { key.compared(.greaterThanOrEqual, other.expression) }
 
     // Methods rather than operators for the keyword comparisons: Swift has no `IN` or `LIKE`
     // operator to overload, and a named method carries `options:` naturally.
 
     /// `key IN {values}`: `(%"name").in(["Monk", "Knight"])` is `name IN {"Monk", "Knight"}`.
-    public func `in`<Values: Sequence>(_ values: Values) -> Predicate where Values.Element: PredicateValueConvertible {
+    public func `in`<Values: Sequence>(_ values: Values) -> ObjectPredicate where Values.Element: PredicateValueConvertible {
         compared(.in, .value(.array(values.map(\.predicateValue))))
     }
 
     /// `key BETWEEN {low, high}`, both ends included: `(%"rating").between(1...5)`.
-    public func between<Bound: PredicateValueConvertible>(_ range: ClosedRange<Bound>) -> Predicate {
+    public func between<Bound: PredicateValueConvertible>(_ range: ClosedRange<Bound>) -> ObjectPredicate {
         compared(.between, .value(.array([range.lowerBound.predicateValue, range.upperBound.predicateValue])))
     }
 
     /// `key CONTAINS value`: a substring, or an object of a to-many. `"title"%.contains("ring", options: .caseInsensitive)`.
-    public func contains(_ value: some PredicateValueConvertible, options: ComparisonOptions = []) -> Predicate {
+    public func contains(_ value: some PredicateValueConvertible, options: ComparisonOptions = []) -> ObjectPredicate {
         compared(.contains, .value(value.predicateValue), options: options)
     }
 
     /// `key BEGINSWITH prefix`: `"title"%.beginsWith("the", options: .caseInsensitive)` is `title BEGINSWITH[c] "the"`.
-    public func beginsWith(_ prefix: String, options: ComparisonOptions = []) -> Predicate {
+    public func beginsWith(_ prefix: String, options: ComparisonOptions = []) -> ObjectPredicate {
         compared(.beginsWith, .value(.string(prefix)), options: options)
     }
 
     /// `key ENDSWITH suffix`: `"title"%.endsWith("bit")`.
-    public func endsWith(_ suffix: String, options: ComparisonOptions = []) -> Predicate {
+    public func endsWith(_ suffix: String, options: ComparisonOptions = []) -> ObjectPredicate {
         compared(.endsWith, .value(.string(suffix)), options: options)
     }
 
     /// `key LIKE pattern`, `*` any run and `?` one character: `"title"%.like("The H?bb*")`.
-    public func like(_ pattern: String, options: ComparisonOptions = []) -> Predicate {
+    public func like(_ pattern: String, options: ComparisonOptions = []) -> ObjectPredicate {
         compared(.like, .value(.string(pattern)), options: options)
     }
 
     /// `key MATCHES regex`, an ICU regular expression for the whole value: `"isbn"%.matches("[0-9]{13}")`.
-    public func matches(_ regularExpression: String, options: ComparisonOptions = []) -> Predicate {
+    public func matches(_ regularExpression: String, options: ComparisonOptions = []) -> ObjectPredicate {
         compared(.matches, .value(.string(regularExpression)), options: options)
     }
 }
 
-extension Predicate {
+extension ObjectPredicate {
     /// `lhs AND rhs`. Swift groups `a && b && c` as `(a && b) && c`, so an AND on the left is
     /// extended: that gives the parser's flat `.and([a, b, c])`, while an AND on the right
     /// stays nested as the parser keeps `a AND (b AND c)`.
@@ -194,7 +194,7 @@ extension Predicate {
     /// ```swift
     /// %"a" == 1 && %"b" == 2 && %"c" == 3   // .and([a == 1, b == 2, c == 3])
     /// ```
-    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func && (lhs: ObjectPredicate, rhs: ObjectPredicate) -> ObjectPredicate {
         if case .and(let terms) = lhs { return .and(terms + [rhs]) }
         return .and([lhs, rhs])
     }
@@ -204,7 +204,7 @@ extension Predicate {
     /// ```swift
     /// %"a" == 1 || %"b" == 2 && %"c" == 3   // a == 1 OR b == 2 AND c == 3
     /// ```
-    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate {
+    public static func || (lhs: ObjectPredicate, rhs: ObjectPredicate) -> ObjectPredicate {
         if case .or(let terms) = lhs { return .or(terms + [rhs]) }
         return .or([lhs, rhs])
     }
@@ -214,20 +214,17 @@ extension Predicate {
     /// ```swift
     /// !(%"name" == "Monk" && %"age" > 30)   // NOT (name == "Monk" AND age > 30)
     /// ```
-    public static prefix func ! (predicate: Predicate) -> Predicate { .not(predicate) }
+    public static prefix func ! (predicate: ObjectPredicate) -> ObjectPredicate { .not(predicate) }
 
-    /// CoreDataMonk's `.where`: ``init(format:arguments:)`` with Swift values for the
-    /// placeholders. It takes any ``PredicateValueConvertible`` rather than
-    /// ``PredicateArgument`` because the latter has only literal initializers, so a `String`
-    /// variable could not be passed; a string stands for a `%K` key path too.
+    /// CoreDataMonk's `.where`: ``init(format:_:)`` under the name its seed code uses.
     ///
     /// ```swift
-    /// let predicate = try Predicate.where("name LIKE[c] %@ AND %K > %d", pattern, "age", 30)
+    /// let predicate = try ObjectPredicate.where("name LIKE[c] %@ AND %K > %d", pattern, "age", 30)
     /// ```
     ///
     /// - Throws: ``PredicateSyntaxError`` when the format does not parse.
-    public static func `where`(_ format: String, _ arguments: any PredicateValueConvertible...) throws(PredicateSyntaxError) -> Predicate {
-        try Predicate(format: format, arguments: arguments.map { PredicateArgument($0.predicateValue) })
+    public static func `where`(_ format: String, _ arguments: (any PredicateValueConvertible)?...) throws(PredicateSyntaxError) -> ObjectPredicate {
+        try ObjectPredicate(format: format, arguments: arguments.map { PredicateArgument($0?.predicateValue ?? .null) })
     }
 }
 
@@ -247,7 +244,7 @@ public protocol PredicateValueConvertible {
 /// Itself, so a ``PredicateValue`` works wherever a Swift value does: `%"id" == PredicateValue.uuid(id)`.
 extension PredicateValue: PredicateValueConvertible { public var predicateValue: PredicateValue { self } }
 
-/// Its value, so format arguments can be passed to ``Predicate/where(_:_:)``: `PredicateArgument.date(now)`.
+/// Its value: a ``PredicateArgument`` built for ``ObjectPredicate/init(format:arguments:)`` passes as it is.
 extension PredicateArgument: PredicateValueConvertible { public var predicateValue: PredicateValue { value } }
 
 /// `.string`: `%"name" == "Monk"`.
@@ -286,12 +283,41 @@ extension UUID: PredicateValueConvertible { public var predicateValue: Predicate
 /// `.objectID`, an object compared by identity: `%"author" == tolkien.objectID`.
 extension ObjectID: PredicateValueConvertible { public var predicateValue: PredicateValue { .objectID(self) } }
 
+/// Its ID, an object compared by identity: `%"author" == tolkien`, `ObjectPredicate(format: "author == %@", tolkien)`.
+extension ManagedObject: PredicateValueConvertible { public var predicateValue: PredicateValue { .objectID(objectID) } }
+
+/// `.string`, its absolute string, as a URI attribute compares: `%"homepage" == URL(string: "https://example.org")!`.
+extension URL: PredicateValueConvertible { public var predicateValue: PredicateValue { .string(absoluteString) } }
+
+/// `.double`, as a Decimal attribute compares (15 significant digits): `%"price" < Decimal(string: "9.99")!`.
+extension Decimal: PredicateValueConvertible { public var predicateValue: PredicateValue { .double(NSDecimalNumber(decimal: self).doubleValue) } }
+
+/// `.integer`: `%"flags" == Int8(1)`.
+extension Int8: PredicateValueConvertible { public var predicateValue: PredicateValue { .integer(Int64(self)) } }
+
+/// `.integer`: `%"count" == UInt8(7)`.
+extension UInt8: PredicateValueConvertible { public var predicateValue: PredicateValue { .integer(Int64(self)) } }
+
+/// `.integer`: `%"count" == UInt16(7)`.
+extension UInt16: PredicateValueConvertible { public var predicateValue: PredicateValue { .integer(Int64(self)) } }
+
+/// `.integer`: `%"count" == UInt32(7)`.
+extension UInt32: PredicateValueConvertible { public var predicateValue: PredicateValue { .integer(Int64(self)) } }
+
+/// An attribute's value as it compares: `ObjectPredicate(format: "rating == %@", book.attributeValue(forKey: "rating"))`.
+extension AttributeValue: PredicateValueConvertible { public var predicateValue: PredicateValue { PredicateValue(self) } }
+
 /// The wrapped value, or `.null` when unset, so an optional compares as `== nil`: `%"published" == book.published`.
 extension Optional: PredicateValueConvertible where Wrapped: PredicateValueConvertible {
     public var predicateValue: PredicateValue { self?.predicateValue ?? .null }
 }
 
-/// `.array`, for `IN` and ``Predicate/where(_:_:)``: `Predicate.where("name IN %@", ["a", "b"])`.
+/// `.array`, for `IN`: `ObjectPredicate(format: "name IN %@", ["a", "b"])`.
 extension Array: PredicateValueConvertible where Element: PredicateValueConvertible {
+    public var predicateValue: PredicateValue { .array(map(\.predicateValue)) }
+}
+
+/// `.array` of its members, for `IN`: `ObjectPredicate(format: "self IN %@", selectedBooks)`.
+extension Set: PredicateValueConvertible where Element: PredicateValueConvertible {
     public var predicateValue: PredicateValue { .array(map(\.predicateValue)) }
 }

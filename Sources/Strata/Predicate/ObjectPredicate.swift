@@ -1,38 +1,39 @@
 import Foundation
 
 /// A condition on objects, as Core Data's `NSPredicate`: comparisons of expressions, joined
-/// by AND, OR and NOT.
+/// by AND, OR and NOT. (Not named `Predicate`: Foundation has a type of that name, and a file
+/// that imports both modules must be able to name either.)
 ///
 /// Parse one from Core Data's format-string syntax with ``init(format:_:)``:
 ///
 /// ```swift
-/// let predicate = try Predicate(format: "rating >= %@ AND title BEGINSWITH[c] %@", 4.0, "the")
+/// let predicate = try ObjectPredicate(format: "rating >= %@ AND title BEGINSWITH[c] %@", 4.0, "the")
 /// predicate.description   // rating >= 4.0 AND title BEGINSWITH[c] "the"
 /// ```
 ///
 /// Operator precedence, from the loosest binding to the tightest: `OR` (`||`), then `AND`
 /// (`&&`), then `NOT` (`!`), then the comparisons. `a OR b AND NOT c` reads as
 /// `a OR (b AND (NOT c))`; parentheses group otherwise.
-public indirect enum Predicate: Sendable, Equatable {
+public indirect enum ObjectPredicate: Sendable, Equatable {
     /// `TRUEPREDICATE` or `FALSEPREDICATE`.
     case constant(Bool)
-    case not(Predicate)
-    case and([Predicate])
-    case or([Predicate])
+    case not(ObjectPredicate)
+    case and([ObjectPredicate])
+    case or([ObjectPredicate])
     /// `left operator right`, with string options and, for a to-many left side, a quantifier.
     case comparison(Comparison)
 
     /// One comparison of a predicate.
     public struct Comparison: Sendable, Equatable {
-        public var left: PredicateExpression
+        public var left: ObjectPredicate.Expression
         public var `operator`: ComparisonOperator
-        public var right: PredicateExpression
+        public var right: ObjectPredicate.Expression
         public var options: ComparisonOptions
         /// `ANY`/`SOME`, `ALL` or `NONE` before a to-many key path; `nil` otherwise.
         public var quantifier: Quantifier?
 
         public init(
-            _ left: PredicateExpression, _ operator: ComparisonOperator, _ right: PredicateExpression,
+            _ left: ObjectPredicate.Expression, _ operator: ComparisonOperator, _ right: ObjectPredicate.Expression,
             options: ComparisonOptions = [], quantifier: Quantifier? = nil
         ) {
             self.left = left
@@ -85,19 +86,21 @@ public enum Quantifier: String, Sendable {
     case none = "NONE"
 }
 
-/// One side of a comparison.
-public indirect enum PredicateExpression: Sendable, Equatable {
-    /// A key path from the evaluated object: `author.name`, `books.@count`, `books.@sum.rating`.
-    case keyPath([String])
-    case value(PredicateValue)
-    /// `$NAME`, replaced by ``Predicate/substituting(_:)``.
-    case variable(String)
-    /// The evaluated object itself.
-    case evaluatedObject
-    /// `SUBQUERY(collection, $x, predicate)`; `.@count` after it is a key path component.
-    case subquery(collection: PredicateExpression, variable: String, predicate: Predicate, then: [String])
-    /// `CAST(value, "NSDate")`: a number of seconds since 2001-01-01 as a date.
-    case castToDate(PredicateExpression)
+extension ObjectPredicate {
+    /// One side of a comparison: Core Data's `NSExpression`.
+    public indirect enum Expression: Sendable, Equatable {
+        /// A key path from the evaluated object: `author.name`, `books.@count`, `books.@sum.rating`.
+        case keyPath([String])
+        case value(PredicateValue)
+        /// `$NAME`, replaced by ``ObjectPredicate/substituting(_:)``.
+        case variable(String)
+        /// The evaluated object itself.
+        case evaluatedObject
+        /// `SUBQUERY(collection, $x, predicate)`; `.@count` after it is a key path component.
+        case subquery(collection: Expression, variable: String, predicate: ObjectPredicate, then: [String])
+        /// `CAST(value, "NSDate")`: a number of seconds since 2001-01-01 as a date.
+        case castToDate(Expression)
+    }
 }
 
 /// A constant in a predicate.

@@ -1,4 +1,4 @@
-extension Predicate {
+extension ObjectPredicate {
     /// The `$VARIABLE`s the predicate uses (inside a SUBQUERY, its own variable is not one).
     public var variables: Set<String> {
         switch self {
@@ -13,13 +13,13 @@ extension Predicate {
     /// is filled in.
     ///
     /// - Throws: ``PredicateSubstitutionError`` naming the variables `values` lacks.
-    public func substituting(_ values: [String: PredicateValue]) throws(PredicateSubstitutionError) -> Predicate {
+    public func substituting(_ values: [String: PredicateValue]) throws(PredicateSubstitutionError) -> ObjectPredicate {
         let missing = variables.subtracting(values.keys)
         guard missing.isEmpty else { throw PredicateSubstitutionError(missing: missing.sorted()) }
         return replacingVariables(values)
     }
 
-    func replacingVariables(_ values: [String: PredicateValue]) -> Predicate {
+    func replacingVariables(_ values: [String: PredicateValue]) -> ObjectPredicate {
         switch self {
         case .constant:
             return self
@@ -37,7 +37,7 @@ extension Predicate {
     }
 }
 
-extension PredicateExpression {
+extension ObjectPredicate.Expression {
     var variables: Set<String> {
         switch self {
         case .variable(let name): [name]
@@ -48,9 +48,9 @@ extension PredicateExpression {
         }
     }
 
-    func replacingVariables(_ values: [String: PredicateValue]) -> PredicateExpression {
+    func replacingVariables(_ values: [String: PredicateValue]) -> ObjectPredicate.Expression {
         switch self {
-        case .variable(let name): values[name].map(PredicateExpression.value) ?? self
+        case .variable(let name): values[name].map(ObjectPredicate.Expression.value) ?? self
         case .castToDate(let value): .castToDate(value.replacingVariables(values))
         case .subquery(let collection, let variable, let predicate, let then):
             .subquery(

@@ -1,4 +1,4 @@
-extension Predicate {
+extension ObjectPredicate {
     /// Checks that every key path names properties of `entity` (through relationships), that
     /// aggregates (`@count`, `@sum`, …) follow to-many relationships, and that attributes end
     /// their key paths.
@@ -30,11 +30,11 @@ extension ObjectModel {
     ///
     /// - Throws: ``PredicateKeyError`` naming the entity and the key, with the nearest names.
     public func checkKeyPath(_ keyPath: [String], from entity: EntityDescription) throws(PredicateKeyError) {
-        try PredicateExpression.keyPath(keyPath).checkKeys(for: entity, in: self, variables: [:])
+        try ObjectPredicate.Expression.keyPath(keyPath).checkKeys(for: entity, in: self, variables: [:])
     }
 }
 
-extension PredicateExpression {
+extension ObjectPredicate.Expression {
     fileprivate func checkKeys(for entity: EntityDescription, in model: ObjectModel, variables: [String: EntityDescription]) throws(PredicateKeyError) {
         switch self {
         case .keyPath(let components):

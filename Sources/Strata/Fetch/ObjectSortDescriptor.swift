@@ -1,16 +1,17 @@
 import Foundation
 
-/// One key of a fetch's order: Core Data's `NSSortDescriptor`.
+/// One key of a fetch's order: Core Data's `NSSortDescriptor` (not named `SortDescriptor`,
+/// which Foundation has too).
 ///
 /// The key path leads along to-one relationships to an attribute. Values sort as SQLite sorts
 /// them: nil first, then numbers (and dates, booleans), then strings by their UTF-8 bytes, or,
 /// for a case-insensitive descriptor, as Foundation's `caseInsensitiveCompare` orders them.
 ///
 /// ```swift
-/// SortDescriptor("author.name", caseInsensitive: true)
-/// try SortDescriptor(parsing: "rating:desc")
+/// ObjectSortDescriptor("author.name", caseInsensitive: true)
+/// try ObjectSortDescriptor(parsing: "rating:desc")
 /// ```
-public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
+public struct ObjectSortDescriptor: Sendable, Hashable, CustomStringConvertible {
     public var keyPath: String
     public var ascending: Bool
     /// Compares strings without regard to case (`caseInsensitiveCompare:`).
