@@ -120,6 +120,12 @@ let scenarios: KeyValuePairs<String, Scenario> = [
         }
         if let failure { throw failure }
     },
+    "serial-updateAndWait-commit": { stack, name in
+        try stack.beginUpdateAndWait { update in
+            try update.insert("Tag").setValue(name, forKey: "name")
+            try update.commit()
+        }
+    },
     "save-inBackground": { stack, name in
         try await stack.save(inBackground: { context in
             try context.insert("Tag").setValue(name, forKey: "name")

@@ -10,7 +10,7 @@ import Testing
     static let scenarios = [
         "main-performAndWait-commit", "worker-performAndWait-commit", "worker-async-perform-commit", "worker-perform-commit",
         "worker-inside-main-performAndWait", "commit-wait", "commit-completion", "beginUpdateAndWait-use", "beginUpdate-completion",
-        "nested-update", "serial-nested-updateAndWait", "save-inBackground", "view-context-save", "batch-context-save",
+        "nested-update", "serial-nested-updateAndWait", "serial-updateAndWait-commit", "save-inBackground", "view-context-save", "batch-context-save",
     ]
 
     @Test(arguments: scenarios)

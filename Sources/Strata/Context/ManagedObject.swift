@@ -79,7 +79,8 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// Why the object is invalid, or `nil` when it is valid (DKDBManager's `invalidReason`): the
     /// model's rules it breaks and its entity's `strata.invalidIf` predicate, as
     /// ``ObjectContext/invalidReason(of:)`` words them. A typed subclass overrides it to add
-    /// rules of its own (calling `super` keeps the model's); imports, ``deleteIfInvalid()``,
+    /// rules of its own (calling `super` keeps the model's; ``ObjectContext/invalidReason(of:)``
+    /// would ask the override again); imports, ``deleteIfInvalid()``,
     /// ``ObjectContext/deleteInvalidObjects(_:activity:)`` and `strata prune` ask it.
     ///
     /// ```swift
@@ -93,6 +94,21 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     open func invalidReason() throws -> String? {
         guard let context = managedObjectContext else { throw ContextError.objectNotFound(objectID) }
         return try context.modelInvalidReason(of: self)
+    }
+
+    /// Guards the writes of ``objectID`` and ``managedObjectContext``, which the object's
+    /// context makes on its queue, so that another context's ``ObjectContext/use(_:)-(Object)``
+    /// may read them from its own queue without waiting for this one's.
+    static let ownershipLock = NSLock()
+
+    /// The object's context and ID, read from any thread.
+    var ownership: (context: ObjectContext?, id: ObjectID) {
+        Self.ownershipLock.withLock { (managedObjectContext, objectID) }
+    }
+
+    /// Takes the object out of its context; call it under ``ownershipLock``.
+    func detachLocked() {
+        managedObjectContext = nil
     }
 
     /// Whether the object has changes not saved yet (or is inserted or deleted).

@@ -29,7 +29,7 @@ extension ObjectContext {
             if saved.version > 0 { object.version = saved.version }
         }
         for id in notification.deletedObjectIDs {
-            if let object = registered.removeValue(forKey: id) { object.managedObjectContext = nil }
+            if let object = registered.removeValue(forKey: id) { ManagedObject.ownershipLock.withLock { object.detachLocked() } }
             insertedIDs.remove(id)
             deletedIDs.remove(id)
         }
@@ -78,8 +78,19 @@ extension ObjectContext {
                 object.committedValues = object.committedValues.mapValues { $0.rekeyed(map) }
                 object.changedValues = object.changedValues.mapValues { $0.rekeyed(map) }
             }
-            object.objectID = map[id] ?? id
-            rekeyed[object.objectID] = object
+            let permanent = map[id]
+            if let permanent { ManagedObject.ownershipLock.withLock { object.objectID = permanent } }
+            guard let other = rekeyed[object.objectID] else {
+                rekeyed[object.objectID] = object
+                continue
+            }
+            // A second instance of the row, made from its permanent ID before this context
+            // learnt which of its objects had it: the one that held the temporary ID, with this
+            // context's values, stays; the other leaves the context.
+            let kept = permanent != nil ? object : other
+            let dropped = kept === object ? other : object
+            ManagedObject.ownershipLock.withLock { dropped.detachLocked() }
+            rekeyed[object.objectID] = kept
         }
         registered = rekeyed
         insertedIDs = Set(insertedIDs.map { map[$0] ?? $0 })

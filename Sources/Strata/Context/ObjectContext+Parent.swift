@@ -74,7 +74,9 @@ extension ObjectContext {
     /// Rekeys the objects this context pushed to its parent with the permanent IDs the
     /// parent (already up to date, its queue held) knows for them.
     private func adoptPermanentIDs() {
-        guard let parent, !awaitingPermanentIDs.isEmpty else { return }
+        // The parent's aliases only grow (a reset empties them): unchanged, they hold nothing new.
+        guard let parent, !awaitingPermanentIDs.isEmpty, parent.permanentAliases.count != parentAliasCountSeen else { return }
+        parentAliasCountSeen = parent.permanentAliases.count
         awaitingPermanentIDs = awaitingPermanentIDs.filter { registered[$0] != nil }
         var found: [ObjectID: ObjectID] = [:]
         for id in awaitingPermanentIDs {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 // MARK: - Running on the context's queue
 
@@ -21,8 +22,7 @@ extension ObjectContext {
     /// blocks that wait for contexts of one chain cannot deadlock each other.
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
         if queueToken.isHeldByThisThread { return try body() }
-        let held = QueueToken.heldByThisThread()
-        return try queue.sync { try QueueToken.holding(held + [queueToken], body) }
+        return try QueueToken.sync(queue, token: queueToken, body)
     }
 
     /// ``performAndWait(_:)`` for work that throws a ``ContextError``, keeping the error's type.
@@ -63,21 +63,23 @@ extension ObjectContext {
 /// the main queue. The queue a block runs on says which token it holds; blocks that other
 /// blocks wait for inherit their waiters' tokens through a thread-local list.
 struct QueueToken: Hashable, Sendable {
-    private let identifier: ObjectIdentifier
+    private let number: UInt64
 
-    /// The token of a private queue that `owner` (a context, a stack) keeps for its life.
-    init(_ owner: AnyObject) {
-        identifier = ObjectIdentifier(owner)
+    private init(number: UInt64) {
+        self.number = number
     }
 
-    private init(_ identifier: ObjectIdentifier) {
-        self.identifier = identifier
-    }
+    /// Numbers are never reused, unlike object addresses: a queue kept alive by its pending
+    /// blocks after its context is gone must not share a token with a new context.
+    private static let lastNumber = Atomic<UInt64>(0)
 
-    private enum MainQueue {}
+    /// A token for a new private queue.
+    static func next() -> QueueToken {
+        QueueToken(number: lastNumber.add(1, ordering: .relaxed).newValue)
+    }
 
     /// The main queue's token, whichever thread runs the main queue.
-    static let mainQueue = QueueToken(ObjectIdentifier(MainQueue.self))
+    static let mainQueue = QueueToken(number: 0)
 
     /// Names the token a queue's blocks hold: read back on the queue, and on any queue that
     /// targets it, by ``heldByThisThread()``.
@@ -102,6 +104,14 @@ struct QueueToken: Hashable, Sendable {
         if let token = DispatchQueue.getSpecific(key: queueKey) { held.append(token) }
         if Thread.isMainThread { held.append(.mainQueue) }
         return held
+    }
+
+    /// Runs `body` on `queue`, marked `token`, and waits for it, the tokens this thread holds
+    /// passed on to the block (which may run on another thread), so that it may call back
+    /// into the queues its caller holds.
+    static func sync<T>(_ queue: DispatchQueue, token: QueueToken, _ body: () throws -> T) rethrows -> T {
+        let held = heldByThisThread()
+        return try queue.sync { try holding(held + [token], body) }
     }
 
     /// Runs `body` with `tokens` recorded as held by this thread.

@@ -103,9 +103,11 @@ extension ObjectContext {
             object.changedValues = [:]
             if let version = versions[object.objectID] { object.version = version }
         }
-        for object in deleted {
-            registered[object.objectID] = nil
-            object.managedObjectContext = nil
+        ManagedObject.ownershipLock.withLock {
+            for object in deleted {
+                registered[object.objectID] = nil
+                object.detachLocked()
+            }
         }
         forgetDroppedInserts()
         insertedIDs = []
@@ -115,9 +117,11 @@ extension ObjectContext {
 
     /// Takes the objects inserted and deleted again out of the context: a save ends them.
     private func forgetDroppedInserts() {
-        for id in pendingDroppedInserts {
-            registered[id]?.managedObjectContext = nil
-            registered[id] = nil
+        ManagedObject.ownershipLock.withLock {
+            for id in pendingDroppedInserts {
+                registered[id]?.detachLocked()
+                registered[id] = nil
+            }
         }
         pendingDroppedInserts = []
     }

@@ -54,7 +54,7 @@ public final class ObjectContext: @unchecked Sendable {
     let queue: DispatchQueue
     /// What marks the context's queue as held: the main queue's token for a main-queue
     /// context (several share that queue), the context's own otherwise.
-    var queueToken: QueueToken { concurrencyType == .mainQueue ? .mainQueue : QueueToken(self) }
+    let queueToken: QueueToken
 
     /// The identity map: every object the context holds, by ID.
     var registered: [ObjectID: ManagedObject] = [:]
@@ -72,6 +72,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// The temporary IDs of objects this context pushed to its parent, until it learns their
     /// permanent ones: a save up the chain gives them, and reads take them on the way.
     var awaitingPermanentIDs: Set<ObjectID> = []
+    /// How many permanent IDs the parent knew when this context last looked for those.
+    var parentAliasCountSeen = -1
     /// Every temporary ID this context has seen become permanent: a child that still holds
     /// the temporary ID of a saved object finds it through this.
     var permanentAliases: [ObjectID: ObjectID] = [:]
@@ -114,6 +116,7 @@ public final class ObjectContext: @unchecked Sendable {
         self.parent = parent
         self.concurrencyType = concurrencyType
         queue = concurrencyType == .mainQueue ? .main : DispatchQueue(label: "strata.context.\(name ?? "private")")
+        queueToken = concurrencyType == .mainQueue ? .mainQueue : .next()
         QueueToken.mark(queue, with: queueToken)
     }
 
@@ -188,6 +191,11 @@ public final class ObjectContext: @unchecked Sendable {
         assertOnQueue()
         let id = id.isTemporary ? permanentAliases[id] ?? id : id
         if let object = registered[id] { return object }
+        if !id.isTemporary, !awaitingPermanentIDs.isEmpty {
+            // Perhaps one of the objects this context pushed has been saved with this ID.
+            readingWithAncestorsHeld {}
+            if let object = registered[id] { return object }
+        }
         let entity = model.entity(named: id.entityName) ?? EntityDescription(name: id.entityName)
         return makeObject(entity: entity, id: id, isFault: true)
     }
@@ -202,7 +210,7 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// This context's instance of `object`, which may belong to any context on the same store
     /// (CoreDataMonk's `use`): the object itself when it is this context's, else the one with
-    /// its ID, loaded. Call it on this context's queue; `object`'s ID is read on its own.
+    /// its ID, loaded. Call it on this context's queue, whichever queue `object`'s is.
     ///
     /// ```swift
     /// try worker.performAndWait {
@@ -218,9 +226,10 @@ public final class ObjectContext: @unchecked Sendable {
     ///   another class for the entity.
     public func use<Object: ManagedObject>(_ object: Object) throws(ContextError) -> Object {
         assertOnQueue()
-        if object.managedObjectContext === self { return object }
-        // The ID is read on the owner's queue: a merge there may be making it permanent.
-        let id = object.managedObjectContext.map { owner in owner.performAndWait { object.objectID } } ?? object.objectID
+        // Read without waiting for the owner's queue: the owner may be a child that waits for
+        // this context's.
+        let (owner, id) = object.ownership
+        if owner === self { return object }
         let own = try existingObject(with: id)
         guard let typed = own as? Object else {
             throw .wrongType(
@@ -389,7 +398,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// Forgets every object, saved or not; objects the caller still holds become unusable.
     public func reset() {
         assertOnQueue()
-        for object in registered.values { object.managedObjectContext = nil }
+        ManagedObject.ownershipLock.withLock {
+            for object in registered.values { object.detachLocked() }
+        }
         registered = [:]
         permanentAliases = [:]
         awaitingPermanentIDs = []

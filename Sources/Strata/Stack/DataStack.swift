@@ -76,7 +76,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     /// Runs the updates of a stack whose ``Options/runsUpdatesSerially``, one after another.
     let updateQueue = DispatchQueue(label: "strata.stack.updates")
     /// Marks ``updateQueue`` as held, down through the contexts an update waits for.
-    var updateQueueToken: QueueToken { QueueToken(self) }
+    let updateQueueToken = QueueToken.next()
     private let commitObservers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
     /// Contexts the stack made besides root and main, to reset with the store, and the
     /// observations that keep them merging.

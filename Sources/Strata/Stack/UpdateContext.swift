@@ -30,18 +30,14 @@ import Dispatch
 public final class UpdateContext: @unchecked Sendable {
     /// The worker context the update runs in.
     public let context: ObjectContext
-    /// Called once the update has ended: a serial stack starts the next update then.
-    private let onEnd: (@Sendable () -> Void)?
 
-    init(context: ObjectContext, onEnd: (@Sendable () -> Void)? = nil) {
+    init(context: ObjectContext) {
         self.context = context
-        self.onEnd = onEnd
     }
 
     deinit {
         let context = context
         context.perform { context.rollback() }
-        onEnd?()
     }
 
     /// Inserts a new object of `entityName` into the update.
@@ -111,25 +107,21 @@ extension DataStack {
     /// Runs `body` with a new update, later, on the update's queue. Uncommitted changes are
     /// discarded when the update ends: when `body` returns, or later if something (a callback
     /// that calls ``UpdateContext/perform(_:completion:)``) still holds the update. With
-    /// ``Options/runsUpdatesSerially``, each update starts once the one before has ended.
+    /// ``Options/runsUpdatesSerially``, each update's `body` starts once the one before has
+    /// returned (what callbacks do later runs on the update's own queue, outside that order).
     /// `completion`, if given, is called on the main queue with the error `body` threw;
     /// without it, the error is logged (`strata.update`).
     public func beginUpdate(
         _ body: @escaping @Sendable (UpdateContext) throws -> Void, completion: (@Sendable (Error?) -> Void)? = nil
     ) {
+        let update = beginUpdateContext()
         guard options.runsUpdatesSerially else {
-            let update = beginUpdateContext()
             update.perform(body, completion: completion)
             return
         }
         updateQueue.async {
-            let ended = DispatchSemaphore(value: 0)
-            do {
-                let update = UpdateContext(context: self.newWorkerContext(name: "update"), onEnd: { ended.signal() })
-                let failure = update.perform { UpdateContext.outcome { try body(update) } }
-                UpdateContext.report(failure, to: completion)
-            }
-            ended.wait()
+            let failure = update.perform { UpdateContext.outcome { try body(update) } }
+            UpdateContext.report(failure, to: completion)
         }
     }
 
@@ -142,7 +134,7 @@ extension DataStack {
             return try update.perform { try body(update) }
         }
         guard options.runsUpdatesSerially, !updateQueueToken.isHeldByThisThread else { return try work() }
-        return try updateQueue.sync(execute: work)
+        return try QueueToken.sync(updateQueue, token: updateQueueToken, work)
     }
 
     /// A new update for several steps; call ``UpdateContext/commit()`` when done.

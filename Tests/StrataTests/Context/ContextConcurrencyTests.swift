@@ -73,13 +73,18 @@ import Testing
             return tag
         }
         try stack.mainContext.performAndWait { try stack.mainContext.commit() }
+        let saved = try stack.rootContext.performAndWait { try stack.rootContext.fetchObjectIDs(FetchRequest(entityName: "Tag")) }
         try worker.performAndWait {
+            #expect(worker.object(with: saved[0]) === tag, "looked up by its permanent ID")
             let fetched = try worker.fetch(FetchRequest(entityName: "Tag"))
             #expect(fetched.count == 1)
             #expect(fetched.first === tag)
             #expect(!tag.objectID.isTemporary)
             #expect(worker.registeredObjectCount == 1)
         }
+        // And the other way: the main context takes the worker's object without waiting for it.
+        let shown = try stack.mainContext.performAndWait { try stack.mainContext.use(tag) }
+        #expect(shown.objectID == saved[0])
     }
 
     /// A block of a child that calls into its parent runs the parent's work on the thread
