@@ -49,8 +49,9 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         public var resetsOnFailure = false
         /// How the store's connection is opened.
         public var configuration = Database.Configuration()
-        /// Whether updates started with `beginUpdate` run one after another, in the order they
-        /// were started, rather than side by side.
+        /// Whether the blocks of updates started with `beginUpdate` and `beginUpdateAndWait` run
+        /// one after another, in the order they were started, rather than side by side (an
+        /// update started inside another runs at once, nested).
         public var runsUpdatesSerially = false
 
         public init() {}
