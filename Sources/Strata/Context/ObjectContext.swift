@@ -404,6 +404,7 @@ public final class ObjectContext: @unchecked Sendable {
         registered = [:]
         permanentAliases = [:]
         awaitingPermanentIDs = []
+        parentAliasCountSeen = -1
         lastPermanentIDs = [:]
         insertedIDs = []
         insertionOrder = []
