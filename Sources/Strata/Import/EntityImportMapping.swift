@@ -13,8 +13,6 @@ final class EntityImportMapping: Sendable {
     /// DKDBManager's should-update check: the attribute whose unchanged value means the record
     /// changes nothing (entity userInfo `strata.updatedAtKey`).
     let updatedAtAttribute: String?
-    /// Entity userInfo `strata.invalidIf`: objects it matches are deleted as invalid.
-    let invalidIf: ObjectPredicate?
     /// The record keys some property reads, lower-cased: the others are reported as ignored.
     let knownKeys: Set<String>
 
@@ -66,14 +64,17 @@ final class EntityImportMapping: Sendable {
             (attributes.map(\.keys) + relationships.map(\.keys)).flatMap { $0.names + $0.mapped.compactMap(\.first) }.map { $0.lowercased() }
                 + relationships.map { $0.identityKey.lowercased() })
         updatedAtAttribute = entity.userInfo["strata.updatedAtKey"]
-        if let text = entity.userInfo["strata.invalidIf"] {
-            do {
-                invalidIf = try ObjectPredicate(format: text)
-            } catch {
-                throw ImportError("entity \(entity.name), userInfo strata.invalidIf: \(error)")
-            }
-        } else {
-            invalidIf = nil
+        // Objects ask their context for the rule; a bad one stops the import before any record.
+        _ = try Self.invalidIf(of: entity)
+    }
+
+    /// Entity userInfo `strata.invalidIf`, parsed: objects it matches are deleted as invalid.
+    static func invalidIf(of entity: EntityDescription) throws(ImportError) -> ObjectPredicate? {
+        guard let text = entity.userInfo["strata.invalidIf"] else { return nil }
+        do {
+            return try ObjectPredicate(format: text)
+        } catch {
+            throw ImportError("entity \(entity.name), userInfo strata.invalidIf: \(error)")
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// DKDBManager's `invalidReason` / `deleteIfInvalid`: the objects that break the model's rules
 /// or match their entity's `strata.invalidIf` userInfo predicate. It lives with the import,
-/// which deletes such objects by the same rule and parses the predicate in its mappings.
+/// which deletes such objects by the same rule and checks the predicate before any record.
 extension ObjectContext {
     /// Why `object` is invalid, or `nil` when it is valid (DKDBManager's `invalidReason`):
     /// the object's ``ManagedObject/invalidReason()``, which by default gives the model's rules
@@ -36,15 +36,9 @@ extension ObjectContext {
     /// An entity's `strata.invalidIf`, parsed once per context.
     private func invalidIfRule(for entity: EntityDescription) throws(ImportError) -> ObjectPredicate? {
         if let known = invalidIfRules[entity.name] { return known }
-        let rule = try Self.invalidIf(of: entity, in: model)
+        let rule = try EntityImportMapping.invalidIf(of: entity)
         invalidIfRules[entity.name] = .some(rule)
         return rule
-    }
-
-    /// An entity's `strata.invalidIf` predicate, parsed as imports parse it.
-    static func invalidIf(of entity: EntityDescription, in model: ObjectModel) throws(ImportError) -> ObjectPredicate? {
-        guard entity.userInfo["strata.invalidIf"] != nil else { return nil }
-        return try EntityImportMapping(entity: entity, model: model).invalidIf
     }
 
     /// The objects of `entityNames` (and of their sub-entities) that are invalid, each with
