@@ -22,6 +22,7 @@ extension ManagedObject: PredicateSubject {
         case .attribute(let value): return .attribute(value)
         case .toOne(let id): return .toOne(try id.map(relatedObject))
         case .toMany(let ids): return .toMany(try ids.map(relatedObject))
+        case .toManyChanges: preconditionFailure("propertyValue(_:) applies a to-many's changes before it returns")
         }
     }
 

@@ -16,6 +16,7 @@ extension ManagedObject {
         case .attribute(let value): return value?.swiftValue
         case .toOne(let id): return id.map(context.object(with:))
         case .toMany(let ids): return ids.map(context.object(with:))
+        case .toManyChanges: preconditionFailure("propertyValue(_:) applies a to-many's changes before it returns")
         }
     }
 
@@ -123,7 +124,10 @@ extension ManagedObject {
         let context = try requireContext()
         context.assertOnQueue()
         // The common cases first, one look-up each: a changed value, then a loaded one.
-        if !changedValues.isEmpty, let value = changedValues[key] { return value }
+        if !changedValues.isEmpty, let value = changedValues[key] {
+            guard case .toManyChanges(let changes) = value else { return value }
+            return try members(applying: changes, forKey: key)
+        }
         if !isFault, let value = committedValues[key] { return value }
         guard let description = property(key) else { throw .unknownProperty(entity: entity.name, property: key) }
         try context.fireFault(self)
@@ -134,6 +138,23 @@ extension ManagedObject {
             return value
         }
         return description.isRelationship ? .toOne(nil) : .attribute(nil)
+    }
+
+    /// Reads the to-many `key`, which has changes recorded against it, and makes the members
+    /// with the changes made its unsaved value.
+    private func members(applying changes: ToManyChanges, forKey key: String) throws(ContextError) -> PropertyValue {
+        let context = try requireContext()
+        try context.fireFault(self)
+        let stored: [ObjectID]
+        if case .toMany(let ids)? = committedValues[key] {
+            stored = ids
+        } else {
+            stored = try context.storedToMany(self, key)
+            committedValues[key] = .toMany(stored)
+        }
+        let value = PropertyValue.toMany(changes.applied(to: stored))
+        changedValues[key] = value
+        return value
     }
 
     /// Sets a property without touching inverses.
@@ -186,10 +207,7 @@ extension ManagedObject {
     private func linkInverse(_ key: String, to owner: ManagedObject) throws(ContextError) {
         let relationship = try relationship(key)
         if relationship.isToMany {
-            // An unsaved owner cannot be in the set yet (both sides change together), which
-            // spares a scan of a set that an import may grow to many thousands.
-            if !owner.objectID.isTemporary, try toManyIDs(key).contains(owner.objectID) { return }
-            try appendToMany(key, owner.objectID)
+            try insertMember(owner.objectID, intoToMany: key, isOrdered: relationship.isOrdered)
         } else {
             guard case .toOne(let previous) = try propertyValue(key), previous != owner.objectID else { return }
             try set(.toOne(owner.objectID), forKey: key)
@@ -200,19 +218,59 @@ extension ManagedObject {
         }
     }
 
-    /// Appends `id` to the to-many `key` in place: the set is copied once, not on every append.
-    private func appendToMany(_ key: String, _ id: ObjectID) throws(ContextError) {
-        var ids = try toManyIDs(key)
-        changedValues[key] = nil
-        ids.append(id)
-        changedValues[key] = .toMany(ids)
+    /// Adds `id` to the to-many `key`: in place when its members are loaded, else as a change
+    /// applied when they are read (see ``ToManyChanges``); an ordered one is read first.
+    private func insertMember(_ id: ObjectID, intoToMany key: String, isOrdered: Bool) throws(ContextError) {
+        // The row is read all the same: a save checks the version it had.
+        try requireContext().fireFault(self)
+        switch changedValues[key] ?? committedValues[key] {
+        case .toManyChanges(var changes)?:
+            changedValues[key] = nil
+            changes.insert(id)
+            changedValues[key] = changes.isEmpty ? nil : .toManyChanges(changes)
+        case .toMany(var ids)?:
+            // An unsaved member cannot be in the set yet (both sides change together), which
+            // spares a scan of a set that an import may grow to many thousands.
+            if !id.isTemporary, ids.contains(id) { return }
+            // Taken out first, the set is copied once, not on every append.
+            changedValues[key] = nil
+            ids.append(id)
+            changedValues[key] = .toMany(ids)
+        case nil where !isOrdered:
+            changedValues[key] = .toManyChanges(ToManyChanges(added: [id], removed: []))
+        default:
+            _ = try propertyValue(key)
+            try insertMember(id, intoToMany: key, isOrdered: isOrdered)
+        }
+    }
+
+    /// Makes `changes` to the to-many `key` without touching inverses, reading it only when it is
+    /// loaded or ordered.
+    func changeMembers(ofToMany key: String, by changes: ToManyChanges) throws(ContextError) {
+        let isOrdered = try relationship(key).isOrdered
+        for id in changes.removed { try removeMember(id, fromToMany: key, isOrdered: isOrdered) }
+        for id in changes.added { try insertMember(id, intoToMany: key, isOrdered: isOrdered) }
+    }
+
+    /// Takes `id` out of the to-many `key`, as ``insertMember(_:intoToMany:isOrdered:)`` adds it.
+    private func removeMember(_ id: ObjectID, fromToMany key: String, isOrdered: Bool) throws(ContextError) {
+        try requireContext().fireFault(self)
+        switch changedValues[key] ?? committedValues[key] {
+        case .toManyChanges(var changes)?:
+            changes.remove(id)
+            changedValues[key] = changes.isEmpty ? nil : .toManyChanges(changes)
+        case nil where !isOrdered:
+            changedValues[key] = .toManyChanges(ToManyChanges(added: [], removed: [id]))
+        default:
+            try set(.toMany(try toManyIDs(key).filter { $0 != id }), forKey: key)
+        }
     }
 
     /// Makes this object's relationship `key` (the inverse of one on `owner`) let go of `owner`.
     func unlinkInverse(_ key: String, of owner: ManagedObject) throws(ContextError) {
         let relationship = try relationship(key)
         if relationship.isToMany {
-            try set(.toMany(try toManyIDs(key).filter { $0 != owner.objectID }), forKey: key)
+            try removeMember(owner.objectID, fromToMany: key, isOrdered: relationship.isOrdered)
         } else if case .toOne(owner.objectID) = try propertyValue(key) {
             try set(.toOne(nil), forKey: key)
         }

@@ -143,4 +143,6 @@ enum PropertyValue: Equatable, Sendable {
     case toOne(ObjectID?)
     /// In order for an ordered relationship; for an unordered one the order means nothing.
     case toMany([ObjectID])
+    /// Changes to an unordered to-many not read yet, as unsaved values only (never committed).
+    case toManyChanges(ToManyChanges)
 }

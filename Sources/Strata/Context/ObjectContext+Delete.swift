@@ -45,6 +45,7 @@ extension ObjectContext {
         case .toOne(let id): return id.map { [self.object(with: $0)] } ?? []
         case .toMany(let ids): return ids.map(self.object(with:))
         case .attribute: return []
+        case .toManyChanges: preconditionFailure("propertyValue(_:) applies a to-many's changes before it returns")
         }
     }
 

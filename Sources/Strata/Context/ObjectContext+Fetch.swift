@@ -278,8 +278,9 @@ extension ObjectContext {
     private func prefetchMembers(
         of relationship: RelationshipDescription, for sources: [ManagedObject], ownerEntity: String, generation: Int64
     ) throws -> [ManagedObject] {
+        // Changes recorded against a to-many not read apply to the members read here.
         let unread = sources.filter {
-            $0.changedValues[relationship.name] == nil && $0.committedValues[relationship.name] == nil && $0.objectID.primaryKey != nil
+            $0.objectID.primaryKey != nil && !$0.hasReadToMany(relationship.name)
         }
         if !unread.isEmpty {
             let members = try store.withConnection {

@@ -25,7 +25,7 @@ extension ObjectContext {
                 object.prefetchedRow = nil
                 continue
             }
-            object.committedValues.merge(saved.values.mapValues { $0.rekeyed(notification.permanentIDs) }) { $1 }
+            object.mergeCommitted(saved.values.mapValues { $0.rekeyed(notification.permanentIDs) })
             if saved.version > 0 { object.version = saved.version }
         }
         for id in notification.deletedObjectIDs {
@@ -48,15 +48,18 @@ extension ObjectContext {
         }
     }
 
-    /// The did-save notification of a save that wrote `saved` (each object's current values)
+    /// The did-save notification of a save that wrote `saved` (each object's current values,
+    /// with the changes to to-manys not read that ``commitSaved(_:versions:deleted:)`` returned)
     /// and deleted `deleted`.
     func didSaveNotification(
-        saved: [ManagedObject], inserted: Set<ObjectID>, deleted: Set<ObjectID>, permanentIDs: [ObjectID: ObjectID]
+        saved: [ManagedObject], inserted: Set<ObjectID>, deleted: Set<ObjectID>, permanentIDs: [ObjectID: ObjectID],
+        unreadToManyChanges: [ObjectIdentifier: [String: PropertyValue]] = [:]
     ) -> ContextDidSave {
         var values: [ObjectID: ContextDidSave.SavedObject] = [:]
         for object in saved {
-            values[object.objectID] = ContextDidSave.SavedObject(
-                values: object.committedValues.merging(object.changedValues) { $1 }, version: object.version)
+            var objectValues = object.committedValues.merging(object.changedValues) { $1 }
+            if let changes = unreadToManyChanges[ObjectIdentifier(object)] { objectValues.merge(changes) { $1 } }
+            values[object.objectID] = ContextDidSave.SavedObject(values: objectValues, version: object.version)
         }
         let insertedIDs = Set(inserted.map { permanentIDs[$0] ?? $0 })
         return ContextDidSave(
@@ -99,6 +102,20 @@ extension ObjectContext {
     }
 }
 
+extension ManagedObject {
+    /// Takes saved values as the committed ones. Changes to a to-many apply to its members
+    /// when they are loaded; when they are not, the store they load from already has them.
+    func mergeCommitted(_ values: [String: PropertyValue]) {
+        for (key, value) in values {
+            guard case .toManyChanges(let changes) = value else {
+                committedValues[key] = value
+                continue
+            }
+            if case .toMany(let members)? = committedValues[key] { committedValues[key] = .toMany(changes.applied(to: members)) }
+        }
+    }
+}
+
 extension PropertyValue {
     /// The value with IDs replaced through `map`.
     func rekeyed(_ map: [ObjectID: ObjectID]) -> PropertyValue {
@@ -107,6 +124,7 @@ extension PropertyValue {
         case .attribute: return self
         case .toOne(let id): return .toOne(id.map { map[$0] ?? $0 })
         case .toMany(let ids): return .toMany(ids.map { map[$0] ?? $0 })
+        case .toManyChanges(let changes): return .toManyChanges(changes.rekeyed(map))
         }
     }
 }

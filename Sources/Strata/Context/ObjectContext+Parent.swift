@@ -12,10 +12,16 @@ extension ObjectContext {
         // unsaved changes to the same relationship stay.
         let changes = updated.map { object in
             let values = object.changedValues.filter { object.committedValues[$0.key] != $0.value }
-            var deltas: [String: (added: [ObjectID], removed: Set<ObjectID>)] = [:]
+            var deltas: [String: ToManyChanges] = [:]
             for (key, value) in values {
-                guard case .toMany(let now) = value, case .toMany(let before)? = object.committedValues[key] else { continue }
-                deltas[key] = (now.filter { !before.contains($0) }, Set(before).subtracting(now))
+                switch (value, object.committedValues[key]) {
+                case (.toMany(let now), .toMany(let before)?):
+                    deltas[key] = ToManyChanges(from: before, to: now)
+                case (.toManyChanges(let changes), _):
+                    deltas[key] = changes
+                default:
+                    break
+                }
             }
             return (object.objectID, values, deltas)
         }
@@ -32,12 +38,11 @@ extension ObjectContext {
                 let object = parent.object(with: id)
                 try parent.fireFault(object)
                 for (key, value) in values {
-                    guard let delta = deltas[key], case .toMany(let current) = try object.propertyValue(key) else {
+                    if let changes = deltas[key] {
+                        try object.changeMembers(ofToMany: key, by: changes)
+                    } else {
                         object.changedValues[key] = value
-                        continue
                     }
-                    let kept = current.filter { !delta.removed.contains($0) }
-                    object.changedValues[key] = .toMany(kept + delta.added.filter { !kept.contains($0) })
                 }
             }
             for id in deletedObjectIDs {
@@ -52,8 +57,10 @@ extension ObjectContext {
         }
         let newlyInserted = Set(inserted.map(\.objectID))
         awaitingPermanentIDs.formUnion(newlyInserted)
-        commitSaved(inserted + updated, versions: [:], deleted: deleted)
-        announce(didSaveNotification(saved: inserted + updated, inserted: newlyInserted, deleted: Set(deletedObjectIDs), permanentIDs: [:]))
+        let unreadToManyChanges = commitSaved(inserted + updated, versions: [:], deleted: deleted)
+        announce(didSaveNotification(
+            saved: inserted + updated, inserted: newlyInserted, deleted: Set(deletedObjectIDs), permanentIDs: [:],
+            unreadToManyChanges: unreadToManyChanges))
     }
 
     /// Runs `read` while this thread holds the queues of this context and of every ancestor,

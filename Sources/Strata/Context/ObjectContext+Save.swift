@@ -74,13 +74,14 @@ extension ObjectContext {
             throw .store(String(describing: error))
         }
         let newlyInserted = Set(inserted.map(\.objectID))
-        commitSaved(inserted + updated, versions: versions, deleted: deleted)
+        let unreadToManyChanges = commitSaved(inserted + updated, versions: versions, deleted: deleted)
         rekey(permanent)
         lastPermanentIDs = permanent
         // Building the notification copies every saved object's values: only for listeners.
         if hasDidSaveListeners {
             announce(didSaveNotification(
-                saved: (inserted + updated), inserted: newlyInserted, deleted: Set(deleted.map(\.objectID)), permanentIDs: permanent))
+                saved: (inserted + updated), inserted: newlyInserted, deleted: Set(deleted.map(\.objectID)), permanentIDs: permanent,
+                unreadToManyChanges: unreadToManyChanges))
         }
     }
 
@@ -96,10 +97,18 @@ extension ObjectContext {
     }
 
     /// After a save: the saved values become the committed ones, deleted and dropped objects
-    /// leave the context, and nothing is pending.
-    func commitSaved(_ saved: [ManagedObject], versions: [ObjectID: Int64], deleted: [ManagedObject]) {
+    /// leave the context, and nothing is pending. Returns the changes saved to to-manys that
+    /// were never read, by object: the did-save notification carries them to other contexts.
+    @discardableResult
+    func commitSaved(
+        _ saved: [ManagedObject], versions: [ObjectID: Int64], deleted: [ManagedObject]
+    ) -> [ObjectIdentifier: [String: PropertyValue]] {
+        var unreadToManyChanges: [ObjectIdentifier: [String: PropertyValue]] = [:]
         for object in saved {
-            object.committedValues.merge(object.changedValues) { $1 }
+            for (key, value) in object.changedValues where object.committedValues[key] == nil {
+                if case .toManyChanges = value { unreadToManyChanges[ObjectIdentifier(object), default: [:]][key] = value }
+            }
+            object.mergeCommitted(object.changedValues)
             object.changedValues = [:]
             if let version = versions[object.objectID] { object.version = version }
         }
@@ -113,6 +122,7 @@ extension ObjectContext {
         insertedIDs = []
         insertionOrder = []
         deletedIDs = []
+        return unreadToManyChanges
     }
 
     /// Takes the objects inserted and deleted again out of the context: a save ends them.
@@ -149,19 +159,26 @@ extension ObjectContext {
     /// that each pair is written once.
     private func writeToManyChanges(of object: ManagedObject, reference: (ObjectID?) -> RowReference?) throws {
         for relationship in model.allRelationships(of: object.entity) where relationship.isToMany && !relationship.isTransient {
-            guard case .toMany(let current)? = object.changedValues[relationship.name],
-                let source = reference(object.objectID)?.primaryKey
-            else { continue }
+            guard let value = object.changedValues[relationship.name], let source = reference(object.objectID)?.primaryKey else { continue }
             let owner = model.entityDeclaring(relationship: relationship.name, from: object.entity)?.name ?? object.entity.name
             // A to-many without an inverse is written from its owner: its key column is on the members' rows.
             let writesHere = store.layout.entity(named: owner)?.toManyKeyColumns[relationship.name] != nil
                 || store.layout.joinTable(for: owner, relationship: relationship.name)?.relationship
                     == StoreLayout.RelationshipPath(entity: owner, relationship: relationship.name)
-            guard writesHere, case .toMany(let saved)? = object.committedValues[relationship.name] ?? .toMany([]) else { continue }
-            for id in Set(current).subtracting(saved) {
+            guard writesHere else { continue }
+            let changes: ToManyChanges
+            switch (value, object.committedValues[relationship.name] ?? .toMany([])) {
+            case (.toMany(let current), .toMany(let saved)):
+                changes = ToManyChanges(from: saved, to: current)
+            case (.toManyChanges(let unread), _):
+                changes = unread
+            default:
+                continue
+            }
+            for id in changes.added {
                 if let key = reference(id)?.primaryKey { try store.link(object.entity.name, relationship.name, source: source, destination: key) }
             }
-            for id in Set(saved).subtracting(current) {
+            for id in changes.removed {
                 if let key = reference(id)?.primaryKey { try store.unlink(object.entity.name, relationship.name, source: source, destination: key) }
             }
         }

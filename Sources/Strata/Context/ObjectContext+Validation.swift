@@ -47,6 +47,7 @@ extension ObjectContext {
         case .toOne(let id): id.map { [$0] } ?? []
         case .toMany(let ids): ids
         case .attribute: []
+        case .toManyChanges: preconditionFailure("propertyValue(_:) applies a to-many's changes before it returns")
         }
     }
 
