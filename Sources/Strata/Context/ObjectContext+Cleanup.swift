@@ -131,10 +131,14 @@ extension ObjectContext {
     /// `Book { title: "LOTR", rating: 4.9 }`: an object as activity logs show it, its
     /// attributes with values in the model's order.
     func activityDescription(of object: ManagedObject) -> String {
-        let values = model.allAttributes(of: object.entity).compactMap { attribute -> String? in
-            guard let value = try? object.attributeValue(forKey: attribute.name) else { return nil }
-            return "\(attribute.name): \(value.displayText)"
+        activityDescription(of: object.entity) { try? object.attributeValue(forKey: $0) }
+    }
+
+    /// An object of `entity` as activity logs show it, its attribute values read by `value`.
+    func activityDescription(of entity: EntityDescription, value: (String) -> AttributeValue?) -> String {
+        let values = model.allAttributes(of: entity).compactMap { attribute -> String? in
+            value(attribute.name).map { "\(attribute.name): \($0.displayText)" }
         }
-        return "\(object.entity.name) { \(values.joined(separator: ", ")) }"
+        return "\(entity.name) { \(values.joined(separator: ", ")) }"
     }
 }

@@ -17,7 +17,16 @@ extension ObjectContext {
     public func mergeChanges(fromContextDidSave notification: ContextDidSave) {
         assertOnQueue()
         guard notification.source != ObjectIdentifier(self) else { return }
+        merge(notification)
+    }
+
+    /// ``mergeChanges(fromContextDidSave:)`` whoever made the changes. An updated object the
+    /// notification brings no values for (a batch request changed it in SQL) reads its row again.
+    func merge(_ notification: ContextDidSave) {
         rekey(notification.permanentIDs)
+        for id in notification.updatedObjectIDs where notification.savedObjects[id] == nil {
+            if let object = registered[id] { refresh(object, mergeChanges: true) }
+        }
         for (id, saved) in notification.savedObjects {
             guard let object = registered[notification.permanentIDs[id] ?? id] else { continue }
             guard !object.isFault else {

@@ -56,32 +56,36 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
         let target = try Cleanup.openForWriting(options)
         defer { target.close() }
         let context = target.context
-        let summary = try Cleanup.mapped {
-            try context.performAndWait { () throws -> Cleanup.Summary in
-                let request = all
-                    ? FetchRequest(entityName: entity ?? "")
-                    : try selection.makeRequest(entity: entity, model: context.model)
-                let matched = try context.fetchObjectIDs(request)
-                try context.delete(matching: request, reason: reason)
-                try context.validatePendingChanges()
-                return Cleanup.Summary(entityName: request.entityName, matched: matched, deleted: context.deletedObjects.map(\.objectID))
+        let asks = !yes && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        // The rows go in SQL, with the delete rules, in one transaction that commits only once
+        // the user said yes.
+        var declined = false
+        let (entityName, result) = try Cleanup.mapped {
+            try context.performAndWait { () throws -> (String, BatchDeleteResult?) in
+                let request = all ? FetchRequest(entityName: entity ?? "") : try selection.makeRequest(entity: entity, model: context.model)
+                do {
+                    return try (request.entityName, context.execute(BatchDeleteRequest(fetchRequest: request), reason: reason) { result in
+                        guard asks, result.count > 0 else { return true }
+                        declined = !confirm(Cleanup.Summary(result))
+                        return !declined
+                    })
+                } catch is CancellationError where declined {
+                    return (request.entityName, nil)
+                }
             }
         }
-        guard summary.matchedCount > 0 else {
-            print("deleted 0 \(summary.entityName)")
-            return
-        }
-        if !yes, isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 {
-            let cascade = summary.cascaded.isEmpty ? "" : " (and \(Cleanup.Summary.list(summary.cascaded)) by cascade)"
-            let noun = summary.matchedCount == 1 ? "object" : "objects"
-            FileHandle.standardError.write(Data("Delete \(Cleanup.Summary.list(summary.matched)) \(noun)\(cascade)? [y/N] ".utf8))
-            guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                context.performAndWait { context.rollback() }
-                throw CLIError("nothing deleted")
-            }
-        }
-        try Cleanup.mapped { try context.performAndWait { try context.save() } }
-        print("deleted \(summary.description)")
+        guard let result else { throw CLIError("nothing deleted") }
+        let summary = Cleanup.Summary(result)
+        print(summary.matchedCount == 0 ? "deleted 0 \(entityName)" : "deleted \(summary.description)")
+    }
+
+    /// Asks on the terminal whether to delete what `summary` lists.
+    private func confirm(_ summary: Cleanup.Summary) -> Bool {
+        let cascade = summary.cascaded.isEmpty ? "" : " (and \(Cleanup.Summary.list(summary.cascaded)) by cascade)"
+        let noun = summary.matchedCount == 1 ? "object" : "objects"
+        FileHandle.standardError.write(Data("Delete \(Cleanup.Summary.list(summary.matched)) \(noun)\(cascade)? [y/N] ".utf8))
+        guard let answer = readLine() else { return false }
+        return ["y", "yes"].contains(answer.lowercased())
     }
 }
 
@@ -130,6 +134,14 @@ enum Cleanup {
         var matched: [String: Int] = [:]
         var cascaded: [String: Int] = [:]
         var matchedCount = 0
+
+        /// What a batch delete deleted.
+        init(_ result: BatchDeleteResult) {
+            entityName = result.matchedCounts.keys.sorted().first ?? ""
+            matched = result.matchedCounts
+            cascaded = result.cascadedCounts
+            matchedCount = result.matchedCounts.values.reduce(0, +)
+        }
 
         init(entityName: String, matched: [ObjectID], deleted: [ObjectID]) {
             self.entityName = entityName
