@@ -39,7 +39,14 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     var committedValues: [String: PropertyValue] = [:]
     /// Values with this context's changes, by property name; a property absent here is read
     /// from ``committedValues`` (to-many relationships load on first use).
-    var changedValues: [String: PropertyValue] = [:]
+    var changedValues: [String: PropertyValue] = [:] {
+        didSet { if !isTracked { managedObjectContext?.track(self) } }
+    }
+    /// Whether the object waits in its context's list of objects changed since it last looked
+    /// (see ``ObjectContext/absorbChanges()``).
+    var isTracked = false
+    /// Whether the object is in its context's ``ObjectContext/changedSavedObjects``.
+    var isListedAsChanged = false
     /// `Z_OPT` of the row when it was read: a save checks that no one else saved since.
     var version: Int64 = 0
     /// The row a fetch read for this fault, loaded on first access without a query unless the

@@ -71,7 +71,8 @@ extension ObjectContext {
         assertOnQueue()
         let plan = try FetchPlan(request, store: store)
         return try readingWithAncestorsHeld {
-            let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames) : PendingObjects()
+            let lookup = PendingIndex.Lookup(request.predicate, entity: plan.entity, model: model)
+            let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames, lookingUp: lookup) : PendingObjects()
             var total = try store.withConnection { try store.countRows(plan, excluding: pending.storedKeys) }
             for id in pending.candidates where try matches(object(with: id), request.predicate) { total += 1 }
             return request.windowed(count: total)
@@ -105,7 +106,8 @@ extension ObjectContext {
     private func selectHoldingAncestors(_ plan: FetchPlan, readsValues: Bool, generation: Int64) throws -> [(id: ObjectID, row: RowSnapshot?)] {
         let request = plan.request
         let limit = request.fetchLimit > 0 ? request.fetchLimit : nil
-        let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames) : PendingObjects()
+        let lookup = PendingIndex.Lookup(request.predicate, entity: plan.entity, model: model)
+        let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames, lookingUp: lookup) : PendingObjects()
         // A sort key read through a changed related object has its current value only in memory.
         let sortsInMemory = request.includesPendingChanges && !plan.sortedRelatedEntityNames.isEmpty
             && pendingObjects(among: plan.sortedRelatedEntityNames).candidates.contains { !$0.isTemporary }
@@ -175,14 +177,15 @@ extension ObjectContext {
         var candidates: [ObjectID] = []
     }
 
-    func pendingObjects(among entityNames: Set<String>) -> PendingObjects {
+    /// With `lookup`, only the inserted objects that may match it are candidates.
+    func pendingObjects(among entityNames: Set<String>, lookingUp lookup: PendingIndex.Lookup? = nil) -> PendingObjects {
         assertOnQueue()
-        var pending = parent.map { parent in parent.performAndWait { parent.pendingObjects(among: entityNames) } } ?? PendingObjects()
+        var pending = parent.map { parent in parent.performAndWait { parent.pendingObjects(among: entityNames, lookingUp: lookup) } } ?? PendingObjects()
         pending.candidates.removeAll { deletedIDs.contains(permanentAliases[$0] ?? $0) }
         var listed = Set(pending.candidates)
-        var changed = insertionOrder.filter { insertedIDs.contains($0) && entityNames.contains($0.entityName) }
-        // Every fetch looks at every object held: the cheap test first.
-        changed += registered.values.filter { isUpdated($0) && entityNames.contains($0.objectID.entityName) }
+        var changed = lookup.map { insertedObjects(among: entityNames, lookingUp: $0) }
+            ?? insertionOrder.filter { insertedIDs.contains($0) && entityNames.contains($0.entityName) }
+        changed += updatedObjects.filter { entityNames.contains($0.objectID.entityName) }
             .map(\.objectID).sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
         for id in changed where listed.insert(id).inserted { pending.candidates.append(id) }
         for id in deletedIDs where entityNames.contains(id.entityName) {

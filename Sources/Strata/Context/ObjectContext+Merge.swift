@@ -80,6 +80,7 @@ extension ObjectContext {
     /// Replaces temporary IDs by permanent ones everywhere in the context.
     func rekey(_ map: [ObjectID: ObjectID]) {
         guard !map.isEmpty else { return }
+        pendingIndex = PendingIndex()
         permanentAliases.merge(map) { $1 }
         awaitingPermanentIDs.subtract(map.keys)
         var rekeyed: [ObjectID: ManagedObject] = [:]

@@ -122,6 +122,7 @@ extension ObjectContext {
         insertedIDs = []
         insertionOrder = []
         deletedIDs = []
+        clearChangeTracking()
         return unreadToManyChanges
     }
 

@@ -62,6 +62,13 @@ public final class ObjectContext: @unchecked Sendable {
     /// Inserted objects in the order of insertion, so that saved keys follow it.
     var insertionOrder: [ObjectID] = []
     var deletedIDs: Set<ObjectID> = []
+    /// Objects whose unsaved values changed since the context last looked at them.
+    var recentlyChanged: [ManagedObject] = []
+    /// Saved objects that may hold unsaved changes: finding the changed objects looks at these,
+    /// not at every object held.
+    var changedSavedObjects: [ManagedObject] = []
+    /// Inserted objects by the values of the attributes fetches look them up by.
+    var pendingIndex = PendingIndex()
     /// Objects inserted and deleted again before a save: gone from the context at the save.
     var pendingDroppedInserts: Set<ObjectID> = []
     /// Objects whose validation saves leave to a later one: an import saving batch after batch
@@ -364,7 +371,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// The saved objects changed since the last save.
     public var updatedObjects: [ManagedObject] {
         assertOnQueue()
-        return registered.values.filter { isUpdated($0) }
+        absorbChanges()
+        // An object the context let go of (inserted after a savepoint it rolled back to) is not its own.
+        return changedSavedObjects.filter { isUpdated($0) && registered[$0.objectID] === $0 }
     }
 
     /// Whether `object` is saved and changed: not inserted, deleted, or inserted and deleted again.
@@ -385,6 +394,7 @@ public final class ObjectContext: @unchecked Sendable {
         deletedIDs = []
         pendingDroppedInserts = []
         for object in registered.values { object.changedValues = [:] }
+        clearChangeTracking()
     }
 
     /// Moves a context on a store to `store` (a stack's reset): call it after ``reset()``, on
@@ -410,6 +420,7 @@ public final class ObjectContext: @unchecked Sendable {
         insertionOrder = []
         deletedIDs = []
         pendingDroppedInserts = []
+        clearChangeTracking()
     }
 
     /// Lets go of the saved objects without unsaved changes that nothing outside the context
@@ -425,6 +436,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// keeps a pass that changes every object linear.
     public func releaseUnheldObjects(among ids: some Sequence<ObjectID>) {
         assertOnQueue()
+        forgetUnchangedObjects()
         for id in ids where !id.isTemporary {
             guard var object = registered.removeValue(forKey: id) else { continue }
             if object.hasChanges || !isKnownUniquelyReferenced(&object) { registered[id] = object }

@@ -1,0 +1,147 @@
+/// How a context finds its changed objects without looking at every object it holds: an
+/// object whose unsaved values change joins ``ObjectContext/recentlyChanged``, and the next
+/// look sorts those into the changed saved objects and the index of inserted ones.
+extension ObjectContext {
+    func track(_ object: ManagedObject) {
+        object.isTracked = true
+        recentlyChanged.append(object)
+    }
+
+    /// Sorts the objects changed since the last look: saved ones join ``changedSavedObjects``,
+    /// inserted ones take their current values into ``pendingIndex``.
+    func absorbChanges() {
+        guard !recentlyChanged.isEmpty else { return }
+        for object in recentlyChanged {
+            object.isTracked = false
+            guard registered[object.objectID] === object else { continue }
+            if insertedIDs.contains(object.objectID) {
+                pendingIndex.add(object)
+            } else if !object.isListedAsChanged {
+                object.isListedAsChanged = true
+                changedSavedObjects.append(object)
+            }
+        }
+        recentlyChanged.removeAll(keepingCapacity: true)
+    }
+
+    /// Forgets what was tracked: after a save, a rollback or a reset nothing is pending.
+    func clearChangeTracking() {
+        for object in recentlyChanged { object.isTracked = false }
+        for object in changedSavedObjects { object.isListedAsChanged = false }
+        recentlyChanged = []
+        changedSavedObjects = []
+        pendingIndex = PendingIndex()
+    }
+
+    /// Takes the saved objects whose changes were undone out of ``changedSavedObjects``, which
+    /// would otherwise keep them from being let go of.
+    func forgetUnchangedObjects() {
+        absorbChanges()
+        changedSavedObjects.removeAll { object in
+            guard !object.hasChangedValues || registered[object.objectID] !== object else { return false }
+            object.isListedAsChanged = false
+            return true
+        }
+    }
+
+    /// The inserted objects of `entityNames` that may have `lookup.value` for `lookup.key`, in
+    /// the order of insertion; the index is built on the first look-up of an entity and key.
+    func insertedObjects(among entityNames: Set<String>, lookingUp lookup: PendingIndex.Lookup) -> [ObjectID] {
+        absorbChanges()
+        for entityName in entityNames where !pendingIndex.indexes(entityName, lookup.key) {
+            let objects = insertionOrder.lazy.filter { $0.entityName == entityName && self.insertedIDs.contains($0) }.compactMap { self.registered[$0] }
+            pendingIndex.build(entityName, lookup.key, from: objects)
+        }
+        return pendingIndex.candidates(among: entityNames, lookup).filter { insertedIDs.contains($0) }
+    }
+}
+
+/// Inserted objects by the values they had for the attributes fetches looked them up by:
+/// a look-up of `name == "Le Guin"` among many unsaved objects judges only those that may
+/// match, so that a loop that looks an object up and then creates it stays linear.
+///
+/// Entries are never removed when a value changes: a look-up gets every object that had the
+/// value since it was indexed, and the fetch judges each against its predicate as before.
+struct PendingIndex {
+    /// An equality on one attribute: what the index answers.
+    struct Lookup {
+        let key: String
+        let value: AttributeValue
+
+        /// The equality among `predicate`'s conjuncts on an attribute of `entity` whose values
+        /// the index can hold (strings, integers, UUIDs), compared exactly.
+        init?(_ predicate: ObjectPredicate?, entity: EntityDescription, model: ObjectModel) {
+            switch predicate {
+            case .comparison(let comparison)?:
+                guard comparison.operator == .equal, comparison.options.isEmpty, comparison.quantifier == nil else { return nil }
+                let pair: ([String], PredicateValue)
+                switch (comparison.left, comparison.right) {
+                case (.keyPath(let path), .value(let value)), (.value(let value), .keyPath(let path)): pair = (path, value)
+                default: return nil
+                }
+                guard pair.0.count == 1, let type = model.attributeType(named: pair.0[0], in: entity) else { return nil }
+                switch (type, pair.1) {
+                case (.string, .string(let string)): value = .string(string)
+                case (.integer16, .integer(let integer)), (.integer32, .integer(let integer)), (.integer64, .integer(let integer)): value = .integer(integer)
+                case (.uuid, .uuid(let uuid)): value = .uuid(uuid)
+                default: return nil
+                }
+                key = pair.0[0]
+            case .and(let parts)?:
+                guard let lookup = parts.lazy.compactMap({ Lookup($0, entity: entity, model: model) }).first else { return nil }
+                self = lookup
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// An entity's attribute the index holds.
+    private struct IndexedKey: Hashable {
+        let entityName: String
+        let key: String
+    }
+
+    private struct Bucket: Hashable {
+        let indexed: IndexedKey
+        let value: AttributeValue
+    }
+
+    /// The indexed attributes, by entity.
+    private var indexed: [String: [String]] = [:]
+    private var buckets: [Bucket: [ObjectID]] = [:]
+    /// The order in which the indexed objects were inserted.
+    private var sequence: [ObjectID: Int] = [:]
+
+    func indexes(_ entityName: String, _ key: String) -> Bool {
+        indexed[entityName]?.contains(key) ?? false
+    }
+
+    mutating func build(_ entityName: String, _ key: String, from objects: some Sequence<ManagedObject>) {
+        indexed[entityName, default: []].append(key)
+        for object in objects { add(object, keys: [key]) }
+    }
+
+    /// Files `object` under its current value of each indexed attribute of its entity.
+    mutating func add(_ object: ManagedObject) {
+        guard let keys = indexed[object.objectID.entityName] else { return }
+        add(object, keys: keys)
+    }
+
+    private mutating func add(_ object: ManagedObject, keys: [String]) {
+        let id = object.objectID
+        if sequence[id] == nil { sequence[id] = sequence.count }
+        for key in keys {
+            guard case .attribute(let value?)? = object.changedValues[key] ?? object.committedValues[key] else { continue }
+            buckets[Bucket(indexed: IndexedKey(entityName: id.entityName, key: key), value: value), default: []].append(id)
+        }
+    }
+
+    func candidates(among entityNames: Set<String>, _ lookup: Lookup) -> [ObjectID] {
+        var found = Set<ObjectID>()
+        for entityName in entityNames {
+            found.formUnion(buckets[Bucket(indexed: IndexedKey(entityName: entityName, key: lookup.key), value: lookup.value)] ?? [])
+        }
+        return found.sorted { sequence[$0, default: 0] < sequence[$1, default: 0] }
+    }
+}
