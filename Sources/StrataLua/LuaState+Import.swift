@@ -89,7 +89,7 @@ extension LuaState {
                 let deleted = try context.performAndWait { try context.deleteInvalidObjects(entities) }
                 lua_createtable(self.L, Int32(clamping: deleted.count), 0)
                 for (position, entry) in deleted.enumerated() {
-                    call.push(.table([.string("object"): .string(entry.object.objectID.uriRepresentation().absoluteString), .string("entity"): .string(entry.object.entity.name), .string("reason"): .string(entry.reason)]))
+                    call.push(.table([.string("object"): .string(entry.object.objectID.uriString), .string("entity"): .string(entry.object.entity.name), .string("reason"): .string(entry.reason)]))
                     lua_rawseti(self.L, -2, lua_Integer(position + 1))
                 }
                 return 1

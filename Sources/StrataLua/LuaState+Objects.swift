@@ -60,7 +60,7 @@ extension LuaState {
         defineType(Self.objectType, methods: [
             "id": { [unowned self] call in
                 let object = try self.managedObject(call, at: 1)
-                call.push(object.performOnContext { object.objectID.uriRepresentation().absoluteString })
+                call.push(object.performOnContext { object.objectID.uriString })
                 return 1
             },
             "entity": { [unowned self] call in
@@ -235,7 +235,7 @@ extension LuaState {
         }
         for relationship in model.allRelationships(of: object.entity) {
             let related = relationship.isToMany ? try object.objects(forKey: relationship.name) : [try object.value(forKey: relationship.name) as? ManagedObject].compactMap { $0 }
-            let uris = related.map { JSONValue.string($0.objectID.uriRepresentation().absoluteString) }
+            let uris = related.map { JSONValue.string($0.objectID.uriString) }
             members.append(JSONMember(relationship.name, relationship.isToMany ? .array(uris) : uris.first ?? .null))
         }
         return .object(members)

@@ -64,6 +64,48 @@ extension ObjectContext {
         return try select(FetchPlan(request, store: store), readsValues: false, generation: store.writeGeneration).map(\.id)
     }
 
+    /// Calls `body` with the IDs ``fetchObjectIDs(_:)`` would return, in its order, `batchSize`
+    /// at a time: for a reader of many objects (an export, a report) that works a batch at a
+    /// time and lets the objects go after each.
+    ///
+    /// When neither this context nor a parent holds unsaved changes to the request's entities,
+    /// the IDs come from a cursor on the store as the batches are used: the first batch at once,
+    /// and memory bounded whatever the number of objects. The store's connection is held
+    /// meanwhile (see ``PersistentStore/forEachDictionary(_:_:)``): `body` reads, and saves
+    /// after the last batch. Otherwise the IDs are fetched whole first.
+    ///
+    /// ```swift
+    /// try context.forEachBatchOfObjectIDs(FetchRequest(entityName: "Book")) { ids in
+    ///     for book in try context.objects(with: ids, entityName: "Book") { … }
+    ///     context.releaseUnheldObjects(among: ids)
+    /// }
+    /// ```
+    public func forEachBatchOfObjectIDs(_ request: FetchRequest, batchSize: Int = 1000, _ body: ([ObjectID]) throws -> Void) throws {
+        assertOnQueue()
+        guard batchSize > 0 else { throw FetchRequestError("batchSize must be at least 1") }
+        let plan = try FetchPlan(request, store: store)
+        let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames.union(plan.sortedRelatedEntityNames)) : PendingObjects()
+        guard parent == nil, pending.candidates.isEmpty, pending.storedKeys.isEmpty else {
+            let ids = try fetchObjectIDs(request)
+            for start in stride(from: 0, to: ids.count, by: batchSize) { try body(Array(ids[start..<min(start + batchSize, ids.count)])) }
+            return
+        }
+        var identities = request
+        identities.resultType = .dictionary
+        identities.propertiesToFetch = [.keyPath("self")]
+        var batch: [ObjectID] = []
+        batch.reserveCapacity(batchSize)
+        try store.forEachDictionary(identities) { values in
+            guard case .object(let id)? = values[0] else { return }
+            batch.append(id)
+            if batch.count == batchSize {
+                try body(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty { try body(batch) }
+    }
+
     /// The number of objects `request` selects (within its offset and limit), pending changes
     /// included as ``fetch(_:)`` includes them; counted in SQL, with only the changed objects
     /// judged in memory.

@@ -46,10 +46,28 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// `x-coredata://<store UUID>/<Entity>/p<Z_PK>`, or `x-coredata:///<Entity>/t<UUID>` while
     /// temporary, as Core Data writes object URIs.
     public func uriRepresentation() -> URL {
+        URL(string: uriString)!
+    }
+
+    /// ``uriRepresentation()`` as text, made without parsing a URL: what output of many
+    /// objects prints.
+    public var uriString: String {
+        var uri = "x-coredata://"
+        uri.reserveCapacity(56 + storeIdentifier.utf8.count + entityName.utf8.count)
         switch key {
-        case .permanent(let primaryKey): URL(string: "x-coredata://\(storeIdentifier)/\(entityName)/p\(primaryKey)")!
-        case .temporary(let uuid): URL(string: "x-coredata:///\(entityName)/t\(uuid.uuidString)")!
+        case .permanent(let primaryKey):
+            uri += storeIdentifier
+            uri += "/"
+            uri += entityName
+            uri += "/p"
+            uri += String(primaryKey)
+        case .temporary(let uuid):
+            uri += "/"
+            uri += entityName
+            uri += "/t"
+            uri += uuid.uuidString
         }
+        return uri
     }
 
     /// The ID a permanent object URI names; `nil` for another kind of URL.

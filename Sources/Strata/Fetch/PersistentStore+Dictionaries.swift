@@ -19,10 +19,52 @@ extension PersistentStore {
     ///   property, group or HAVING that does not fit: an aggregate of a non-numeric attribute,
     ///   a fetched key path that is neither grouped nor aggregated, a HAVING without groups.
     public func fetchDictionaries(_ request: FetchRequest) throws -> [FetchedRow] {
+        let query = try DictionaryQuery(request, store: self)
+        var rows: [FetchedRow] = []
+        try query.forEachRow(in: self) { values in
+            var named: [String: FetchedValue] = [:]
+            for (name, value) in zip(query.names, values) where value != nil { named[name] = value }
+            rows.append(FetchedRow(names: query.names, values: named))
+        }
+        return rows
+    }
+
+    /// Runs a dictionary fetch as ``fetchDictionaries(_:)`` does, handing each row's values to
+    /// `body` as SQLite reads them, in the order of ``FetchRequest/propertiesToFetch`` (`nil`
+    /// for a nil value): the first row comes at once, and memory stays bounded whatever the
+    /// number of rows. The key path `self` fetches each object's own ID.
+    ///
+    /// ```swift
+    /// var request = FetchRequest(entityName: "Book")
+    /// request.propertiesToFetch = [.keyPath("self"), .keyPath("title"), .keyPath("author.name")]
+    /// try store.forEachDictionary(request) { values in print(values) }
+    /// ```
+    ///
+    /// The store's connection is held until the last row: `body` may read the store, but other
+    /// contexts on it wait, and a write from `body` is not seen by the rows still to come.
+    ///
+    /// - Returns: the names of the values, as ``FetchedRow/names`` lists them.
+    /// - Throws: what ``fetchDictionaries(_:)`` throws, and what `body` throws.
+    @discardableResult
+    public func forEachDictionary(_ request: FetchRequest, _ body: ([FetchedValue?]) throws -> Void) throws -> [String] {
+        let query = try DictionaryQuery(request, store: self)
+        try withConnection { try query.forEachRow(in: self, body) }
+        return query.names
+    }
+}
+
+/// A dictionary fetch compiled: its SQL, and how each row reads back.
+private struct DictionaryQuery {
+    let names: [String]
+    private let columns: [FetchedColumn]
+    private let sql: String
+    private let arguments: [DatabaseValue]
+
+    init(_ request: FetchRequest, store: PersistentStore) throws {
         var request = request
         request.resultType = .dictionary
-        var plan = try FetchPlan(request, store: self)
-        let entity = plan.entity
+        var plan = try FetchPlan(request, store: store)
+        let model = store.model, entity = plan.entity
         let properties = request.propertiesToFetch
             ?? model.allAttributes(of: entity).filter { !$0.isTransient }.map { FetchedProperty.keyPath($0.name) }
         guard !properties.isEmpty else { throw FetchRequestError("a dictionary fetch of \(entity.name) needs at least one property") }
@@ -32,7 +74,7 @@ extension PersistentStore {
         }
         var columns: [FetchedColumn] = []
         for property in properties {
-            columns.append(try FetchedColumn(property, plan: &plan, store: self))
+            columns.append(try FetchedColumn(property, plan: &plan, store: store))
         }
         var groups: [String] = []
         for keyPath in request.propertiesToGroupBy {
@@ -66,14 +108,23 @@ extension PersistentStore {
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
             sql += " LIMIT \(plan.bind(.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1))) OFFSET \(plan.bind(.integer(Int64(request.fetchOffset))))"
         }
-        return try database.cachedStatement(sql).rows(plan.arguments).map { row in
-            var values: [String: FetchedValue] = [:]
-            var position = 0
-            for (name, column) in zip(names, columns) {
-                values[name] = column.value(Array(row[position..<(position + column.selected.count)]), store: self)
-                position += column.selected.count
+        (self.names, self.columns, self.sql, self.arguments) = (names, columns, sql, plan.arguments)
+    }
+
+    /// Runs the query, calling `body` with each row's values in property order.
+    func forEachRow(in store: PersistentStore, _ body: ([FetchedValue?]) throws -> Void) throws {
+        let entityNames = store.layout.entityNamesByNumber, storeIdentifier = store.metadata.uuid
+        var values: [FetchedValue?] = []
+        values.reserveCapacity(columns.count)
+        try store.database.cachedStatement(sql).forEachRow(arguments) { statement in
+            values.removeAll(keepingCapacity: true)
+            var position: Int32 = 0
+            for column in columns {
+                values.append(column.value(statement, at: position, entityNames: entityNames, storeIdentifier: storeIdentifier))
+                position += Int32(column.selected.count)
             }
-            return FetchedRow(names: names, values: values)
+            try body(values)
+            return true
         }
     }
 }
@@ -87,7 +138,8 @@ private struct FetchedColumn {
 
     private enum Kind {
         case attribute(AttributeType)
-        case object(destination: String)
+        /// An object of `destination`, whose table holds no other entity's rows when `isAlone`.
+        case object(destination: String, isAlone: Bool)
         case integer
         case double
     }
@@ -98,6 +150,10 @@ private struct FetchedColumn {
             (selected, isString, kind) = (["COUNT(*)"], false, .integer)
             return
         }
+        if property.function == nil, components.count == 1, components[0].lowercased() == "self" {
+            (selected, isString, kind) = (["t0.Z_PK", "t0.Z_ENT"], false, .object(destination: entity.name, isAlone: plan.table.holdsTableAlone))
+            return
+        }
         let value = try plan.value(ofKeyPath: components, role: "fetched property", model: model)
         let target = Self.target(of: components, from: entity, model: model)
         guard let function = property.function else {
@@ -106,8 +162,11 @@ private struct FetchedColumn {
             case .attribute(let type):
                 (selected, kind) = ([value.sql], .attribute(type))
             case .object(let destination):
-                let kindColumn = store.layout.entity(named: destination).map { "(SELECT Z_ENT FROM \($0.tableName) WHERE Z_PK = \(value.sql))" } ?? "NULL"
-                (selected, kind) = ([value.sql, kindColumn], .object(destination: destination))
+                let table = store.layout.entity(named: destination)
+                let isAlone = table?.holdsTableAlone ?? true
+                // Only a destination that shares its table needs its row's Z_ENT read.
+                let kindColumn = table.map { isAlone ? "NULL" : "(SELECT Z_ENT FROM \($0.tableName) WHERE Z_PK = \(value.sql))" } ?? "NULL"
+                (selected, kind) = ([value.sql, kindColumn], .object(destination: destination, isAlone: isAlone))
             case .number(let isInteger):
                 (selected, kind) = ([value.sql], isInteger ? .integer : .double)
             }
@@ -143,17 +202,17 @@ private struct FetchedColumn {
         }
     }
 
-    func value(_ row: [DatabaseValue], store: PersistentStore) -> FetchedValue? {
+    /// The value of the row `statement` stands on, whose columns for this property start at `position`.
+    func value(_ statement: Statement, at position: Int32, entityNames: [Int: String], storeIdentifier: String) -> FetchedValue? {
+        let first = statement.value(at: position)
         switch kind {
-        case .attribute(let type): return AttributeValue(row[0], type: type).map(FetchedValue.attribute)
-        case .integer: return row[0].int64Value.map { .attribute(.integer($0)) }
-        case .double: return row[0].doubleValue.map { .attribute(.double($0)) }
-        case .object(let destination):
-            guard let key = row[0].int64Value else { return nil }
-            let table = store.layout.entity(named: destination)
-            let entity = table?.holdsTableAlone == true ? destination
-                : row[1].int64Value.flatMap { store.layout.entityNamesByNumber[Int($0)] } ?? destination
-            return .object(ObjectID(entityName: entity, storeIdentifier: store.metadata.uuid, key: .permanent(key)))
+        case .attribute(let type): return AttributeValue(first, type: type).map(FetchedValue.attribute)
+        case .integer: return first.int64Value.map { .attribute(.integer($0)) }
+        case .double: return first.doubleValue.map { .attribute(.double($0)) }
+        case .object(let destination, let isAlone):
+            guard let key = first.int64Value else { return nil }
+            let entity = isAlone ? destination : statement.value(at: position + 1).int64Value.flatMap { entityNames[Int($0)] } ?? destination
+            return .object(ObjectID(entityName: entity, storeIdentifier: storeIdentifier, key: .permanent(key)))
         }
     }
 

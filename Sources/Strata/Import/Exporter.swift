@@ -137,12 +137,12 @@ public final class Exporter {
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.includesSubentities = false
         if let identity = try identity(of: entityName) { request.sortDescriptors = [ObjectSortDescriptor(identity.attribute.name)] }
-        let ids = try context.fetchObjectIDs(request)
         let prefetched = try plan(for: entityName).links.filter { $0.kind != .omitted && !silenced.contains($0.id) }.map(\.relationship.name)
         var releaseAt = context.registered.count + Self.batchSize * 4
-        for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
-            let batch = ids[start..<min(start + Self.batchSize, ids.count)].filter { written[$0] == nil }
+        try context.forEachBatchOfObjectIDs(request, batchSize: Self.batchSize) { ids in
+            let batch = ids.filter { written[$0] == nil }
             try writeRecords(of: context.objects(with: batch, entityName: entityName, prefetching: prefetched), in: entityName, to: body)
+            context.releaseUnheldObjects(among: batch)
             // Releasing scans the whole context: only once it has grown by half, so that the scans cost a constant per object.
             if context.registered.count > releaseAt {
                 context.releaseUnheldObjects()

@@ -92,7 +92,7 @@ extension PredicateValue: CustomStringConvertible {
         case .date(let value): "CAST(\(value.timeIntervalSinceReferenceDate), \"NSDate\")"
         case .data(let value): "<\(value.count) bytes>"
         case .uuid(let value): "\"\(value.uuidString)\""
-        case .objectID(let id): "\"\(id.uriRepresentation().absoluteString)\""
+        case .objectID(let id): "\"\(id.uriString)\""
         case .array(let values): "{" + values.map(\.description).joined(separator: ", ") + "}"
         }
     }

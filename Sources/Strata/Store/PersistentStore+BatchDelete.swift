@@ -71,6 +71,7 @@ private struct BatchDeleteRun {
     private let tables: [String]
     /// The entity of each table's rows when the table holds one entity alone, else the root's.
     private let tableEntities: [String: (name: String, alone: Bool)]
+    private let entityNames: [Int: String]
 
     init(store: PersistentStore) {
         self.store = store
@@ -78,6 +79,7 @@ private struct BatchDeleteRun {
         var tableEntities: [String: (name: String, alone: Bool)] = [:]
         for entity in store.layout.entities where entity.superNumber == 0 { tableEntities[entity.tableName] = (entity.name, entity.holdsTableAlone) }
         self.tableEntities = tableEntities
+        entityNames = store.layout.entityNamesByNumber
     }
 
     func doomed(_ table: String) -> String { "temp.strata_doomed_\(table)" }
@@ -259,7 +261,7 @@ private struct BatchDeleteRun {
     /// The row of `table` whose `Z_PK` and `Z_ENT` are `row`'s first two values.
     private func reference(table: String, _ row: [DatabaseValue]) -> RowReference {
         let owner = tableEntities[table]
-        let name = owner?.alone == true ? owner?.name : store.layout.entityNamesByNumber[Int(row[1].int64Value ?? 0)] ?? owner?.name
+        let name = owner?.alone == true ? owner?.name : entityNames[Int(row[1].int64Value ?? 0)] ?? owner?.name
         return RowReference(entityName: name ?? table, primaryKey: row[0].int64Value ?? 0)
     }
 

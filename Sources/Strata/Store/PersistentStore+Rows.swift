@@ -219,9 +219,15 @@ extension PersistentStore {
     /// the destination's key column (one-to-many, in `Z_FOK_` order when ordered) or the join
     /// table (many-to-many, in key order).
     public func toManyReferences(_ entityName: String, _ relationship: String, primaryKey: Int64) throws -> [RowReference] {
-        try toManyRows(entityName, relationship, owners: [primaryKey], readsValues: false)[primaryKey]?.map {
-            RowReference(entityName: $0.entityName, primaryKey: $0.primaryKey)
-        } ?? []
+        try toManyReferences(entityName, relationship, primaryKeys: [primaryKey])[primaryKey] ?? []
+    }
+
+    /// ``toManyReferences(_:_:primaryKey:)`` for each of the rows `primaryKeys`, in one query;
+    /// a row that holds none is left out.
+    public func toManyReferences(_ entityName: String, _ relationship: String, primaryKeys: [Int64]) throws -> [Int64: [RowReference]] {
+        try toManyRows(entityName, relationship, owners: primaryKeys, readsValues: false).mapValues { rows in
+            rows.map { RowReference(entityName: $0.entityName, primaryKey: $0.primaryKey) }
+        }
     }
 
     /// The members of the to-many `relationship` of each of the rows `owners`, in one query:

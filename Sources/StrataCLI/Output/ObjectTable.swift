@@ -25,23 +25,94 @@ enum ObjectTable {
         for path in paths {
             try model.checkKeyPath(path, from: entity)
         }
-        var request = request
-        request.fetchBatchSize = batchSize
-        let context = ObjectContext(store: store, name: "strata")
         var writer = RowWriter(columns: ["uri"] + keys + includes, format: format)
-        try context.performAndWait {
-            let objects = try context.fetch(request)
-            for start in stride(from: 0, to: objects.count, by: batchSize) {
-                let batch = objects[start..<min(start + batchSize, objects.count)]
-                for object in batch {
-                    var row = [uri(object)]
-                    for path in paths { row.append(try json(of: object, keyPath: path, model: model)) }
-                    writer.write(row)
-                }
-                for object in batch { context.refresh(object, mergeChanges: false) }
-            }
+        if paths.dropLast(includes.count).allSatisfy({ readsInSQL($0, from: entity, model: model) }),
+            includes.allSatisfy({ model.relationship(named: $0, in: entity)?.isToMany == true })
+        {
+            try stream(request, store: store, keys: keys, includes: includes, into: &writer)
+        } else {
+            try writeObjects(request, store: store, paths: paths, into: &writer)
         }
         writer.finish()
+    }
+
+    /// Whether `path` reads a stored attribute or to-one through to-ones, which SQL reads
+    /// without objects.
+    private static func readsInSQL(_ path: [String], from entity: EntityDescription, model: ObjectModel) -> Bool {
+        var current = entity
+        for (index, key) in path.enumerated() {
+            if let attribute = model.attribute(named: key, in: current) { return index == path.count - 1 && !attribute.isTransient }
+            guard let relationship = model.relationship(named: key, in: current), !relationship.isToMany, !relationship.isTransient,
+                let destination = model.entity(named: relationship.destinationEntityName)
+            else { return false }
+            current = destination
+        }
+        return true
+    }
+
+    /// Prints the rows as SQLite reads them, without objects: the first row at once, in
+    /// bounded memory. The members of `includes` are read a batch of rows at a time.
+    private static func stream(_ request: FetchRequest, store: PersistentStore, keys: [String], includes: [String], into writer: inout RowWriter) throws {
+        var dictionary = request
+        dictionary.resultType = .dictionary
+        // Aliases, since a key may be selected twice and "self" may also be an attribute's name.
+        dictionary.propertiesToFetch = [.keyPath("self", as: "0")] + keys.enumerated().map { .keyPath($1, as: "\($0 + 1)") }
+        var waiting: [(key: Int64, row: [JSONValue])] = []
+        func writeWaiting(_ writer: inout RowWriter) throws {
+            let members = try includes.map { try store.toManyReferences(request.entityName, $0, primaryKeys: waiting.map(\.key)) }
+            for (key, row) in waiting {
+                writer.write(row + members.map { references in
+                    .array((references[key] ?? []).map {
+                        uri(ObjectID(entityName: $0.entityName, storeIdentifier: store.metadata.uuid, key: .permanent($0.primaryKey)))
+                    })
+                })
+            }
+            waiting.removeAll(keepingCapacity: true)
+        }
+        try store.forEachDictionary(dictionary) { values in
+            let row = values.map(json)
+            guard !includes.isEmpty, case .object(let id)? = values[0], let key = id.primaryKey else {
+                writer.write(row)
+                return
+            }
+            waiting.append((key, row))
+            if waiting.count == batchSize { try writeWaiting(&writer) }
+        }
+        if !waiting.isEmpty { try writeWaiting(&writer) }
+    }
+
+    /// Prints the rows through objects, a batch at a time: for key paths SQL cannot read
+    /// (through or to to-manys, transient attributes).
+    private static func writeObjects(_ request: FetchRequest, store: PersistentStore, paths: [[String]], into writer: inout RowWriter) throws {
+        let context = ObjectContext(store: store, name: "strata")
+        try context.performAndWait {
+            try context.forEachBatchOfObjectIDs(request, batchSize: batchSize) { ids in
+                // Each entity's rows are read in one query: sub-entities' objects apart.
+                var objects: [ObjectID: ManagedObject] = [:]
+                for (entityName, members) in Dictionary(grouping: ids, by: \.entityName) {
+                    for object in try context.objects(with: members, entityName: entityName, prefetching: request.relationshipKeyPathsForPrefetching) {
+                        objects[object.objectID] = object
+                    }
+                }
+                for id in ids {
+                    guard let object = objects[id] else { continue }
+                    var row = [uri(object)]
+                    for path in paths { row.append(try json(of: object, keyPath: path, model: store.model)) }
+                    writer.write(row)
+                }
+                objects = [:]
+                context.releaseUnheldObjects(among: ids)
+            }
+        }
+    }
+
+    /// A fetched value as JSON: attributes by their type, objects as their URI.
+    private static func json(_ value: FetchedValue?) -> JSONValue {
+        switch value {
+        case .attribute(let value)?: ValueFormatting.json(value)
+        case .object(let id)?: uri(id)
+        case nil: .null
+        }
     }
 
     /// The value at `keyPath` as JSON: attributes by their type, objects as their URI.
@@ -63,6 +134,10 @@ enum ObjectTable {
     }
 
     private static func uri(_ object: ManagedObject) -> JSONValue {
-        .string(object.objectID.uriRepresentation().absoluteString)
+        uri(object.objectID)
+    }
+
+    private static func uri(_ id: ObjectID) -> JSONValue {
+        .string(id.uriString)
     }
 }

@@ -2,13 +2,20 @@ import Foundation
 import Strata
 
 /// Prints rows of named values as `fetch` and `query` do, in any ``RowFormat``, as they come:
-/// JSON, NDJSON and CSV go out in chunks while rows are still being read; a table waits for
-/// its last row to align its columns.
+/// JSON, NDJSON and CSV go out in chunks while rows are still being read; a table sizes its
+/// columns to its first ``rowsSizingTable`` rows, then prints every row as it comes.
 struct RowWriter {
+    /// The rows a table waits for to size its columns; a wider cell after them pushes its
+    /// row's next cells along.
+    static let rowsSizingTable = 1000
+
     let columns: [String]
     let format: RowFormat
     private var table: TextTable?
-    private var pending = ""
+    /// The table's column widths, once sized.
+    private var widths: [Int]?
+    /// The UTF-8 bytes written and not flushed yet.
+    private var pending: [UInt8] = []
     private var rowCount = 0
 
     init(columns: [String], format: RowFormat) {
@@ -16,7 +23,7 @@ struct RowWriter {
         self.format = format
         switch format {
         case .table: table = TextTable(header: columns)
-        case .csv: pending = columns.map(Self.csvField).joined(separator: ",") + "\r\n"
+        case .csv: emit(columns.map(Self.csvField).joined(separator: ",") + "\r\n")
         case .json, .ndjson: break
         }
     }
@@ -26,32 +33,58 @@ struct RowWriter {
         defer { rowCount += 1 }
         switch format {
         case .table:
-            table?.append(row.map(Self.cellText))
+            let cells = row.map(Self.cellText)
+            if let widths {
+                emit(TextTable.line(cells, widths: widths))
+                emit("\n")
+            } else {
+                table?.append(cells)
+                if table?.rows.count == Self.rowsSizingTable { printSizedTable() }
+            }
         case .json:
-            pending += rowCount == 0 ? "[\n  " : ",\n  "
-            JSONWriter.append(object(row), to: &pending, pretty: true, level: 2)
+            var text = rowCount == 0 ? "[\n  " : ",\n  "
+            JSONWriter.append(object(row), to: &text, pretty: true, level: 2)
+            emit(text)
         case .ndjson:
-            JSONWriter.append(object(row), to: &pending, pretty: false)
-            pending += "\n"
+            var text = ""
+            JSONWriter.append(object(row), to: &text, pretty: false)
+            emit(text)
+            emit("\n")
         case .csv:
-            pending += row.map { Self.csvField(Self.csvText($0)) }.joined(separator: ",") + "\r\n"
+            for (index, value) in row.enumerated() {
+                if index > 0 { pending.append(UInt8(ascii: ",")) }
+                emit(Self.csvField(Self.csvText(value)))
+            }
+            emit("\r\n")
         }
-        if pending.utf8.count >= 1 << 16 { flush() }
+        if pending.count >= 1 << 16 { flush() }
     }
 
     /// Ends the output: the table, or the JSON array's end.
     mutating func finish() {
         switch format {
-        case .table: pending += (table?.rendered ?? "") + "\n"
-        case .json: pending += rowCount == 0 ? "[]\n" : "\n]\n"
+        case .table: if widths == nil { printSizedTable() }
+        case .json: emit(rowCount == 0 ? "[]\n" : "\n]\n")
         case .ndjson, .csv: break
         }
         flush()
     }
 
+    /// Prints the rows held so far with the columns sized to them; later rows follow those sizes.
+    private mutating func printSizedTable() {
+        guard let table else { return }
+        widths = table.widths
+        emit(table.rendered + "\n")
+        self.table?.rows = []
+    }
+
+    private mutating func emit(_ text: String) {
+        pending.append(contentsOf: text.utf8)
+    }
+
     private mutating func flush() {
-        FileHandle.standardOutput.write(Data(pending.utf8))
-        pending = ""
+        FileHandle.standardOutput.write(Data(pending))
+        pending.removeAll(keepingCapacity: true)
     }
 
     private func object(_ row: [JSONValue]) -> JSONValue {
@@ -61,14 +94,15 @@ struct RowWriter {
     /// A cell of the aligned table: one line, nil as NULL as `sqlite3` shows it.
     private static func cellText(_ value: JSONValue) -> String {
         if case .null = value.kind { return "NULL" }
-        return csvText(value).replacingOccurrences(of: "\n", with: "\\n")
+        let text = csvText(value)
+        return text.utf8.contains(10) ? text.replacingOccurrences(of: "\n", with: "\\n") : text
     }
 
     /// The value as plain text: strings unquoted, nil empty, a list's items separated by spaces.
     private static func csvText(_ value: JSONValue) -> String {
         switch value.kind {
         case .null: ""
-        case .string(let text): text
+        case .string(let text), .number(let text): text
         case .array(let values): values.map(csvText).joined(separator: " ")
         default: JSONWriter.string(from: value, pretty: false)
         }

@@ -65,7 +65,7 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
                 switch row[name] {
                 case nil: .null
                 case .attribute(let value)?: ValueFormatting.json(value)
-                case .object(let id)?: .string(id.uriRepresentation().absoluteString)
+                case .object(let id)?: .string(id.uriString)
                 }
             })
         }
