@@ -375,7 +375,7 @@ extension AttributeValue {
         }
     }
 
-    fileprivate static func fits(_ value: AttributeValue, _ type: AttributeType) -> Bool {
+    static func fits(_ value: AttributeValue, _ type: AttributeType) -> Bool {
         switch (value, type) {
         case (.integer(let integer), _) where type.isInteger: AttributeValue.integerRange(of: type).contains(integer)
         case (.double, .double), (.double, .float), (.decimal, .decimal), (.string, .string), (.boolean, .boolean),

@@ -1,0 +1,203 @@
+extension ObjectContext {
+    // MARK: - Deleting
+
+    /// Runs `request` on the store in one transaction, as SQL, reading no object (see
+    /// ``BatchDeleteRequest`` for the rules it keeps). Each deletion is logged with `reason`
+    /// as ``delete(matching:reason:activity:)`` logs it, when the log's level shows it.
+    ///
+    /// `shouldCommit`, when given, sees what was deleted before the transaction commits; when it
+    /// returns `false`, the deletion is rolled back and `CancellationError` thrown (a command
+    /// that asks before it deletes).
+    ///
+    /// Afterwards this context and those that merge its saves know what changed: deleted
+    /// objects leave them, and objects whose relationships lost members read their rows
+    /// again. Unsaved changes of this context are not saved, and do not change what is deleted.
+    ///
+    /// ```swift
+    /// var request = BatchDeleteRequest(entityName: "Author", predicate: try ObjectPredicate(format: "books.@count == 0"))
+    /// request.resultType = .objectIDs
+    /// let gone = try context.execute(request, reason: "authors without books").deletedObjectIDs
+    /// ```
+    ///
+    /// - Throws: what ``fetch(_:)`` throws for the request; ``ContextError/deleteDenied(object:relationship:count:)``
+    ///   for a Deny rule and ``ContextError/validation(_:)`` for a required to-one a Nullify
+    ///   would clear, with nothing deleted; ``FetchRequestError`` on a child context, whose
+    ///   parent would not know; ``ContextError/store(_:)`` when the store fails.
+    @discardableResult
+    public func execute(
+        _ request: BatchDeleteRequest, reason: String? = nil, activity: EntityActivityLog? = nil,
+        shouldCommit: ((BatchDeleteResult) -> Bool)? = nil
+    ) throws -> BatchDeleteResult {
+        assertOnQueue()
+        try requireStoreContext("a batch delete")
+        let plan = try FetchPlan(request.fetchRequest, store: store)
+        let log = activity ?? defaultCleanupLog
+        let collects = request.resultType == .objectIDs || !registered.isEmpty || hasDidSaveListeners
+        let logsRows: (([RowReference]) throws -> Void)? = logsDeletions(log)
+            ? { [self] rows in try logDeletions(of: rows, reason: reason, log: log) } : nil
+        let deletion: PersistentStore.BatchDeletion
+        do {
+            deletion = try store.withConnection {
+                try store.database.inTransaction {
+                    let deletion = try store.deleteRows(plan, collectsReferences: collects, willDelete: logsRows)
+                    if let shouldCommit, !shouldCommit(result(of: deletion, for: request)) { throw CancellationError() }
+                    return deletion
+                }
+            }
+        } catch let refusal as PersistentStore.BatchDeleteRefusal {
+            switch refusal {
+            case .denied(let row, let relationship, let count):
+                throw ContextError.deleteDenied(object: objectID(for: row), relationship: relationship, count: count)
+            case .required(let row, let relationship):
+                throw ContextError.validation([ValidationFailure(object: objectID(for: row), property: relationship, reason: "is required")])
+            }
+        } catch let error as DatabaseError {
+            throw ContextError.store(String(describing: error))
+        }
+        if collects {
+            announceBatchChanges(inserted: [], updated: deletion.updated.map(objectID(for:)), deleted: deletion.deleted.map(objectID(for:)))
+        }
+        return result(of: deletion, for: request)
+    }
+
+    private func result(of deletion: PersistentStore.BatchDeletion, for request: BatchDeleteRequest) -> BatchDeleteResult {
+        BatchDeleteResult(
+            matchedCounts: deletion.matchedCounts, cascadedCounts: deletion.cascadedCounts,
+            deletedObjectIDs: request.resultType == .objectIDs ? deletion.deleted.map(objectID(for:)) : [])
+    }
+
+    /// Whether `log` shows the deletions of any entity of the model.
+    private func logsDeletions(_ log: EntityActivityLog) -> Bool {
+        let shown = log.logger.logLevel
+        return model.entities.contains { log.level(for: $0.name).loggerLevel >= shown }
+    }
+
+    /// Logs the deletion of `rows`, read from the store before they go.
+    private func logDeletions(of rows: [RowReference], reason: String?, log: EntityActivityLog) throws {
+        let byEntity = Dictionary(grouping: rows, by: \.entityName)
+        for (entityName, rows) in byEntity.sorted(by: { $0.key < $1.key }) {
+            guard let entity = model.entity(named: entityName), log.level(for: entityName).loggerLevel >= log.logger.logLevel else { continue }
+            let snapshots = try store.rows(entityName, where: "Z_PK IN (SELECT value FROM json_each(?))", [.keyList(rows.map(\.primaryKey))])
+            for snapshot in snapshots {
+                let values = values(of: snapshot, for: entity)
+                let description = activityDescription(of: entity) { name in
+                    if case .attribute(let value)? = values[name] { return value }
+                    return nil
+                }
+                log.record("Deleting \(description)\(reason.map { ": \($0)" } ?? "")", entity: entityName)
+            }
+        }
+    }
+}
+
+extension ObjectContext {
+    // MARK: - Updating
+
+    /// Runs `request` on the store in one statement, reading no object (see
+    /// ``BatchUpdateRequest``). Afterwards this context and those that merge its saves read
+    /// the changed objects they hold again.
+    ///
+    /// - Throws: ``BatchRequestError`` for an unknown attribute, a value of the wrong type or
+    ///   a required attribute cleared; what ``fetch(_:)`` throws for the request;
+    ///   ``FetchRequestError`` on a child context; ``ContextError/store(_:)`` when the store
+    ///   fails (a uniqueness constraint, say), with nothing changed.
+    @discardableResult
+    public func execute(_ request: BatchUpdateRequest) throws -> BatchWriteResult {
+        assertOnQueue()
+        try requireStoreContext("a batch update")
+        let plan = try FetchPlan(request.fetchRequest, store: store)
+        var values: [String: DatabaseValue] = [:]
+        for (name, value) in request.propertiesToUpdate {
+            values[name] = try storedValue(value, for: name, of: plan.entity, in: "\(plan.entity.name) batch update")
+        }
+        guard !values.isEmpty else { throw BatchRequestError("a batch update of \(plan.entity.name) needs at least one attribute to set") }
+        let collects = request.returnsObjectIDs || !registered.isEmpty || hasDidSaveListeners
+        let (count, rows) = try writingToStore { try store.updateRows(plan, values: values, collectsReferences: collects) }
+        let updated = rows.map(objectID(for:))
+        if collects { announceBatchChanges(inserted: [], updated: updated, deleted: []) }
+        return BatchWriteResult(count: count, objectIDs: request.returnsObjectIDs ? updated : [])
+    }
+
+    // MARK: - Inserting
+
+    /// Runs `request` on the store in one transaction, one prepared statement for every row,
+    /// making no object (see ``BatchInsertRequest``). The contexts that merge this context's
+    /// saves hear of the new objects.
+    ///
+    /// - Throws: ``BatchRequestError`` naming the object (by position), attribute and value at
+    ///   fault, with nothing inserted; ``StoreError/unknownEntity(path:name:known:)``;
+    ///   ``FetchRequestError`` on a child context; ``ContextError/store(_:)`` when the store
+    ///   fails (a uniqueness constraint, say), with nothing inserted.
+    @discardableResult
+    public func execute(_ request: BatchInsertRequest) throws -> BatchWriteResult {
+        assertOnQueue()
+        try requireStoreContext("a batch insert")
+        guard let entity = model.entity(named: request.entityName) else {
+            throw StoreError.unknownEntity(path: store.path, name: request.entityName, known: model.entities.map(\.name).sorted())
+        }
+        guard !entity.isAbstract else { throw BatchRequestError("\(entity.name) is abstract: insert objects of a sub-entity") }
+        let attributes = model.allAttributes(of: entity).filter { !$0.isTransient }
+        let defaults = attributes.map { $0.defaultAttributeValue?.databaseValue ?? .null }
+        let positions = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
+        var rows: [[DatabaseValue]] = []
+        rows.reserveCapacity(request.objects.count)
+        for (index, object) in request.objects.enumerated() {
+            var row = defaults
+            for (name, value) in object {
+                guard let position = positions[name] else {
+                    throw BatchRequestError("\(entity.name) object \(index + 1): \(entity.name) has no stored attribute '\(name)'")
+                }
+                row[position] = try storedValue(value, for: name, of: entity, in: "\(entity.name) object \(index + 1)")
+            }
+            if let missing = attributes.indices.first(where: { !attributes[$0].isOptional && row[$0] == .null }) {
+                throw BatchRequestError("\(entity.name) object \(index + 1): \(attributes[missing].name): is required")
+            }
+            rows.append(row)
+        }
+        let keys = try writingToStore { try store.insertRows(entity.name, attributes: attributes.map(\.name), rows: rows) }
+        let collects = request.returnsObjectIDs || hasDidSaveListeners
+        let inserted = collects ? keys.map { $0.map { permanentID(entityName: entity.name, primaryKey: $0) } } ?? [] : []
+        if hasDidSaveListeners { announceBatchChanges(inserted: inserted, updated: [], deleted: []) }
+        return BatchWriteResult(count: rows.count, objectIDs: request.returnsObjectIDs ? inserted : [])
+    }
+
+    // MARK: - Support
+
+    private func requireStoreContext(_ what: String) throws {
+        guard parent == nil else { throw FetchRequestError("\(what) runs on a context of the store; this context has a parent, which would not know") }
+    }
+
+    /// `value` as the store holds it for the attribute `name` of `entity`, checked.
+    private func storedValue(_ value: AttributeValue?, for name: String, of entity: EntityDescription, in what: String) throws -> DatabaseValue {
+        guard let attribute = model.allAttributes(of: entity).first(where: { $0.name == name }), !attribute.isTransient else {
+            throw BatchRequestError("\(what): \(entity.name) has no stored attribute '\(name)'")
+        }
+        guard let value else {
+            if !attribute.isOptional { throw BatchRequestError("\(what): \(name): is required") }
+            return .null
+        }
+        guard AttributeValue.fits(value, attribute.type) else {
+            throw BatchRequestError("\(what): \(name): \(value.displayText) is not a \(attribute.type.rawValue) value")
+        }
+        return value.databaseValue
+    }
+
+    /// Runs `body` in a transaction on the store, a database failure becoming ``ContextError/store(_:)``.
+    private func writingToStore<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try store.withConnection { try store.database.inTransaction(body) }
+        } catch let error as DatabaseError {
+            throw ContextError.store(String(describing: error))
+        }
+    }
+
+    /// Tells this context and those that merge its saves what a batch request changed in SQL:
+    /// deleted objects leave, updated ones read their rows again.
+    private func announceBatchChanges(inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID]) {
+        let notification = ContextDidSave(
+            contextName: name, insertedObjectIDs: Set(inserted), updatedObjectIDs: Set(updated), deletedObjectIDs: Set(deleted),
+            permanentIDs: [:], savedObjects: [:], source: ObjectIdentifier(self))
+        merge(notification)
+        announce(notification)
+    }
+}

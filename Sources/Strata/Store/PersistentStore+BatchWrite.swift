@@ -1,0 +1,65 @@
+extension PersistentStore {
+    /// Inserts one row of `entityName` per element of `rows`, each the values of `attributes`
+    /// in order, under keys handed out at once (rising in row order), at version 1: one
+    /// prepared statement bound by position, no object made. Call it inside a transaction.
+    ///
+    /// - Returns: the keys of the rows, or `nil` when `rows` is empty.
+    func insertRows(_ entityName: String, attributes: [String], rows: [[DatabaseValue]]) throws -> ClosedRange<Int64>? {
+        guard !rows.isEmpty else { return nil }
+        let entity = try layoutEntity(entityName)
+        let columns = try attributes.map { name in
+            guard let column = entity.attributeColumns[name] else {
+                throw StoreError.unknownProperty(path: path, entity: entityName, property: name, known: entity.attributeColumns.keys.sorted())
+            }
+            return column
+        }
+        let keys = try allocatePrimaryKeys(for: entityName, count: rows.count)
+        let statement = try database.cachedStatement("""
+            INSERT INTO \(entity.tableName) (Z_PK, Z_ENT, Z_OPT\(columns.map { ", " + $0 }.joined())) \
+            VALUES (?, \(entity.number), 1\(String(repeating: ", ?", count: columns.count)))
+            """)
+        var arguments: [DatabaseValue] = []
+        arguments.reserveCapacity(columns.count + 1)
+        for (key, row) in zip(keys, rows) {
+            arguments.removeAll(keepingCapacity: true)
+            arguments.append(.integer(key))
+            arguments.append(contentsOf: row)
+            try statement.execute(arguments)
+        }
+        return keys
+    }
+
+    /// Sets the attributes `values` names (by attribute name) on every row `plan` selects (its
+    /// sort, offset and limit apply), and moves each row's `Z_OPT` on, in one statement.
+    ///
+    /// - Returns: how many rows changed, and which when `collectsReferences`.
+    func updateRows(_ plan: FetchPlan, values: [String: DatabaseValue], collectsReferences: Bool) throws -> (count: Int, rows: [RowReference]) {
+        var plan = plan
+        let entity = plan.table
+        var assignments: [String] = []
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard let column = entity.attributeColumns[name] else {
+                throw StoreError.unknownProperty(path: path, entity: entity.name, property: name, known: entity.attributeColumns.keys.sorted())
+            }
+            // Numbered after the predicate's parameters, as every value the plan binds.
+            assignments.append("\(column) = \(plan.bind(value))")
+        }
+        var selection = "SELECT t0.Z_PK FROM \(entity.tableName) t0 WHERE \(plan.condition)"
+        if plan.request.fetchLimit > 0 || plan.request.fetchOffset > 0 || !plan.sortKeys.isEmpty {
+            selection += " \(plan.orderBy) LIMIT \(plan.bind(.integer(Int64(plan.request.fetchLimit > 0 ? plan.request.fetchLimit : -1))))"
+            selection += " OFFSET \(plan.bind(.integer(Int64(plan.request.fetchOffset))))"
+        }
+        let sql = "UPDATE \(entity.tableName) SET \((assignments + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")) "
+            + "WHERE Z_PK IN (\(selection))" + (collectsReferences ? " RETURNING Z_PK, Z_ENT" : "")
+        let statement = try database.cachedStatement(sql)
+        guard collectsReferences else {
+            try statement.execute(plan.arguments)
+            return (database.changedRowCount, [])
+        }
+        let names = layout.entityNamesByNumber
+        let rows = try statement.rows(plan.arguments).map { row in
+            RowReference(entityName: entity.holdsTableAlone ? entity.name : names[Int(row[1].int64Value ?? 0)] ?? entity.name, primaryKey: row[0].int64Value ?? 0)
+        }
+        return (rows.count, rows)
+    }
+}
