@@ -39,6 +39,7 @@ extension LuaError {
         switch error {
         case is PredicateSyntaxError, is PredicateKeyError, is PredicateCompileError: "predicate"
         case is FetchRequestError: "fetch"
+        case is BatchRequestError: "batch"
         case let error as ContextError:
             switch error {
             case .validation: "validation"

@@ -4,7 +4,8 @@ import Strata
 
 // A context in Lua: `ctx:fetch("Book", "rating > %@", 4)`, `ctx:each(…)`, `ctx:first`,
 // `ctx:count`, `ctx:any`, `ctx:query`, `ctx:create`, `ctx:fetch_or_create`, `ctx:delete`,
-// `ctx:save`, `ctx:rollback`, `ctx:refresh`, `ctx:has_changes` and `ctx:transaction(fn)`.
+// `ctx:save`, `ctx:rollback`, `ctx:refresh`, `ctx:has_changes` and `ctx:transaction(fn)`;
+// the batch requests are in `LuaState+Batch.swift`.
 
 /// A context as Lua holds it, with the transactions open on it.
 final class LuaContext {
@@ -141,6 +142,9 @@ extension LuaState {
                 try lua.context.performAndWait { try lua.context.delete(object, reason: reason) }
                 return 0
             },
+            "batch_delete": { [unowned self] call, lua in try self.batchDelete(call, lua) },
+            "batch_update": { [unowned self] call, lua in try self.batchUpdate(call, lua) },
+            "batch_insert": { [unowned self] call, lua in try self.batchInsert(call, lua) },
             "save": { _, lua in
                 try lua.save()
                 return 0
@@ -226,23 +230,24 @@ extension LuaState {
         return name
     }
 
-    /// The fetch request of a call `(ctx, entity, [format, arguments… | options])`: options are
-    /// `where`, `args`, `sort` (`{"name", "-order"}`), `limit` and `offset`.
-    func request(_ call: LuaCall, in context: ObjectContext) throws -> FetchRequest {
+    /// The fetch request of a call `(ctx, entity, [format, arguments… | options])`, the format
+    /// or options at `index`: options are `where`, `args`, `sort` (`{"name", "-order"}`),
+    /// `limit` and `offset`.
+    func request(_ call: LuaCall, in context: ObjectContext, predicateAt index: Int32 = 3) throws -> FetchRequest {
         var request = FetchRequest(entityName: try entityName(call, at: 2, in: context))
-        if lua_type(L, 3) == LUA_TTABLE {
-            if let format = try field("where", of: 3, call: call, as: { try call.string(at: $0) }) {
-                let arguments = try field("args", of: 3, call: call, as: { try self.predicateArguments(call, inTableAt: $0) }) ?? []
+        if lua_type(L, index) == LUA_TTABLE {
+            if let format = try field("where", of: index, call: call, as: { try call.string(at: $0) }) {
+                let arguments = try field("args", of: index, call: call, as: { try self.predicateArguments(call, inTableAt: $0) }) ?? []
                 request.predicate = try ObjectPredicate(format: format, arguments: arguments)
             }
-            request.sortDescriptors = try field("sort", of: 3, call: call, as: { index in
-                try self.strings(call, inTableAt: index, label: "sort").map { try ObjectSortDescriptor(parsing: $0) }
+            request.sortDescriptors = try field("sort", of: index, call: call, as: { position in
+                try self.strings(call, inTableAt: position, label: "sort").map { try ObjectSortDescriptor(parsing: $0) }
             }) ?? []
-            request.fetchLimit = Int(try field("limit", of: 3, call: call, as: { try call.integer(at: $0) }) ?? 0)
-            request.fetchOffset = Int(try field("offset", of: 3, call: call, as: { try call.integer(at: $0) }) ?? 0)
-        } else if !call.isNil(at: 3) {
-            let format = try call.string(at: 3)
-            let arguments = try (4...max(4, call.count)).filter { $0 <= call.count }.map { try predicateArgument(call, at: $0) }
+            request.fetchLimit = Int(try field("limit", of: index, call: call, as: { try call.integer(at: $0) }) ?? 0)
+            request.fetchOffset = Int(try field("offset", of: index, call: call, as: { try call.integer(at: $0) }) ?? 0)
+        } else if !call.isNil(at: index) {
+            let format = try call.string(at: index)
+            let arguments = try ((index + 1)...max(index + 1, call.count)).filter { $0 <= call.count }.map { try predicateArgument(call, at: $0) }
             request.predicate = try ObjectPredicate(format: format, arguments: arguments)
         }
         return request

@@ -59,6 +59,27 @@ import Testing
         ctx:save()
         """
 
+    @Test func batchRequestsWriteInSQLAndTheContextSeesWhatTheyDid() throws {
+        let fixture = try Fixture()
+        try fixture.run(Self.seed)
+        let results = try fixture.run("""
+            local dune = ctx:first("Book", "name == 'Dune'")
+            local inserted = ctx:batch_insert("Book", {{name = "Emma", order = 20}, {name = "Ulysses", order = 21, rating = 5}})
+            local updated = ctx:batch_update("Book", {rating = 1.5}, "order >= %@", 9)
+            local deleted = ctx:batch_delete("Book", {where = "name == %@", args = {"Shore"}})
+            return inserted, updated, deleted, dune.rating, ctx:count("Book"), ctx:count("Page"), ctx:has_changes()
+            """)
+        // Shore takes its three pages with it (Cascade).
+        #expect(results == [2, 3, 4, 1.5, 5, 3, false])
+        #expect(try fixture.savedBookNames() == ["Dune", "Earthsea", "Emma", "Tombs", "Ulysses"])
+        #expect {
+            try fixture.run("ctx:batch_insert('Book', {{order = 1}})")
+        } throws: { error in
+            (error as? LuaError)?.message.hasSuffix("Book object 1: name: is required") == true && (error as? LuaError)?.code == "batch"
+        }
+        #expect(try fixture.savedBookNames().count == 5)
+    }
+
     @Test func scriptsCreateFetchAndSave() throws {
         let fixture = try Fixture()
         try fixture.run(Self.seed)

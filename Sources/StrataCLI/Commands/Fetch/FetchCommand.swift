@@ -12,9 +12,10 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
             attributes (or those --select names) and its to-one relationships as the \
             destination object's URI; --include adds to-many relationships as lists of URIs. \
             Objects of sub-entities are included unless the predicate says otherwise. Sort keys read KEY, KEY:desc or KEY:nocase; key paths may go through to-one \
-            relationships (author.name). The store is opened read-only. JSON, NDJSON and CSV \
-            are printed as objects are read, so an error part-way (exit status not 0) leaves \
-            the rows printed before it.
+            relationships (author.name). The store is opened read-only. Rows are printed as \
+            SQLite reads them, the first at once and in bounded memory whatever the number \
+            of objects (a table's columns are sized to its first 1,000 rows), so an error \
+            part-way (exit status not 0) leaves the rows printed before it.
             """)
 
     @OptionGroup var options: StoreOptions

@@ -14,7 +14,9 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
             (DKDBManager's deleteAllEntities). The model's delete rules apply: Cascade deletes \
             the related objects too, Nullify takes the deleted objects out of their relations, \
             and a Deny rule that still holds objects stops the command (exit status 3) with \
-            nothing deleted. Everything is saved in one transaction, or nothing is.
+            nothing deleted, as does a Nullify that would leave a required to-one empty. \
+            The deletion runs in SQL, as set operations, without reading the objects; \
+            everything is saved in one transaction, or nothing is.
 
             Prints what was deleted, by entity: "deleted 3 Book, 7 Page (cascade)". Each \
             deletion is logged with --reason ("Deleting Book { ... }: REASON"): at info level \
