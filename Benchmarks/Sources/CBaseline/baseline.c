@@ -164,6 +164,14 @@ int baseline_update_scores(const char *path, char *error, int error_size) {
     return finish(db, rc, statements, 2, error, error_size);
 }
 
+int baseline_exec(const char *path, const char *sql, char *error, int error_size) {
+    sqlite3 *db = NULL;
+    int rc = open_store(path, &db, error, error_size);
+    if (rc == 0) rc = exec(db, "BEGIN IMMEDIATE", error, error_size);
+    if (rc == 0) rc = exec(db, sql, error, error_size);
+    return finish(db, rc, NULL, 0, error, error_size);
+}
+
 int baseline_upsert(const char *path, const baseline_person *rows, int64_t count, char *error, int error_size) {
     sqlite3 *db = NULL;
     int rc = open_store(path, &db, error, error_size);

@@ -72,7 +72,7 @@ struct CaseResult {
         case .fasterBy(let factor): "≥ \(format(factor))× faster"
         case .none: ""
         }
-        return time + (memoryLimit.map { ", ≤ \($0 / 1_048_576) MB" } ?? "")
+        return ([time] + [memoryLimit.map { "≤ \($0 / 1_048_576) MB" }].compactMap { $0 }).filter { !$0.isEmpty }.joined(separator: ", ")
     }
 }
 

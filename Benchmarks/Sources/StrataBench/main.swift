@@ -24,7 +24,16 @@ struct StrataBench: ParsableCommand {
     @Option(help: "ObjectPredicate fetches in case 3.")
     var fetches = 1_000
 
-    @Flag(help: "A short run: 20,000 people, 100,000 big-import records, 3 rounds.")
+    @Option(help: ArgumentHelp("Numbers of books of cases 12 and 13, comma-separated, smallest first.", valueName: "n,n,…"))
+    var growthSizes = "10000,100000,1000000"
+
+    @Option(help: ArgumentHelp("Numbers of authors of case 14, comma-separated, smallest first.", valueName: "n,n,…"))
+    var scriptSizes = "1000,10000,30000"
+
+    @Option(help: "The Library example's model, which the books of cases 12 to 14 follow.")
+    var libraryModel = "examples/Library/Library.xcdatamodeld"
+
+    @Flag(help: "A short run: 20,000 people, 100,000 big-import records, 3 rounds, growth up to 100,000 books.")
     var quick = false
 
     @Flag(help: "A run that only checks the cases still work (tiny sizes, one round); its times mean nothing.")
@@ -42,12 +51,25 @@ struct StrataBench: ParsableCommand {
     @Option(help: "The sqlite3 shell, for case 8. Default: sqlite3 on PATH.")
     var sqlite3: String?
 
-    @Option(help: "Run only these cases (numbers 1 to 8, comma-separated).")
+    @Option(help: "Run only these cases (numbers 1 to 14, comma-separated).")
     var cases: String?
 
+    private var parsedGrowthSizes: [Int] = []
+    private var parsedScriptSizes: [Int] = []
+
+    private static func sizes(_ text: String) -> [Int]? {
+        let sizes = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 }), sizes == sizes.sorted() else { return nil }
+        return sizes
+    }
+
     mutating func validate() throws {
-        if quick { (rows, bigRows, rounds) = (20_000, 100_000, 3) }
-        if smoke { (rows, bigRows, rounds, fetches) = (500, 2_000, 1, 20) }
+        if quick { (rows, bigRows, rounds, growthSizes, scriptSizes) = (20_000, 100_000, 3, "10000,100000", "1000,10000") }
+        if smoke { (rows, bigRows, rounds, fetches, growthSizes, scriptSizes) = (500, 2_000, 1, 20, "200,1000", "100,300") }
+        guard let sizes = Self.sizes(growthSizes), let scripts = Self.sizes(scriptSizes) else {
+            throw ValidationError("--growth-sizes and --script-sizes take positive numbers, comma-separated, smallest first")
+        }
+        (parsedGrowthSizes, parsedScriptSizes) = (sizes, scripts)
         guard rows >= 2, bigRows >= 1, rounds >= 1, fetches >= 1 else {
             throw ValidationError("--rows must be at least 2, and --big-rows, --rounds and --fetches at least 1")
         }
@@ -65,7 +87,7 @@ struct StrataBench: ParsableCommand {
     }
 
     private var selected: Set<Int> {
-        Set((cases ?? "1,2,3,4,5,6,7,8").split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+        Set((cases ?? (1...14).map(String.init).joined(separator: ",")).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) })
     }
 
     func run() throws {
@@ -104,7 +126,23 @@ struct StrataBench: ParsableCommand {
             let store = try bigStore ?? imports.bigImport(count: bigRows, upsert: nil).store
             return [try InspectCase(rounds: rounds, tools: tools).inspect(store, rows: bigRows)]
         }
-        results.sort { $0.number < $1.number }
+        let batches = BatchCases(bench: bench, rounds: rounds)
+        try measure(9) { [try batches.insert()] }
+        try measure(10) { [try batches.update()] }
+        try measure(11) { [try batches.delete()] }
+        if !selected.isDisjoint(with: [12, 13, 14]), !FileManager.default.fileExists(atPath: libraryModel) {
+            throw ValidationError("--library-model: no model at \(libraryModel); run from the repository's root or name it")
+        }
+        let growth = GrowthCases(bench: bench, tools: tools, sizes: parsedGrowthSizes, scriptSizes: parsedScriptSizes, model: libraryModel)
+        var deletes: [CaseResult] = []
+        try measure(12) {
+            let found = try growth.importAndDelete()
+            deletes = found.filter { $0.number.hasPrefix("13") }
+            return found.filter { $0.number.hasPrefix("12") }
+        }
+        try measure(13) { try deletes.isEmpty ? growth.importAndDelete().filter { $0.number.hasPrefix("13") } : deletes }
+        try measure(14) { try growth.scriptedLookUps() }
+        results.sort { ($0.number.filter(\.isNumber).count, $0.number) < ($1.number.filter(\.isNumber).count, $1.number) }
         printTable(results)
     }
 }

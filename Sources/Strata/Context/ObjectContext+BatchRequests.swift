@@ -106,9 +106,10 @@ extension ObjectContext {
         assertOnQueue()
         try requireStoreContext("a batch update")
         let plan = try FetchPlan(request.fetchRequest, store: store)
+        let attributes = storedAttributes(of: plan.entity)
         var values: [String: DatabaseValue] = [:]
         for (name, value) in request.propertiesToUpdate {
-            values[name] = try storedValue(value, for: name, of: plan.entity, in: "\(plan.entity.name) batch update")
+            values[name] = try storedValue(value, for: attributes[name], named: name, of: plan.entity, in: "\(plan.entity.name) batch update")
         }
         guard !values.isEmpty else { throw BatchRequestError("a batch update of \(plan.entity.name) needs at least one attribute to set") }
         let collects = request.returnsObjectIDs || !registered.isEmpty || hasDidSaveListeners
@@ -139,6 +140,7 @@ extension ObjectContext {
         let attributes = model.allAttributes(of: entity).filter { !$0.isTransient }
         let defaults = attributes.map { $0.defaultAttributeValue?.databaseValue ?? .null }
         let positions = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
+        let required = attributes.indices.filter { !attributes[$0].isOptional }
         var rows: [[DatabaseValue]] = []
         rows.reserveCapacity(request.objects.count)
         for (index, object) in request.objects.enumerated() {
@@ -147,9 +149,9 @@ extension ObjectContext {
                 guard let position = positions[name] else {
                     throw BatchRequestError("\(entity.name) object \(index + 1): \(entity.name) has no stored attribute '\(name)'")
                 }
-                row[position] = try storedValue(value, for: name, of: entity, in: "\(entity.name) object \(index + 1)")
+                row[position] = try storedValue(value, for: attributes[position], named: name, of: entity, in: "\(entity.name) object \(index + 1)")
             }
-            if let missing = attributes.indices.first(where: { !attributes[$0].isOptional && row[$0] == .null }) {
+            if let missing = required.first(where: { row[$0] == .null }) {
                 throw BatchRequestError("\(entity.name) object \(index + 1): \(attributes[missing].name): is required")
             }
             rows.append(row)
@@ -167,11 +169,15 @@ extension ObjectContext {
         guard parent == nil else { throw FetchRequestError("\(what) runs on a context of the store; this context has a parent, which would not know") }
     }
 
-    /// `value` as the store holds it for the attribute `name` of `entity`, checked.
-    private func storedValue(_ value: AttributeValue?, for name: String, of entity: EntityDescription, in what: String) throws -> DatabaseValue {
-        guard let attribute = model.allAttributes(of: entity).first(where: { $0.name == name }), !attribute.isTransient else {
-            throw BatchRequestError("\(what): \(entity.name) has no stored attribute '\(name)'")
-        }
+    private func storedAttributes(of entity: EntityDescription) -> [String: AttributeDescription] {
+        Dictionary(model.allAttributes(of: entity).filter { !$0.isTransient }.map { ($0.name, $0) }) { first, _ in first }
+    }
+
+    /// `value` as the store holds it for `attribute` (`nil`: `entity` has no stored attribute `name`), checked.
+    private func storedValue(
+        _ value: AttributeValue?, for attribute: AttributeDescription?, named name: String, of entity: EntityDescription, in what: String
+    ) throws -> DatabaseValue {
+        guard let attribute else { throw BatchRequestError("\(what): \(entity.name) has no stored attribute '\(name)'") }
         guard let value else {
             if !attribute.isOptional { throw BatchRequestError("\(what): \(name): is required") }
             return .null

@@ -40,6 +40,9 @@ extension PersistentStore {
     func deleteRows(
         _ plan: FetchPlan, collectsReferences: Bool, willDelete: (([RowReference]) throws -> Void)? = nil
     ) throws -> BatchDeletion {
+        if plan.table.holdsTableAlone, model.allRelationships(of: plan.entity).isEmpty {
+            return try deleteUnrelatedRows(plan, collectsReferences: collectsReferences, willDelete: willDelete)
+        }
         var run = BatchDeleteRun(store: self)
         try run.prepare()
         defer { run.dropScratchTables() }
@@ -57,6 +60,33 @@ extension PersistentStore {
         let updated = try run.touchUpdatedRows()
         let deleted = try run.deleteDoomedRows(collecting: collectsReferences, willDelete: willDelete)
         if collectsReferences { (deletion.updated, deletion.deleted) = (updated, deleted) }
+        return deletion
+    }
+}
+
+extension PersistentStore {
+    /// ``deleteRows(_:collectsReferences:willDelete:)`` for an entity with neither relationships
+    /// nor a table shared with other entities: no rule to keep, one statement.
+    private func deleteUnrelatedRows(
+        _ plan: FetchPlan, collectsReferences: Bool, willDelete: (([RowReference]) throws -> Void)?
+    ) throws -> BatchDeletion {
+        var plan = plan
+        let table = plan.table.tableName, name = plan.table.name
+        var selection = "SELECT t0.Z_PK FROM \(table) t0 WHERE \(plan.condition)"
+        let isWindowed = plan.request.fetchLimit > 0 || plan.request.fetchOffset > 0 || !plan.sortKeys.isEmpty
+        if isWindowed {
+            selection += " \(plan.orderBy) LIMIT \(plan.bind(.integer(Int64(plan.request.fetchLimit > 0 ? plan.request.fetchLimit : -1))))"
+            selection += " OFFSET \(plan.bind(.integer(Int64(plan.request.fetchOffset))))"
+        }
+        var deletion = BatchDeletion()
+        if collectsReferences || willDelete != nil {
+            let rows = try database.rows(selection, plan.arguments).map { RowReference(entityName: name, primaryKey: $0[0].int64Value ?? 0) }
+            for start in stride(from: 0, to: rows.count, by: 1000) { try willDelete?(Array(rows[start..<min(start + 1000, rows.count)])) }
+            if collectsReferences { deletion.deleted = rows }
+        }
+        try database.execute(
+            isWindowed ? "DELETE FROM \(table) WHERE Z_PK IN (\(selection))" : "DELETE FROM \(table) AS t0 WHERE \(plan.condition)", plan.arguments)
+        if database.changedRowCount > 0 { deletion.matchedCounts[name] = database.changedRowCount }
         return deletion
     }
 }

@@ -158,6 +158,29 @@ import Testing
         try main.performAndWait { () throws in #expect(try main.existingObject(with: tag).objects(forKey: "books").count == 3) }
     }
 
+    @Test func anEntityWithoutRelationshipsIsDeletedInOneStatementWithTheSameResult() throws {
+        var event = EntityDescription(name: "Event")
+        event.attributes = [AttributeDescription(name: "day", type: .integer64)]
+        let fixture = try LibraryFixture(model: ObjectModel(entities: [event]))
+        let context = fixture.context
+        try context.performAndWait {
+            for day in 1...10 { try context.insert("Event").setValue(day, forKey: "day") }
+            try context.save()
+            let held = try #require(try context.fetch(FetchRequest(entityName: "Event", predicate: try ObjectPredicate(format: "day == 2"))).first)
+            var request = BatchDeleteRequest(entityName: "Event", predicate: try ObjectPredicate(format: "day <= 3"))
+            request.resultType = .objectIDs
+            let result = try context.execute(request)
+            #expect(result.matchedCounts == ["Event": 3] && result.cascadedCounts.isEmpty)
+            #expect(result.deletedObjectIDs.map(\.primaryKey) == [1, 2, 3])
+            #expect(held.managedObjectContext == nil)
+            var last = FetchRequest(entityName: "Event", sortDescriptors: [ObjectSortDescriptor("day", ascending: false)])
+            last.fetchLimit = 2
+            #expect(try context.execute(BatchDeleteRequest(fetchRequest: last)).count == 2)
+        }
+        let days = try fixture.store.database.rows("SELECT ZDAY FROM ZEVENT ORDER BY ZDAY").compactMap { $0[0].int64Value }
+        #expect(days == [4, 5, 6, 7, 8])
+    }
+
     @Test func aChildContextCannotRunABatchDelete() throws {
         let fixture = try seeded()
         let child = ObjectContext(parent: fixture.context)

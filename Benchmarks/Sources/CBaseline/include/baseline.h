@@ -39,6 +39,9 @@ int baseline_fetch_matching(const char *path, const char *const *cities, const i
 /// Adds 1 to every row's score: reads each key and score, then updates the row by key.
 int baseline_update_scores(const char *path, char *error, int error_size);
 
+/// Runs `sql` in one BEGIN IMMEDIATE transaction: a batch request's statement written by hand.
+int baseline_exec(const char *path, const char *sql, char *error, int error_size);
+
 /// Upserts by ZID: updates the row holding a record's id, inserts one when none does.
 int baseline_upsert(const char *path, const baseline_person *rows, int64_t count, char *error, int error_size);
 
