@@ -15,10 +15,10 @@ extension ObjectContext {
             object.isTracked = false
             guard registered[object.objectID] === object else { continue }
             if insertedIDs.contains(object.objectID) {
-                pendingIndex.add(object)
+                if pendingIndex.isActive { pendingIndex.add(object) }
             } else if !object.isListedAsChanged {
                 object.isListedAsChanged = true
-                changedSavedObjects.append(object)
+                changedSavedObjects[ObjectIdentifier(object)] = object
             }
         }
         recentlyChanged.removeAll(keepingCapacity: true)
@@ -27,21 +27,10 @@ extension ObjectContext {
     /// Forgets what was tracked: after a save, a rollback or a reset nothing is pending.
     func clearChangeTracking() {
         for object in recentlyChanged { object.isTracked = false }
-        for object in changedSavedObjects { object.isListedAsChanged = false }
+        for object in changedSavedObjects.values { object.isListedAsChanged = false }
         recentlyChanged = []
-        changedSavedObjects = []
+        changedSavedObjects = [:]
         pendingIndex = PendingIndex()
-    }
-
-    /// Takes the saved objects whose changes were undone out of ``changedSavedObjects``, which
-    /// would otherwise keep them from being let go of.
-    func forgetUnchangedObjects() {
-        absorbChanges()
-        changedSavedObjects.removeAll { object in
-            guard !object.hasChangedValues || registered[object.objectID] !== object else { return false }
-            object.isListedAsChanged = false
-            return true
-        }
     }
 
     /// The inserted objects of `entityNames` that may have `lookup.value` for `lookup.key`, in
@@ -112,6 +101,9 @@ struct PendingIndex {
     private var buckets: [Bucket: [ObjectID]] = [:]
     /// The order in which the indexed objects were inserted.
     private var sequence: [ObjectID: Int] = [:]
+
+    /// Whether any look-up built an index yet.
+    var isActive: Bool { !indexed.isEmpty }
 
     func indexes(_ entityName: String, _ key: String) -> Bool {
         indexed[entityName]?.contains(key) ?? false

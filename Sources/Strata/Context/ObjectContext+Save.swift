@@ -105,8 +105,10 @@ extension ObjectContext {
     ) -> [ObjectIdentifier: [String: PropertyValue]] {
         var unreadToManyChanges: [ObjectIdentifier: [String: PropertyValue]] = [:]
         for object in saved {
-            for (key, value) in object.changedValues where object.committedValues[key] == nil {
-                if case .toManyChanges = value { unreadToManyChanges[ObjectIdentifier(object), default: [:]][key] = value }
+            for (key, value) in object.changedValues {
+                if case .toManyChanges = value, object.committedValues[key] == nil {
+                    unreadToManyChanges[ObjectIdentifier(object), default: [:]][key] = value
+                }
             }
             object.mergeCommitted(object.changedValues)
             object.changedValues = [:]

@@ -66,7 +66,7 @@ public final class ObjectContext: @unchecked Sendable {
     var recentlyChanged: [ManagedObject] = []
     /// Saved objects that may hold unsaved changes: finding the changed objects looks at these,
     /// not at every object held.
-    var changedSavedObjects: [ManagedObject] = []
+    var changedSavedObjects: [ObjectIdentifier: ManagedObject] = [:]
     /// Inserted objects by the values of the attributes fetches look them up by.
     var pendingIndex = PendingIndex()
     /// Objects inserted and deleted again before a save: gone from the context at the save.
@@ -373,7 +373,7 @@ public final class ObjectContext: @unchecked Sendable {
         assertOnQueue()
         absorbChanges()
         // An object the context let go of (inserted after a savepoint it rolled back to) is not its own.
-        return changedSavedObjects.filter { isUpdated($0) && registered[$0.objectID] === $0 }
+        return changedSavedObjects.values.filter { isUpdated($0) && registered[$0.objectID] === $0 }
     }
 
     /// Whether `object` is saved and changed: not inserted, deleted, or inserted and deleted again.
@@ -436,10 +436,16 @@ public final class ObjectContext: @unchecked Sendable {
     /// keeps a pass that changes every object linear.
     public func releaseUnheldObjects(among ids: some Sequence<ObjectID>) {
         assertOnQueue()
-        forgetUnchangedObjects()
+        absorbChanges()
         for id in ids where !id.isTemporary {
             guard var object = registered.removeValue(forKey: id) else { continue }
-            if object.hasChanges || !isKnownUniquelyReferenced(&object) { registered[id] = object }
+            let hasChanges = object.hasChanges
+            // Changes made and undone leave the object listed as changed, which holds it.
+            if !hasChanges, object.isListedAsChanged {
+                object.isListedAsChanged = false
+                changedSavedObjects[ObjectIdentifier(object)] = nil
+            }
+            if hasChanges || !isKnownUniquelyReferenced(&object) { registered[id] = object }
         }
     }
 

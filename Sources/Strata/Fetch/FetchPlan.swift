@@ -111,6 +111,22 @@ struct FetchPlan {
     }
 
     /// Binds `value` as the next parameter and returns its placeholder.
+    /// Whether the request orders or limits what it selects.
+    var isWindowed: Bool {
+        request.fetchLimit > 0 || request.fetchOffset > 0 || !sortKeys.isEmpty
+    }
+
+    /// `SELECT columns FROM … WHERE …`, with the request's order, offset and limit when it is
+    /// windowed: the rows a batch request works on.
+    mutating func selection(of columns: String) -> String {
+        var sql = "SELECT \(columns) FROM \(table.tableName) t0 WHERE \(condition)"
+        if isWindowed {
+            sql += " \(orderBy) LIMIT \(bind(.integer(Int64(request.fetchLimit > 0 ? request.fetchLimit : -1))))"
+            sql += " OFFSET \(bind(.integer(Int64(request.fetchOffset))))"
+        }
+        return sql
+    }
+
     mutating func bind(_ value: DatabaseValue) -> String {
         compiler.arguments.append(value)
         return "?\(compiler.arguments.count)"

@@ -47,12 +47,7 @@ extension PersistentStore {
         try run.prepare()
         defer { run.dropScratchTables() }
         var plan = plan
-        try database.execute("""
-            INSERT INTO \(run.doomed(plan.table.tableName)) (pk, ent, round) \
-            SELECT t0.Z_PK, t0.Z_ENT, 0 FROM \(plan.table.tableName) t0 WHERE \(plan.condition) \(plan.orderBy) \
-            LIMIT \(plan.bind(.integer(Int64(plan.request.fetchLimit > 0 ? plan.request.fetchLimit : -1)))) \
-            OFFSET \(plan.bind(.integer(Int64(plan.request.fetchOffset))))
-            """, plan.arguments)
+        try database.execute("INSERT INTO \(run.doomed(plan.table.tableName)) (pk, ent, round) \(plan.selection(of: "t0.Z_PK, t0.Z_ENT, 0"))", plan.arguments)
         try run.cascade()
         try run.checkDenyRules()
         try run.nullify()
@@ -72,12 +67,7 @@ extension PersistentStore {
     ) throws -> BatchDeletion {
         var plan = plan
         let table = plan.table.tableName, name = plan.table.name
-        var selection = "SELECT t0.Z_PK FROM \(table) t0 WHERE \(plan.condition)"
-        let isWindowed = plan.request.fetchLimit > 0 || plan.request.fetchOffset > 0 || !plan.sortKeys.isEmpty
-        if isWindowed {
-            selection += " \(plan.orderBy) LIMIT \(plan.bind(.integer(Int64(plan.request.fetchLimit > 0 ? plan.request.fetchLimit : -1))))"
-            selection += " OFFSET \(plan.bind(.integer(Int64(plan.request.fetchOffset))))"
-        }
+        let selection = plan.selection(of: "t0.Z_PK")
         var deletion = BatchDeletion()
         if collectsReferences || willDelete != nil {
             let rows = try database.rows(selection, plan.arguments).map { RowReference(entityName: name, primaryKey: $0[0].int64Value ?? 0) }
@@ -85,7 +75,7 @@ extension PersistentStore {
             if collectsReferences { deletion.deleted = rows }
         }
         try database.execute(
-            isWindowed ? "DELETE FROM \(table) WHERE Z_PK IN (\(selection))" : "DELETE FROM \(table) AS t0 WHERE \(plan.condition)", plan.arguments)
+            plan.isWindowed ? "DELETE FROM \(table) WHERE Z_PK IN (\(selection))" : "DELETE FROM \(table) AS t0 WHERE \(plan.condition)", plan.arguments)
         if database.changedRowCount > 0 { deletion.matchedCounts[name] = database.changedRowCount }
         return deletion
     }

@@ -44,11 +44,7 @@ extension PersistentStore {
             // Numbered after the predicate's parameters, as every value the plan binds.
             assignments.append("\(column) = \(plan.bind(value))")
         }
-        var selection = "SELECT t0.Z_PK FROM \(entity.tableName) t0 WHERE \(plan.condition)"
-        if plan.request.fetchLimit > 0 || plan.request.fetchOffset > 0 || !plan.sortKeys.isEmpty {
-            selection += " \(plan.orderBy) LIMIT \(plan.bind(.integer(Int64(plan.request.fetchLimit > 0 ? plan.request.fetchLimit : -1))))"
-            selection += " OFFSET \(plan.bind(.integer(Int64(plan.request.fetchOffset))))"
-        }
+        let selection = plan.selection(of: "t0.Z_PK")
         let sql = "UPDATE \(entity.tableName) SET \((assignments + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")) "
             + "WHERE Z_PK IN (\(selection))" + (collectsReferences ? " RETURNING Z_PK, Z_ENT" : "")
         let statement = try database.cachedStatement(sql)
