@@ -85,6 +85,32 @@ import Testing
         #expect(none.status == 0 && none.standardOutput == "deleted 0 Author\n")
     }
 
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no /dev/ptmx: the terminal test is skipped"))
+    func onATerminalDeleteAsksFirstWithoutHoldingTheStore() throws {
+        for (answer, books, pages) in [("n", 3, 7), ("y", 1, 2)] {
+            let terminal = try PseudoTerminal()
+            let process = Process()
+            process.executableURL = StrataRunner.binary
+            process.arguments = ["delete", "Book", "--where", "rating < 2", "--store", store]
+            process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
+            (process.standardInput, process.standardOutput, process.standardError) = (terminal.secondary, terminal.secondary, terminal.secondary)
+            try process.run()
+            let asked = try terminal.read(until: "[y/N] ")
+            #expect(asked.hasSuffix("Delete 2 Book objects (and 5 Page by cascade)? [y/N] "), "\(asked.debugDescription)")
+            // While it asks, another connection writes: the question holds no lock on the store.
+            let other = try Database(path: store)
+            try other.execute("BEGIN IMMEDIATE")
+            try other.execute("ROLLBACK")
+            other.close()
+            try terminal.send(answer + "\n")
+            let told = try terminal.read(until: answer == "y" ? "(cascade)\r\n" : "nothing deleted\r\n")
+            process.waitUntilExit()
+            #expect(process.terminationStatus == (answer == "y" ? 0 : 1), "\(told.debugDescription)")
+            #expect(try count("Book") == books)
+            #expect(try count("Page") == pages)
+        }
+    }
+
     @Test(arguments: [
         (["Book"], "say which objects to delete: --where PREDICATE, --template NAME, or --all"),
         (["Book", "--all", "--where", "rating < 1"], "--all deletes every object of ENTITY: leave out --where and --template"),

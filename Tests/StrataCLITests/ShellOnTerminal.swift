@@ -78,6 +78,12 @@ final class PseudoTerminal {
         guard Glibc.write(primary, bytes, bytes.count) == bytes.count else { throw CocoaError(.fileWriteUnknown) }
     }
 
+    /// Writes `text` at once, as a user types an answer to a question read in line mode.
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard Glibc.write(primary, bytes, bytes.count) == bytes.count else { throw CocoaError(.fileWriteUnknown) }
+    }
+
     /// What the terminal shows up to and including `marker` (within 30 seconds).
     func read(until marker: String) throws -> String {
         var received: [UInt8] = []

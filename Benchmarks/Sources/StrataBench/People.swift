@@ -31,7 +31,7 @@ enum People {
 }
 
 /// A Person as Swift code uses one: the typed subclass `strata model codegen` writes.
-final class Person: ManagedObject {
+final class Person: ManagedObject, @unchecked Sendable {
     override class var entityName: String { People.entityName }
 
     @Attribute("id") var id: Int64

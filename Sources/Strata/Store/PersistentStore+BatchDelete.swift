@@ -43,7 +43,7 @@ extension PersistentStore {
         if plan.table.holdsTableAlone, model.allRelationships(of: plan.entity).isEmpty {
             return try deleteUnrelatedRows(plan, collectsReferences: collectsReferences, willDelete: willDelete)
         }
-        var run = BatchDeleteRun(store: self)
+        let run = BatchDeleteRun(store: self)
         try run.prepare()
         defer { run.dropScratchTables() }
         var plan = plan

@@ -63,7 +63,7 @@ import Testing
             failure {
                 try context.object(with: ids[0]).setValue(5.0, forKey: "rating")
                 let other = try fixture.otherContext()
-                try other.performAndWait { try other.execute(BatchUpdateRequest(entityName: "Book", propertiesToUpdate: ["title": .string("X")])) }
+                _ = try other.performAndWait { try other.execute(BatchUpdateRequest(entityName: "Book", propertiesToUpdate: ["title": .string("X")])) }
                 try context.save()
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Strata
 
 /// `strata delete`: deletes the objects of an entity that match a predicate (or all of them),
@@ -59,26 +60,33 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
         defer { target.close() }
         let context = target.context
         let asks = !yes && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        // The rows go in SQL, with the delete rules, in one transaction that commits only once
-        // the user said yes.
-        var declined = false
         let (entityName, result) = try Cleanup.mapped {
-            try context.performAndWait { () throws -> (String, BatchDeleteResult?) in
+            try context.performAndWait { () throws -> (String, BatchDeleteResult) in
                 let request = all ? FetchRequest(entityName: entity ?? "") : try selection.makeRequest(entity: entity, model: context.model)
-                do {
-                    return try (request.entityName, context.execute(BatchDeleteRequest(fetchRequest: request), reason: reason) { result in
-                        guard asks, result.count > 0 else { return true }
-                        declined = !confirm(Cleanup.Summary(result))
-                        return !declined
-                    })
-                } catch is CancellationError where declined {
-                    return (request.entityName, nil)
+                let deletion = BatchDeleteRequest(fetchRequest: request)
+                if asks, let preview = try preview(deletion, in: context), preview.count > 0, !confirm(Cleanup.Summary(preview)) {
+                    throw CLIError("nothing deleted")
                 }
+                return (request.entityName, try context.execute(deletion, reason: reason))
             }
         }
-        guard let result else { throw CLIError("nothing deleted") }
         let summary = Cleanup.Summary(result)
         print(summary.matchedCount == 0 ? "deleted 0 \(entityName)" : "deleted \(summary.description)")
+    }
+
+    /// What `request` would delete: run in a transaction rolled back at once, unlogged, so that
+    /// the store is not held while the user answers.
+    private func preview(_ request: BatchDeleteRequest, in context: ObjectContext) throws -> BatchDeleteResult? {
+        var unlogged = Logger(label: "strata.delete")
+        unlogged.logLevel = .critical
+        var preview: BatchDeleteResult?
+        do {
+            _ = try context.execute(request, activity: EntityActivityLog(logger: unlogged)) { result in
+                preview = result
+                return false
+            }
+        } catch is CancellationError {}
+        return preview
     }
 
     /// Asks on the terminal whether to delete what `summary` lists.
