@@ -106,7 +106,7 @@ extension ObjectContext {
         assertOnQueue()
         try requireStoreContext("a batch update")
         let plan = try FetchPlan(request.fetchRequest, store: store)
-        let attributes = storedAttributes(of: plan.entity)
+        let attributes = Dictionary(storedAttributes(of: plan.entity).map { ($0.name, $0) }) { first, _ in first }
         var values: [String: DatabaseValue] = [:]
         for (name, value) in request.propertiesToUpdate {
             values[name] = try storedValue(value, for: attributes[name], named: name, of: plan.entity, in: "\(plan.entity.name) batch update")
@@ -137,8 +137,8 @@ extension ObjectContext {
             throw StoreError.unknownEntity(path: store.path, name: request.entityName, known: model.entities.map(\.name).sorted())
         }
         guard !entity.isAbstract else { throw BatchRequestError("\(entity.name) is abstract: insert objects of a sub-entity") }
-        let attributes = model.allAttributes(of: entity).filter { !$0.isTransient }
-        let defaults = attributes.map { $0.defaultAttributeValue?.databaseValue ?? .null }
+        let attributes = storedAttributes(of: entity)
+        let defaults = model.allAttributes(of: entity).filter { !$0.isTransient }.map { $0.defaultAttributeValue?.databaseValue ?? .null }
         let positions = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
         let required = attributes.indices.filter { !attributes[$0].isOptional }
         var rows: [[DatabaseValue]] = []
@@ -169,21 +169,29 @@ extension ObjectContext {
         guard parent == nil else { throw FetchRequestError("\(what) runs on a context of the store; this context has a parent, which would not know") }
     }
 
-    private func storedAttributes(of entity: EntityDescription) -> [String: AttributeDescription] {
-        Dictionary(model.allAttributes(of: entity).filter { !$0.isTransient }.map { ($0.name, $0) }) { first, _ in first }
+    /// What checking a value for a stored attribute needs, light to copy once per value.
+    private struct StoredAttribute {
+        let name: String
+        let type: AttributeType
+        let isOptional: Bool
+    }
+
+    /// `entity`'s stored attributes in model order.
+    private func storedAttributes(of entity: EntityDescription) -> [StoredAttribute] {
+        model.allAttributes(of: entity).filter { !$0.isTransient }.map { StoredAttribute(name: $0.name, type: $0.type, isOptional: $0.isOptional) }
     }
 
     /// `value` as the store holds it for `attribute` (`nil`: `entity` has no stored attribute `name`), checked.
     private func storedValue(
-        _ value: AttributeValue?, for attribute: AttributeDescription?, named name: String, of entity: EntityDescription, in what: String
+        _ value: AttributeValue?, for attribute: StoredAttribute?, named name: String, of entity: EntityDescription, in what: @autoclosure () -> String
     ) throws -> DatabaseValue {
-        guard let attribute else { throw BatchRequestError("\(what): \(entity.name) has no stored attribute '\(name)'") }
+        guard let attribute else { throw BatchRequestError("\(what()): \(entity.name) has no stored attribute '\(name)'") }
         guard let value else {
-            if !attribute.isOptional { throw BatchRequestError("\(what): \(name): is required") }
+            if !attribute.isOptional { throw BatchRequestError("\(what()): \(name): is required") }
             return .null
         }
         guard AttributeValue.fits(value, attribute.type) else {
-            throw BatchRequestError("\(what): \(name): \(value.displayText) is not a \(attribute.type.rawValue) value")
+            throw BatchRequestError("\(what()): \(name): \(value.displayText) is not a \(attribute.type.rawValue) value")
         }
         return value.databaseValue
     }

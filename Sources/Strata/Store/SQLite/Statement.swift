@@ -50,8 +50,8 @@ public final class Statement {
 
     /// Resets the statement and binds `arguments` to its `?` parameters, in order.
     public func bind(_ arguments: [DatabaseValue]) throws(DatabaseError) {
+        // Every parameter is bound below (the count is checked): nothing is left to clear.
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
         boundArguments = arguments
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard arguments.count == expected else {
