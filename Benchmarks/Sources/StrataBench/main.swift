@@ -54,9 +54,6 @@ struct StrataBench: ParsableCommand {
     @Option(help: "Run only these cases (numbers 1 to 14, comma-separated).")
     var cases: String?
 
-    private var parsedGrowthSizes: [Int] = []
-    private var parsedScriptSizes: [Int] = []
-
     private static func sizes(_ text: String) -> [Int]? {
         let sizes = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 }), sizes == sizes.sorted() else { return nil }
@@ -66,10 +63,12 @@ struct StrataBench: ParsableCommand {
     mutating func validate() throws {
         if quick { (rows, bigRows, rounds, growthSizes, scriptSizes) = (20_000, 100_000, 3, "10000,100000", "1000,10000") }
         if smoke { (rows, bigRows, rounds, fetches, growthSizes, scriptSizes) = (500, 2_000, 1, 20, "200,1000", "100,300") }
-        guard let sizes = Self.sizes(growthSizes), let scripts = Self.sizes(scriptSizes) else {
+        guard Self.sizes(growthSizes) != nil, Self.sizes(scriptSizes) != nil else {
             throw ValidationError("--growth-sizes and --script-sizes take positive numbers, comma-separated, smallest first")
         }
-        (parsedGrowthSizes, parsedScriptSizes) = (sizes, scripts)
+        if !selected.isDisjoint(with: [12, 13, 14]), !FileManager.default.fileExists(atPath: libraryModel) {
+            throw ValidationError("--library-model: no model at \(libraryModel); run from the repository's root or name it")
+        }
         guard rows >= 2, bigRows >= 1, rounds >= 1, fetches >= 1 else {
             throw ValidationError("--rows must be at least 2, and --big-rows, --rounds and --fetches at least 1")
         }
@@ -130,10 +129,8 @@ struct StrataBench: ParsableCommand {
         try measure(9) { [try batches.insert()] }
         try measure(10) { [try batches.update()] }
         try measure(11) { [try batches.delete()] }
-        if !selected.isDisjoint(with: [12, 13, 14]), !FileManager.default.fileExists(atPath: libraryModel) {
-            throw ValidationError("--library-model: no model at \(libraryModel); run from the repository's root or name it")
-        }
-        let growth = GrowthCases(bench: bench, tools: tools, sizes: parsedGrowthSizes, scriptSizes: parsedScriptSizes, model: libraryModel)
+        let growth = GrowthCases(
+            bench: bench, tools: tools, sizes: Self.sizes(growthSizes) ?? [], scriptSizes: Self.sizes(scriptSizes) ?? [], model: libraryModel)
         var deletes: [CaseResult] = []
         try measure(12) {
             let found = try growth.importAndDelete()

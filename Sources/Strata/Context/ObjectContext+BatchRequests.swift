@@ -107,9 +107,11 @@ extension ObjectContext {
         try requireStoreContext("a batch update")
         let plan = try FetchPlan(request.fetchRequest, store: store)
         let attributes = Dictionary(storedAttributes(of: plan.entity).map { ($0.name, $0) }) { first, _ in first }
+        let what = "\(plan.entity.name) batch update"
         var values: [String: DatabaseValue] = [:]
         for (name, value) in request.propertiesToUpdate {
-            values[name] = try storedValue(value, for: attributes[name], named: name, of: plan.entity, in: "\(plan.entity.name) batch update")
+            guard let attribute = attributes[name] else { throw Self.noStoredAttribute(name, of: plan.entity, in: what) }
+            values[name] = try storedValue(value, for: attribute, in: what)
         }
         guard !values.isEmpty else { throw BatchRequestError("a batch update of \(plan.entity.name) needs at least one attribute to set") }
         let collects = request.returnsObjectIDs || !registered.isEmpty || hasDidSaveListeners
@@ -138,7 +140,7 @@ extension ObjectContext {
         }
         guard !entity.isAbstract else { throw BatchRequestError("\(entity.name) is abstract: insert objects of a sub-entity") }
         let attributes = storedAttributes(of: entity)
-        let defaults = model.allAttributes(of: entity).filter { !$0.isTransient }.map { $0.defaultAttributeValue?.databaseValue ?? .null }
+        let defaults = attributes.map(\.defaultValue)
         let positions = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
         let required = attributes.indices.filter { !attributes[$0].isOptional }
         var rows: [[DatabaseValue]] = []
@@ -146,10 +148,8 @@ extension ObjectContext {
         for (index, object) in request.objects.enumerated() {
             var row = defaults
             for (name, value) in object {
-                guard let position = positions[name] else {
-                    throw BatchRequestError("\(entity.name) object \(index + 1): \(entity.name) has no stored attribute '\(name)'")
-                }
-                row[position] = try storedValue(value, for: attributes[position], named: name, of: entity, in: "\(entity.name) object \(index + 1)")
+                guard let position = positions[name] else { throw Self.noStoredAttribute(name, of: entity, in: "\(entity.name) object \(index + 1)") }
+                row[position] = try storedValue(value, for: attributes[position], in: "\(entity.name) object \(index + 1)")
             }
             if let missing = required.first(where: { row[$0] == .null }) {
                 throw BatchRequestError("\(entity.name) object \(index + 1): \(attributes[missing].name): is required")
@@ -174,24 +174,29 @@ extension ObjectContext {
         let name: String
         let type: AttributeType
         let isOptional: Bool
+        /// The model's default value, as the store holds it.
+        let defaultValue: DatabaseValue
     }
 
     /// `entity`'s stored attributes in model order.
     private func storedAttributes(of entity: EntityDescription) -> [StoredAttribute] {
-        model.allAttributes(of: entity).filter { !$0.isTransient }.map { StoredAttribute(name: $0.name, type: $0.type, isOptional: $0.isOptional) }
+        model.allAttributes(of: entity).filter { !$0.isTransient }.map {
+            StoredAttribute(name: $0.name, type: $0.type, isOptional: $0.isOptional, defaultValue: $0.defaultAttributeValue?.databaseValue ?? .null)
+        }
     }
 
-    /// `value` as the store holds it for `attribute` (`nil`: `entity` has no stored attribute `name`), checked.
-    private func storedValue(
-        _ value: AttributeValue?, for attribute: StoredAttribute?, named name: String, of entity: EntityDescription, in what: @autoclosure () -> String
-    ) throws -> DatabaseValue {
-        guard let attribute else { throw BatchRequestError("\(what()): \(entity.name) has no stored attribute '\(name)'") }
+    private static func noStoredAttribute(_ name: String, of entity: EntityDescription, in what: String) -> BatchRequestError {
+        BatchRequestError("\(what): \(entity.name) has no stored attribute '\(name)'")
+    }
+
+    /// `value` as the store holds it for `attribute`, checked; `what` names the value in an error.
+    private func storedValue(_ value: AttributeValue?, for attribute: StoredAttribute, in what: @autoclosure () -> String) throws -> DatabaseValue {
         guard let value else {
-            if !attribute.isOptional { throw BatchRequestError("\(what()): \(name): is required") }
+            if !attribute.isOptional { throw BatchRequestError("\(what()): \(attribute.name): is required") }
             return .null
         }
         guard AttributeValue.fits(value, attribute.type) else {
-            throw BatchRequestError("\(what()): \(name): \(value.displayText) is not a \(attribute.type.rawValue) value")
+            throw BatchRequestError("\(what()): \(attribute.name): \(value.displayText) is not a \(attribute.type.rawValue) value")
         }
         return value.databaseValue
     }

@@ -37,9 +37,13 @@ extension ObjectContext {
     /// the order of insertion; the index is built on the first look-up of an entity and key.
     func insertedObjects(among entityNames: Set<String>, lookingUp lookup: PendingIndex.Lookup) -> [ObjectID] {
         absorbChanges()
-        for entityName in entityNames where !pendingIndex.indexes(entityName, lookup.key) {
-            let objects = insertionOrder.lazy.filter { $0.entityName == entityName && self.insertedIDs.contains($0) }.compactMap { self.registered[$0] }
-            pendingIndex.build(entityName, lookup.key, from: objects)
+        let unindexed = entityNames.filter { !pendingIndex.indexes($0, lookup.key) }
+        if !unindexed.isEmpty {
+            pendingIndex.number(insertionOrder)
+            for entityName in unindexed {
+                let objects = insertionOrder.lazy.filter { $0.entityName == entityName && self.insertedIDs.contains($0) }.compactMap { self.registered[$0] }
+                pendingIndex.build(entityName, lookup.key, from: objects)
+            }
         }
         return pendingIndex.candidates(among: entityNames, lookup).filter { insertedIDs.contains($0) }
     }
@@ -99,7 +103,8 @@ struct PendingIndex {
     /// The indexed attributes, by entity.
     private var indexed: [String: [String]] = [:]
     private var buckets: [Bucket: [ObjectID]] = [:]
-    /// The order in which the indexed objects were inserted.
+    /// The order of insertion of every inserted object since the first index was built: the
+    /// order look-ups return them in, across entities.
     private var sequence: [ObjectID: Int] = [:]
 
     /// Whether any look-up built an index yet.
@@ -109,20 +114,26 @@ struct PendingIndex {
         indexed[entityName]?.contains(key) ?? false
     }
 
+    /// Numbers, in order, the inserted objects `ids` that have no number yet.
+    mutating func number(_ ids: some Sequence<ObjectID>) {
+        for id in ids where sequence[id] == nil { sequence[id] = sequence.count }
+    }
+
     mutating func build(_ entityName: String, _ key: String, from objects: some Sequence<ManagedObject>) {
         indexed[entityName, default: []].append(key)
         for object in objects { add(object, keys: [key]) }
     }
 
-    /// Files `object` under its current value of each indexed attribute of its entity.
+    /// Numbers an object just inserted or changed, and files it under its current value of
+    /// each indexed attribute of its entity.
     mutating func add(_ object: ManagedObject) {
+        number(CollectionOfOne(object.objectID))
         guard let keys = indexed[object.objectID.entityName] else { return }
         add(object, keys: keys)
     }
 
     private mutating func add(_ object: ManagedObject, keys: [String]) {
         let id = object.objectID
-        if sequence[id] == nil { sequence[id] = sequence.count }
         for key in keys {
             guard case .attribute(let value?)? = object.changedValues[key] ?? object.committedValues[key] else { continue }
             buckets[Bucket(indexed: IndexedKey(entityName: id.entityName, key: key), value: value), default: []].append(id)

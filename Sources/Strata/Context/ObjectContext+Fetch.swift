@@ -68,8 +68,8 @@ extension ObjectContext {
     /// at a time: for a reader of many objects (an export, a report) that works a batch at a
     /// time and lets the objects go after each.
     ///
-    /// When neither this context nor a parent holds unsaved changes to the request's entities,
-    /// the IDs come from a cursor on the store as the batches are used: the first batch at once,
+    /// On a context of the store without unsaved changes to the request's entities (or to those
+    /// its sort keys read through), the IDs come from a cursor on the store as the batches are used: the first batch at once,
     /// and memory bounded whatever the number of objects. The store's connection is held
     /// meanwhile (see ``PersistentStore/forEachDictionary(_:_:)``): `body` reads, and saves
     /// after the last batch. Otherwise the IDs are fetched whole first.
@@ -84,7 +84,8 @@ extension ObjectContext {
         assertOnQueue()
         guard batchSize > 0 else { throw FetchRequestError("batchSize must be at least 1") }
         let plan = try FetchPlan(request, store: store)
-        let pending = request.includesPendingChanges ? pendingObjects(among: plan.entityNames.union(plan.sortedRelatedEntityNames)) : PendingObjects()
+        let pending = parent == nil && request.includesPendingChanges
+            ? pendingObjects(among: plan.entityNames.union(plan.sortedRelatedEntityNames)) : PendingObjects()
         guard parent == nil, pending.candidates.isEmpty, pending.storedKeys.isEmpty else {
             let ids = try fetchObjectIDs(request)
             for start in stride(from: 0, to: ids.count, by: batchSize) { try body(Array(ids[start..<min(start + batchSize, ids.count)])) }

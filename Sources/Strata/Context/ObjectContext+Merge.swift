@@ -115,14 +115,23 @@ extension ObjectContext {
 extension ManagedObject {
     /// Takes saved values as the committed ones. Changes to a to-many apply to its members
     /// when they are loaded; when they are not, the store they load from already has them.
-    func mergeCommitted(_ values: [String: PropertyValue]) {
+    ///
+    /// - Returns: those changes to to-manys not loaded, by key.
+    @discardableResult
+    func mergeCommitted(_ values: [String: PropertyValue]) -> [String: PropertyValue] {
+        var unread: [String: PropertyValue] = [:]
         for (key, value) in values {
             guard case .toManyChanges(let changes) = value else {
                 committedValues[key] = value
                 continue
             }
-            if case .toMany(let members)? = committedValues[key] { committedValues[key] = .toMany(changes.applied(to: members)) }
+            if case .toMany(let members)? = committedValues[key] {
+                committedValues[key] = .toMany(changes.applied(to: members))
+            } else {
+                unread[key] = value
+            }
         }
+        return unread
     }
 }
 

@@ -99,18 +99,13 @@ extension ObjectContext {
     /// After a save: the saved values become the committed ones, deleted and dropped objects
     /// leave the context, and nothing is pending. Returns the changes saved to to-manys that
     /// were never read, by object: the did-save notification carries them to other contexts.
-    @discardableResult
     func commitSaved(
         _ saved: [ManagedObject], versions: [ObjectID: Int64], deleted: [ManagedObject]
     ) -> [ObjectIdentifier: [String: PropertyValue]] {
         var unreadToManyChanges: [ObjectIdentifier: [String: PropertyValue]] = [:]
         for object in saved {
-            for (key, value) in object.changedValues {
-                if case .toManyChanges = value, object.committedValues[key] == nil {
-                    unreadToManyChanges[ObjectIdentifier(object), default: [:]][key] = value
-                }
-            }
-            object.mergeCommitted(object.changedValues)
+            let unread = object.mergeCommitted(object.changedValues)
+            if !unread.isEmpty { unreadToManyChanges[ObjectIdentifier(object)] = unread }
             object.changedValues = [:]
             if let version = versions[object.objectID] { object.version = version }
         }

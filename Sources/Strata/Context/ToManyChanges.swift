@@ -12,8 +12,6 @@ struct ToManyChanges: Hashable, Sendable {
     private var addedSet: Set<ObjectID> = []
     private(set) var removed: Set<ObjectID> = []
 
-    init() {}
-
     init(added: some Sequence<ObjectID>, removed: some Sequence<ObjectID>) {
         for id in added { insert(id) }
         for id in removed { remove(id) }
@@ -37,12 +35,6 @@ struct ToManyChanges: Hashable, Sendable {
         } else {
             removed.insert(id)
         }
-    }
-
-    /// `other` made after these changes.
-    mutating func formUnion(_ other: ToManyChanges) {
-        for id in other.removed { remove(id) }
-        for id in other.added { insert(id) }
     }
 
     /// `members` with the changes made: removed ones left out, added ones at the end once.

@@ -110,7 +110,6 @@ struct FetchPlan {
         return try compiler.condition(predicate, in: Self.root(entity))
     }
 
-    /// Binds `value` as the next parameter and returns its placeholder.
     /// Whether the request orders or limits what it selects.
     var isWindowed: Bool {
         request.fetchLimit > 0 || request.fetchOffset > 0 || !sortKeys.isEmpty
@@ -127,6 +126,7 @@ struct FetchPlan {
         return sql
     }
 
+    /// Binds `value` as the next parameter and returns its placeholder.
     mutating func bind(_ value: DatabaseValue) -> String {
         compiler.arguments.append(value)
         return "?\(compiler.arguments.count)"

@@ -245,9 +245,9 @@ private struct BatchDeleteRun {
     func counts() throws -> PersistentStore.BatchDeletion {
         var deletion = PersistentStore.BatchDeletion()
         for table in tables {
-            for row in try database.rows("SELECT pk, ent, round = 0, COUNT(*) FROM \(doomed(table)) GROUP BY ent, round = 0") {
-                let name = reference(table: table, row).entityName, count = Int(row[3].int64Value ?? 0)
-                if row[2].int64Value == 1 { deletion.matchedCounts[name, default: 0] += count } else { deletion.cascadedCounts[name, default: 0] += count }
+            for row in try database.rows("SELECT ent, round = 0, COUNT(*) FROM \(doomed(table)) GROUP BY ent, round = 0") {
+                let name = entityName(in: table, number: row[0]), count = Int(row[2].int64Value ?? 0)
+                if row[1].int64Value == 1 { deletion.matchedCounts[name, default: 0] += count } else { deletion.cascadedCounts[name, default: 0] += count }
             }
         }
         return deletion
@@ -280,9 +280,14 @@ private struct BatchDeleteRun {
 
     /// The row of `table` whose `Z_PK` and `Z_ENT` are `row`'s first two values.
     private func reference(table: String, _ row: [DatabaseValue]) -> RowReference {
+        RowReference(entityName: entityName(in: table, number: row[1]), primaryKey: row[0].int64Value ?? 0)
+    }
+
+    /// The entity of a row of `table` whose `Z_ENT` is `number`.
+    private func entityName(in table: String, number: DatabaseValue) -> String {
         let owner = tableEntities[table]
-        let name = owner?.alone == true ? owner?.name : entityNames[Int(row[1].int64Value ?? 0)] ?? owner?.name
-        return RowReference(entityName: name ?? table, primaryKey: row[0].int64Value ?? 0)
+        let name = owner?.alone == true ? owner?.name : number.int64Value.flatMap { entityNames[Int($0)] } ?? owner?.name
+        return name ?? table
     }
 
     private func reference(_ entity: StoreLayout.Entity, _ primaryKey: Int64) throws -> RowReference {

@@ -100,7 +100,7 @@ enum ObjectTable {
                     for path in paths { row.append(try json(of: object, keyPath: path, model: store.model)) }
                     writer.write(row)
                 }
-                objects = [:]
+                objects = [:]  // held here, the batch's objects could not be let go of
                 context.releaseUnheldObjects(among: ids)
             }
         }

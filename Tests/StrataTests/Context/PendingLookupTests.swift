@@ -95,6 +95,22 @@ import Testing
         }
     }
 
+    @Test func objectsOfSeveralEntitiesComeInTheOrderTheyWereInserted() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        try context.performAndWait {
+            let ebook = try context.insert("EBook")
+            try ebook.setValue("9780000000001", forKey: "isbn")
+            let book = try fixture.book("Same", isbn: "9780000000001")
+            // The books' index is built first, the e-books' later: the order is still the insertion's.
+            var ownBooks = FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "isbn == '9780000000001'"))
+            ownBooks.includesSubentities = false
+            #expect(try context.fetch(ownBooks).map(\.objectID) == [book.objectID])
+            let all = try context.fetch(FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "isbn == '9780000000001'")))
+            #expect(all.map(\.objectID) == [ebook.objectID, book.objectID])
+        }
+    }
+
     @Test func aSavedObjectChangedAndSavedAgainIsNoLongerPending() throws {
         let fixture = try LibraryFixture()
         let context = fixture.context

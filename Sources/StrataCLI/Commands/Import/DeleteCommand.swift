@@ -60,18 +60,19 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
         defer { target.close() }
         let context = target.context
         let asks = !yes && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        let (entityName, result) = try Cleanup.mapped {
-            try context.performAndWait { () throws -> (String, BatchDeleteResult) in
+        let summary = try Cleanup.mapped {
+            try context.performAndWait { () throws -> Cleanup.Summary in
                 let request = all ? FetchRequest(entityName: entity ?? "") : try selection.makeRequest(entity: entity, model: context.model)
                 let deletion = BatchDeleteRequest(fetchRequest: request)
-                if asks, let preview = try preview(deletion, in: context), preview.count > 0, !confirm(Cleanup.Summary(preview)) {
+                if asks, let preview = try preview(deletion, in: context), preview.count > 0,
+                    !confirm(Cleanup.Summary(entityName: request.entityName, preview))
+                {
                     throw CLIError("nothing deleted")
                 }
-                return (request.entityName, try context.execute(deletion, reason: reason))
+                return Cleanup.Summary(entityName: request.entityName, try context.execute(deletion, reason: reason))
             }
         }
-        let summary = Cleanup.Summary(result)
-        print(summary.matchedCount == 0 ? "deleted 0 \(entityName)" : "deleted \(summary.description)")
+        print(summary.matchedCount == 0 ? "deleted 0 \(summary.entityName)" : "deleted \(summary.description)")
     }
 
     /// What `request` would delete: run in a transaction rolled back at once, unlogged, so that
@@ -145,9 +146,9 @@ enum Cleanup {
         var cascaded: [String: Int] = [:]
         var matchedCount = 0
 
-        /// What a batch delete deleted.
-        init(_ result: BatchDeleteResult) {
-            entityName = result.matchedCounts.keys.sorted().first ?? ""
+        /// What a batch delete of `entityName` deleted.
+        init(entityName: String, _ result: BatchDeleteResult) {
+            self.entityName = entityName
             matched = result.matchedCounts
             cascaded = result.cascadedCounts
             matchedCount = result.matchedCounts.values.reduce(0, +)
