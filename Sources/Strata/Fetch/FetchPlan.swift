@@ -45,7 +45,14 @@ struct FetchPlan {
         self.table = table
         entityNames = store.layout.entityNames(of: table, includingSubentities: request.includesSubentities)
         compiler = PredicateCompiler(model: model, layout: store.layout)
-        var condition = "t0." + (request.includesSubentities ? table.kindCondition : table.ownKindCondition)
+        let kind = request.includesSubentities ? table.kindCondition : table.ownKindCondition
+        var condition = "t0." + kind
+        if !table.holdsTableAlone, !request.sortDescriptors.isEmpty, let share = try store.sampledShare(of: table, condition: kind) {
+            // Told how common the entity's rows are, SQLite walks an index in the sort's order
+            // when they are common, which hands over the first row at once, and sorts them
+            // when they are rare.
+            condition = "likelihood(\(condition), \(min(max(share, 0.0625), 0.9375)))"
+        }
         if let predicate = request.predicate {
             try predicate.checkKeys(for: entity, in: model)
             condition += " AND (\(try compiler.condition(predicate, in: Self.root(entity))))"

@@ -44,9 +44,9 @@ public final class Exporter {
     /// The entities of the export, in the order an import reads them (see above).
     public private(set) var entityNames: [String] = []
 
-    private enum Kind { case identity, nested, omitted }
+    enum Kind { case identity, nested, omitted }
     /// A relationship as records hold it.
-    private struct Link {
+    struct Link {
         let relationship: RelationshipDescription
         let keys: ImportKeys
         let identityKey: String
@@ -57,17 +57,20 @@ public final class Exporter {
         typealias Inverse = (relationship: RelationshipDescription, id: String, kind: Kind)
     }
 
-    private typealias Plan = (attributes: [(attribute: AttributeDescription, keys: ImportKeys)], links: [Link])
+    typealias Plan = (attributes: [(attribute: AttributeDescription, keys: ImportKeys)], links: [Link])
 
     private var mappings: EntityImportMappings
     private var plans: [String: Plan] = [:]
     /// The objects written in full so far.
-    private var written = ObjectLedger<Void>()
+    var written = ObjectLedger<Void>()
     /// For each pair of inverse nested relationships, the one that is written.
     private var pairOwners: [String: String] = [:]
     /// Relationships of identity values that the other side of their inverse writes.
-    private var silenced: Set<String> = []
+    var silenced: Set<String> = []
     private var formatters: [String: DateFormatter] = [:]
+    /// Whether records are made from rows read in SQL where they can be (see
+    /// ``forEachRecordFromRows(_:_:)``); tests turn it off to compare with the objects' records.
+    var readsRows = true
 
     /// An exporter of `entities` and, unless `includingSubentities` is false, their
     /// sub-entities (each under its own key, since a record cannot name its entity); or of
@@ -137,16 +140,33 @@ public final class Exporter {
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.includesSubentities = false
         if let identity = try identity(of: entityName) { request.sortDescriptors = [ObjectSortDescriptor(identity.attribute.name)] }
+        if readsRows, try forEachRecordFromRows(request, body) { return }
         let prefetched = try plan(for: entityName).links.filter { $0.kind != .omitted && !silenced.contains($0.id) }.map(\.relationship.name)
-        var releaseAt = context.registered.count + Self.batchSize * 4
+        var release = ReleaseSchedule(context: context)
         try context.forEachBatchOfObjectIDs(request, batchSize: Self.batchSize) { ids in
             let batch = ids.filter { written[$0] == nil }
             try writeRecords(of: context.objects(with: batch, entityName: entityName, prefetching: prefetched), in: entityName, to: body)
+            release.afterBatch(batch)
+        }
+    }
+
+    /// Lets go of the objects an export has written, so that it runs in bounded memory.
+    struct ReleaseSchedule {
+        let context: ObjectContext
+        private var releaseAt: Int
+
+        init(context: ObjectContext) {
+            self.context = context
+            releaseAt = context.registered.count + Exporter.batchSize * 4
+        }
+
+        /// Releases the objects of `batch` that nothing else holds, and every such object once
+        /// the context has grown by half: scans of the whole context then cost a constant per object.
+        mutating func afterBatch(_ batch: [ObjectID]) {
             context.releaseUnheldObjects(among: batch)
-            // Releasing scans the whole context: only once it has grown by half, so that the scans cost a constant per object.
             if context.registered.count > releaseAt {
                 context.releaseUnheldObjects()
-                releaseAt = context.registered.count + max(context.registered.count / 2, Self.batchSize * 4)
+                releaseAt = context.registered.count + max(context.registered.count / 2, Exporter.batchSize * 4)
             }
         }
     }
@@ -154,7 +174,7 @@ public final class Exporter {
     /// How many objects an export reads at a time.
     static let batchSize = 1000
 
-    private func writeRecords(of objects: [ManagedObject], in entityName: String, to body: (JSONValue) throws -> Void) throws {
+    func writeRecords(of objects: [ManagedObject], in entityName: String, to body: (JSONValue) throws -> Void) throws {
         for object in objects where written[object.objectID] == nil {
             // An object without its identity value is nested where the other side holds it.
             if try identity(of: entityName) != nil, try identityValue(of: object, in: entityName) == nil, try isHeldByTheOtherSide(object) { continue }
@@ -184,14 +204,7 @@ public final class Exporter {
             let value = try object.attributeValue(forKey: attribute.name)
             Self.insert(value.map { json($0, dateFormat: attribute.userInfo["dateFormat"]) } ?? .null, at: keys.exportKey, into: &members)
         }
-        for link in plan.links where link.kind != .omitted && !silenced.contains(link.id) && came?.inverseName != link.relationship.name {
-            if link.kind == .nested, let inverse = link.inverse, inverse.kind == .nested, inverse.id != link.id {
-                // The side met first writes the pair, except that an ordered to-many keeps its order.
-                let pair = [link.id, inverse.id].sorted().joined(separator: " ")
-                let owner = pairOwners[pair] ?? (inverse.relationship.isOrderedToMany && !link.relationship.isOrderedToMany ? inverse.id : link.id)
-                pairOwners[pair] = owner
-                if owner != link.id { continue }
-            }
+        for link in writtenLinks(of: plan, through: came) {
             let relationship = link.relationship, destination = relationship.destinationEntityName
             let related = try relationship.isToMany && !relationship.isOrdered
                 ? sorted(self.related(object, relationship), in: destination) : self.related(object, relationship)
@@ -226,6 +239,20 @@ public final class Exporter {
             }
         }
         return .object(members)
+    }
+
+    /// The links of `plan` that a record writes when it is reached through `came` (`nil` for a
+    /// record of an entity's own array): not the way back, and of a pair of inverse nested
+    /// relationships only the side met first, except that an ordered to-many keeps its order.
+    func writtenLinks(of plan: Plan, through came: RelationshipDescription?) -> [Link] {
+        plan.links.filter { link in
+            guard link.kind != .omitted, !silenced.contains(link.id), came?.inverseName != link.relationship.name else { return false }
+            guard link.kind == .nested, let inverse = link.inverse, inverse.kind == .nested, inverse.id != link.id else { return true }
+            let pair = [link.id, inverse.id].sorted().joined(separator: " ")
+            let owner = pairOwners[pair] ?? (inverse.relationship.isOrderedToMany && !link.relationship.isOrderedToMany ? inverse.id : link.id)
+            pairOwners[pair] = owner
+            return owner == link.id
+        }
     }
 
     /// Whether `object` is held, through a relationship that the other side writes, by an
@@ -271,7 +298,7 @@ public final class Exporter {
     }
 
     /// Adds `value` at `path`, merging into the objects earlier members made.
-    private static func insert(_ value: JSONValue, at path: [String], into members: inout [JSONMember]) {
+    static func insert(_ value: JSONValue, at path: [String], into members: inout [JSONMember]) {
         guard let first = path.first else { return }
         guard path.count > 1 else { return members.append(JSONMember(first, value)) }
         let index = members.lastIndex { $0.key == first && $0.value.objectMembers != nil }
@@ -284,7 +311,7 @@ public final class Exporter {
 
     // MARK: - Values
 
-    private func json(_ value: AttributeValue, dateFormat: String?) -> JSONValue {
+    func json(_ value: AttributeValue, dateFormat: String?) -> JSONValue {
         guard case .date(let date) = value, let dateFormat else { return value.jsonValue }
         let formatter = formatters[dateFormat] ?? DateFormatter()
         if formatters[dateFormat] == nil {
@@ -334,7 +361,7 @@ public final class Exporter {
     }
 
     /// The identity attribute an export can write, if the entity has one.
-    private func identity(of entityName: String) throws -> (attribute: AttributeDescription, keys: ImportKeys)? {
+    func identity(of entityName: String) throws -> (attribute: AttributeDescription, keys: ImportKeys)? {
         guard let identity = try mapping(for: entityName).identityAttribute, Self.isExported(identity.attribute) else { return nil }
         return identity
     }
@@ -354,7 +381,7 @@ public final class Exporter {
         return identified ? .identity : .omitted
     }
 
-    private func plan(for entityName: String) throws -> Plan {
+    func plan(for entityName: String) throws -> Plan {
         if let known = plans[entityName] { return known }
         let model = context.model, mapping = try mapping(for: entityName), entity = mapping.entity
         func id(_ name: String, from entity: EntityDescription) -> String {

@@ -233,36 +233,91 @@ extension PersistentStore {
     /// The members of the to-many `relationship` of each of the rows `owners`, in one query:
     /// snapshots with values when `readsValues`, else with only their key and entity.
     func toManyRows(_ entityName: String, _ relationship: String, owners: [Int64], readsValues: Bool) throws -> [Int64: [RowSnapshot]] {
-        guard let entity = model.entity(named: entityName), let description = model.relationship(named: relationship, in: entity),
-            description.isToMany
-        else {
-            throw StoreError.unknownProperty(path: path, entity: entityName, property: relationship, known: [])
-        }
-        let destination = try layoutEntity(description.destinationEntityName)
-        let reader = RowReader(entity: destination, store: self)
-        let select = readsValues ? reader.selectList(alias: "d") : "d.Z_PK, d.Z_ENT, d.Z_OPT"
-        let owner: String, from: String, order: String
-        if let inverse = description.inverseName, let columns = destination.toOneColumns[inverse] {
-            (owner, from, order) = ("d.\(columns.key)", "\(destination.tableName) d", columns.order.map { "d.\($0), " } ?? "")
-        } else if let (_, column) = toManyKeyColumn(entityName, relationship) {
-            (owner, from, order) = ("d.\(column)", "\(destination.tableName) d", "")
-        } else {
-            let (join, sourceColumn, destinationColumn, position) = try joinColumns(entityName, relationship)
-            (owner, from, order) = ("j.\(sourceColumn)", "\(join) j JOIN \(destination.tableName) d ON d.Z_PK = j.\(destinationColumn)", position.map { "j.\($0), " } ?? "")
-        }
-        let sql = "SELECT \(owner), \(select) FROM \(from) WHERE \(owner) IN (SELECT value FROM json_each(?)) AND d.\(destination.kindCondition) ORDER BY \(owner), \(order)d.Z_PK"
+        let query = try toManyQuery(entityName, relationship)
+        let destination = query.destination
+        let reader = readsValues ? RowReader(entity: destination, store: self) : nil
+        let select = reader?.selectList(alias: "d") ?? "d.Z_PK, d.Z_ENT, d.Z_OPT"
+        let sql = "SELECT \(query.owner), \(select) FROM \(query.from) WHERE \(query.condition) ORDER BY \(query.owner), \(query.position.map { "\($0), " } ?? "")d.Z_PK"
         var members: [Int64: [RowSnapshot]] = [:]
         let names = layout.entityNamesByNumber
         for row in try database.cachedStatement(sql).rows([.keyList(owners)]) {
             let columns = Array(row.dropFirst())
-            let snapshot = readsValues ? reader.snapshot(columns)
-                : RowSnapshot(
+            let snapshot = reader?.snapshot(columns)
+                ?? RowSnapshot(
                     entityName: destination.holdsTableAlone ? destination.name : names[Int(columns[1].int64Value ?? 0)] ?? destination.name,
                     primaryKey: columns[0].int64Value ?? 0,
                     version: columns[2].int64Value ?? 0, values: [:])
             members[row[0].int64Value ?? 0, default: []].append(snapshot)
         }
         return members
+    }
+
+    /// The members of the to-many `relationship` of each of the rows `owners`, with the
+    /// value of `attribute` in each, in one query: members in the relationship's order when
+    /// it is ordered, else by key.
+    func toManyMembers(_ entityName: String, _ relationship: String, attribute: String, owners: [Int64]) throws -> ToManyMembers {
+        let query = try toManyQuery(entityName, relationship)
+        guard let column = query.destination.attributeColumns[attribute] else {
+            throw StoreError.unknownProperty(path: path, entity: query.destination.name, property: attribute, known: query.destination.attributeColumns.keys.sorted())
+        }
+        let select = "\(query.owner), d.Z_PK, \(query.position ?? "NULL"), d.\(column)"
+        // Unsorted, the rows come owner by owner as the keys are listed; SQLite would sort
+        // each batch in a temporary b-tree, at twice the cost of the query.
+        var rows: [(owner: Int64, position: Int64, key: Int64, value: DatabaseValue)] = []
+        var contiguous = true, seen: Set<Int64> = []
+        try database.cachedStatement("SELECT \(select) FROM \(query.from) WHERE \(query.condition)").forEachRow([.keyList(owners)]) { statement in
+            let owner = statement.value(at: 0).int64Value ?? 0
+            if owner != rows.last?.owner, !seen.insert(owner).inserted { contiguous = false }
+            rows.append((owner, statement.value(at: 2).int64Value ?? 0, statement.value(at: 1).int64Value ?? 0, statement.value(at: 3)))
+            return true
+        }
+        if !contiguous { rows.sort { ($0.owner, $0.position, $0.key) < ($1.owner, $1.position, $1.key) } }
+        var members = ToManyMembers()
+        var start = 0
+        while start < rows.count {
+            var end = start + 1
+            while end < rows.count, rows[end].owner == rows[start].owner { end += 1 }
+            if contiguous { rows[start..<end].sort { ($0.position, $0.key) < ($1.position, $1.key) } }
+            members.ranges[rows[start].owner] = start..<end
+            start = end
+        }
+        members.keys = rows.map(\.key)
+        members.values = rows.map(\.value)
+        return members
+    }
+
+    /// How a query reads the members of the to-many `relationship` of the rows whose keys its
+    /// one argument lists: the destination aliased `d`.
+    private func toManyQuery(_ entityName: String, _ relationship: String) throws -> ToManyQuery {
+        guard let entity = model.entity(named: entityName), let description = model.relationship(named: relationship, in: entity),
+            description.isToMany
+        else {
+            throw StoreError.unknownProperty(path: path, entity: entityName, property: relationship, known: [])
+        }
+        let destination = try layoutEntity(description.destinationEntityName)
+        let owner: String, from: String, position: String?
+        if let inverse = description.inverseName, let columns = destination.toOneColumns[inverse] {
+            (owner, from, position) = ("d.\(columns.key)", "\(destination.tableName) d", columns.order.map { "d.\($0)" })
+        } else if let (_, column) = toManyKeyColumn(entityName, relationship) {
+            (owner, from, position) = ("d.\(column)", "\(destination.tableName) d", nil)
+        } else {
+            let (join, sourceColumn, destinationColumn, order) = try joinColumns(entityName, relationship)
+            (owner, from, position) = ("j.\(sourceColumn)", "\(join) j JOIN \(destination.tableName) d ON d.Z_PK = j.\(destinationColumn)", order.map { "j.\($0)" })
+        }
+        return ToManyQuery(
+            destination: destination, owner: owner, from: from, position: position,
+            condition: "\(owner) IN (SELECT value FROM json_each(?)) AND d.\(destination.kindCondition)")
+    }
+
+    /// The parts of a query of to-many members: see ``toManyQuery(_:_:)``.
+    private struct ToManyQuery {
+        let destination: StoreLayout.Entity
+        /// The owner's key.
+        let owner: String
+        let from: String
+        /// A member's position in an ordered to-many.
+        let position: String?
+        let condition: String
     }
 
     /// Writes the position of the row `primaryKey` in its owner's ordered to-many: the
@@ -347,4 +402,18 @@ extension PersistentStore {
         let actual = try database.scalar("SELECT Z_OPT FROM \(entity.tableName) WHERE Z_PK = ?", [.integer(primaryKey)])?.int64Value
         return .conflict(path: path, entity: entity.name, primaryKey: primaryKey, expectedVersion: expectedVersion, actualVersion: actual)
     }
+}
+
+/// The members of a to-many of several rows, as ``PersistentStore/toManyMembers(_:_:attribute:owners:)``
+/// reads them: one array of keys (and of values) for all, and each owner's range in it.
+struct ToManyMembers {
+    /// Each owner's members' positions in ``keys``; an owner without members has none.
+    var ranges: [Int64: Range<Int>] = [:]
+    /// The members' `Z_PK`s.
+    var keys: [Int64] = []
+    /// The members' values of the attribute read, by position.
+    var values: [DatabaseValue] = []
+
+    /// The positions of the members of the row `owner`.
+    func positions(of owner: Int64) -> Range<Int> { ranges[owner] ?? 0..<0 }
 }

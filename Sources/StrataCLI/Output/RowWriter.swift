@@ -53,9 +53,13 @@ struct RowWriter {
         case .csv:
             for (index, value) in row.enumerated() {
                 if index > 0 { pending.append(UInt8(ascii: ",")) }
-                emit(Self.csvField(Self.csvText(value)))
+                switch value.kind {
+                case .null: break
+                case .string(let text), .number(let text): appendCSVField(text)
+                default: appendCSVField(Self.csvText(value))
+                }
             }
-            emit("\r\n")
+            pending.append(contentsOf: [13, 10])
         }
         if pending.count >= 1 << 16 { flush() }
     }
@@ -110,7 +114,26 @@ struct RowWriter {
 
     /// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
     private static func csvField(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }) else { return text }
+        guard text.utf8.contains(where: needsQuoting) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// ``csvField(_:)``, written straight into the pending bytes: a CSV export writes
+    /// millions of fields.
+    private mutating func appendCSVField(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            guard bytes.contains(where: Self.needsQuoting) else { return pending.append(contentsOf: bytes) }
+            pending.append(UInt8(ascii: "\""))
+            for byte in bytes {
+                pending.append(byte)
+                if byte == UInt8(ascii: "\"") { pending.append(byte) }
+            }
+            pending.append(UInt8(ascii: "\""))
+        }
+    }
+
+    private static func needsQuoting(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 10 || byte == 13
     }
 }

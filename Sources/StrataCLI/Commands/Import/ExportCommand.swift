@@ -127,8 +127,19 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
                 let paths = keys.map { $0.split(separator: ".").map(String.init) }
                 output.flush()
                 var writer = RowWriter(columns: keys, format: .csv)
+                var row: [JSONValue] = []
                 try exporter.forEachRecord(of: names[0], where: filter) { record in
-                    writer.write(paths.map { path in path.reduce(Optional(record)) { $0?[$1] } ?? .null })
+                    row.removeAll(keepingCapacity: true)
+                    let members = record.objectMembers ?? []
+                    for (index, path) in paths.enumerated() {
+                        // A flat record holds its fields in the keys' order: look a field up only when it does not.
+                        if path.count == 1, index < members.count, members[index].key == path[0] {
+                            row.append(members[index].value)
+                        } else {
+                            row.append(path.reduce(Optional(record)) { $0?[$1] } ?? .null)
+                        }
+                    }
+                    writer.write(row)
                 }
                 writer.finish()
             }
