@@ -1,6 +1,6 @@
 import Foundation
 
-/// Cases 12 to 14: costs that must stay flat as the store grows, measured at several sizes
+/// Cases 12 to 14 (and the stores of 15 and 16): costs that must stay flat as the store grows, measured at several sizes
 /// against the time per object at the smallest, as a user meets them with the `strata` tool.
 struct GrowthCases {
     let bench: Workbench
@@ -15,9 +15,10 @@ struct GrowthCases {
     // MARK: - 12, 13. Linked import, cascading delete
 
     /// Imports N books linked to 200 shared authors and 2 of 50 tags, with 2 pages each, into an
-    /// empty store (`strata import`), then deletes them all with their pages (`strata delete`).
-    func importAndDelete() throws -> [CaseResult] {
-        var imports: [CommandRun] = [], deletes: [CommandRun] = []
+    /// empty store (`strata import`), then deletes them all with their pages (`strata delete`);
+    /// with `reads`, reads the biggest store with them before deleting.
+    func importAndDelete(reads: ReadCases? = nil) throws -> [CaseResult] {
+        var imports: [CommandRun] = [], deletes: [CommandRun] = [], readResults: [CaseResult] = []
         for count in sizes {
             let file = bench.path("books-\(count).ndjson"), store = bench.path("books-\(count).sqlite")
             try writeBooks(count, to: file)
@@ -25,6 +26,7 @@ struct GrowthCases {
             defer { Workbench.remove(store) }
             imports.append(try runCommand(tools.strata, ["import", "Book", file, "--store", store, "--model", model], measuresMemory: true))
             try FileManager.default.removeItem(atPath: file)
+            if let reads, count == sizes.last { readResults = try reads.measure(store: store, books: count) }
             let deleted = try runCommand(tools.strata, ["delete", "Book", "--all", "--yes", "--store", store], measuresMemory: true)
             guard deleted.output == "deleted \(count) Book, \(2 * count) Page (cascade)\n" else {
                 throw CommandFailure(description: "strata delete of \(count) books printed \(deleted.output)")
@@ -32,7 +34,7 @@ struct GrowthCases {
             deletes.append(deleted)
         }
         return results("12", "import N books linked to 200 authors and 2 of 50 tags, 2 pages each (`strata import`)", imports)
-            + results("13", "delete N books and their 2N pages by cascade (`strata delete --all`)", deletes)
+            + results("13", "delete N books and their 2N pages by cascade (`strata delete --all`)", deletes) + readResults
     }
 
     /// NDJSON books, written a chunk at a time.

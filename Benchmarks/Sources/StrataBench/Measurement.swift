@@ -103,7 +103,12 @@ func format(_ value: Double) -> String {
 struct CommandRun {
     var seconds: Double
     var peakMemory: Int?
+    /// The output, unless the command was run without keeping it.
     var output: String
+    /// The number of lines of the output.
+    var lineCount: Int
+    /// When the line the run waited for came, in seconds from the start.
+    var firstLineSeconds: Double?
 }
 
 struct CommandFailure: Error, CustomStringConvertible {
@@ -111,14 +116,17 @@ struct CommandFailure: Error, CustomStringConvertible {
 }
 
 /// Runs `executable` with `arguments`, its standard output captured, and measures its wall time
-/// and, with `measuresMemory`, its peak resident set.
+/// and, with `measuresMemory`, its peak resident set; with `timesLine`, when that line of its
+/// output (1 for the first) came; without `keepsOutput`, only the output's lines are counted.
 ///
 /// The peak is the kernel's high-water mark of the process's own memory (`VmHWM` in
 /// `/proc/PID/status`), read every 5 ms while it runs. Its `ru_maxrss` would not do: a child
 /// that `posix_spawn` starts shares this process's memory until it executes, and Linux keeps
 /// that high-water mark across the exec, so a small command started from a big benchmark
 /// would seem as big as the benchmark.
-func runCommand(_ executable: String, _ arguments: [String], measuresMemory: Bool = false) throws -> CommandRun {
+func runCommand(
+    _ executable: String, _ arguments: [String], measuresMemory: Bool = false, timesLine: Int? = nil, keepsOutput: Bool = true
+) throws -> CommandRun {
     let pipe = Pipe()
     var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -132,16 +140,26 @@ func runCommand(_ executable: String, _ arguments: [String], measuresMemory: Boo
     guard spawned == 0 else { throw CommandFailure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))") }
     let peak = measuresMemory ? PeakMemoryWatch(pid: pid) : nil
     try? pipe.fileHandleForWriting.close()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    var data = Data(), lineCount = 0, firstLineSeconds: Double?
+    while case let chunk = pipe.fileHandleForReading.availableData, !chunk.isEmpty {
+        lineCount += chunk.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
+        if firstLineSeconds == nil, let line = timesLine, lineCount >= line { firstLineSeconds = seconds(since: start) }
+        if keepsOutput { data.append(chunk) }
+    }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let elapsed = ContinuousClock.now - start
-    let text = String(decoding: data, as: UTF8.self)
+    let elapsed = seconds(since: start)
     guard status == 0 else {
         throw CommandFailure(description: "\(([executable] + arguments).joined(separator: " ")) failed (status \(status))")
     }
-    return CommandRun(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                      peakMemory: peak?.stop(), output: text)
+    return CommandRun(
+        seconds: elapsed, peakMemory: peak?.stop(), output: String(decoding: data, as: UTF8.self), lineCount: lineCount,
+        firstLineSeconds: firstLineSeconds)
+}
+
+private func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
 /// Reads a running process's memory high-water mark until stopped.

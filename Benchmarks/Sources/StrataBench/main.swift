@@ -24,7 +24,7 @@ struct StrataBench: ParsableCommand {
     @Option(help: "ObjectPredicate fetches in case 3.")
     var fetches = 1_000
 
-    @Option(help: ArgumentHelp("Numbers of books of cases 12 and 13, comma-separated, smallest first.", valueName: "n,n,…"))
+    @Option(help: ArgumentHelp("Numbers of books of cases 12 and 13, comma-separated, smallest first; cases 15 and 16 read the biggest store.", valueName: "n,n,…"))
     var growthSizes = "10000,100000,1000000"
 
     @Option(help: ArgumentHelp("Numbers of authors of case 14, comma-separated, smallest first.", valueName: "n,n,…"))
@@ -48,10 +48,10 @@ struct StrataBench: ParsableCommand {
     @Option(help: "The sqlite-utils executable; without it case 5 compares with C only.")
     var sqliteUtils: String?
 
-    @Option(help: "The sqlite3 shell, for case 8. Default: sqlite3 on PATH.")
+    @Option(help: "The sqlite3 shell, for cases 8, 15 and 16. Default: sqlite3 on PATH.")
     var sqlite3: String?
 
-    @Option(help: "Run only these cases (numbers 1 to 14, comma-separated).")
+    @Option(help: "Run only these cases (numbers 1 to 16, comma-separated).")
     var cases: String?
 
     private static func sizes(_ text: String) -> [Int]? {
@@ -66,7 +66,7 @@ struct StrataBench: ParsableCommand {
         guard Self.sizes(growthSizes) != nil, Self.sizes(scriptSizes) != nil else {
             throw ValidationError("--growth-sizes and --script-sizes take positive numbers, comma-separated, smallest first")
         }
-        if !selected.isDisjoint(with: [12, 13, 14]), !FileManager.default.fileExists(atPath: libraryModel) {
+        if !selected.isDisjoint(with: [12, 13, 14, 15, 16]), !FileManager.default.fileExists(atPath: libraryModel) {
             throw ValidationError("--library-model: no model at \(libraryModel); run from the repository's root or name it")
         }
         guard rows >= 2, bigRows >= 1, rounds >= 1, fetches >= 1 else {
@@ -86,7 +86,7 @@ struct StrataBench: ParsableCommand {
     }
 
     private var selected: Set<Int> {
-        Set((cases ?? (1...14).map(String.init).joined(separator: ",")).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+        Set((cases ?? (1...16).map(String.init).joined(separator: ",")).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) })
     }
 
     func run() throws {
@@ -131,14 +131,19 @@ struct StrataBench: ParsableCommand {
         try measure(11) { [try batches.delete()] }
         let growth = GrowthCases(
             bench: bench, tools: tools, sizes: Self.sizes(growthSizes) ?? [], scriptSizes: Self.sizes(scriptSizes) ?? [], model: libraryModel)
-        var deletes: [CaseResult] = []
-        try measure(12) {
-            let found = try growth.importAndDelete()
-            deletes = found.filter { $0.number.hasPrefix("13") }
-            return found.filter { $0.number.hasPrefix("12") }
+        // Cases 12, 13, 15 and 16 share one run of imports, reads and deletes.
+        var growthRun: [CaseResult]?
+        func growthResults(_ number: String) throws -> [CaseResult] {
+            let reads = selected.isDisjoint(with: [15, 16]) ? nil : ReadCases(tools: tools, rounds: rounds)
+            let found = try growthRun ?? growth.importAndDelete(reads: reads)
+            growthRun = found
+            return found.filter { $0.number.hasPrefix(number) }
         }
-        try measure(13) { try deletes.isEmpty ? growth.importAndDelete().filter { $0.number.hasPrefix("13") } : deletes }
+        try measure(12) { try growthResults("12") }
+        try measure(13) { try growthResults("13") }
         try measure(14) { try growth.scriptedLookUps() }
+        try measure(15) { try growthResults("15") }
+        try measure(16) { try growthResults("16") }
         results.sort { ($0.number.filter(\.isNumber).count, $0.number) < ($1.number.filter(\.isNumber).count, $1.number) }
         printTable(results)
     }

@@ -5,7 +5,8 @@ import Foundation
 extension Exporter {
     /// Writes the records of `request`'s entity from rows read in SQL, without making objects:
     /// attributes and the identity values of to-one destinations in one query, the members of
-    /// to-manys of identity values in one query per relationship and batch. A row whose record needs an object
+    /// to-manys (identity values, or nested records that hold no links) in one query per
+    /// relationship and batch. A row whose record needs an object
     /// (a nested record to write, a destination without identity value, an object without its
     /// own) is written from its object, so the records are those the objects make.
     ///
@@ -38,8 +39,8 @@ extension Exporter {
 
     /// What a row of the export's query holds, and where.
     struct RowShape {
-        /// The selected values: the object's ID, the attributes in plan order, then for each
-        /// to-one its destination's ID and, for identity values, the destination's identity.
+        /// The selected values: the object's ID, the attributes in plan order, then per link
+        /// what ``RowLink/Source`` says.
         let properties: [FetchedProperty]
         let attributes: [(keys: [String], dateFormat: String?)]
         /// The links a record may write; of a pair of nested inverses, the side that writes it
@@ -60,16 +61,23 @@ extension Exporter {
                 return properties.count - 1
             }
             var links: [RowLink] = []
-            for (index, link) in plan.links.enumerated() where link.kind != .omitted && !exporter.silenced.contains(link.id) {
-                let relationship = link.relationship
-                let identity = link.kind == .identity ? try exporter.identity(of: relationship.destinationEntityName)?.attribute : nil
-                // A to-many of nested records is counted in the row: only a row with members needs its object.
-                let counted = relationship.isToMany && identity == nil
-                links.append(RowLink(link, position: relationship.isToMany && !counted ? nil : properties.count, identity: identity))
-                if counted { properties.append(.keyPath(relationship.name + ".@count", as: "l\(index)")) }
-                guard !relationship.isToMany else { continue }
-                properties.append(.keyPath(relationship.name, as: "l\(index)"))
-                if let identity { properties.append(.keyPath(relationship.name + "." + identity.name, as: "i\(index)")) }
+            for (index, link) in plan.links.enumerated() where exporter.writes(link) {
+                let relationship = link.relationship, destination = relationship.destinationEntityName
+                let source: RowLink.Source
+                if !relationship.isToMany {
+                    let identity = link.kind == .identity ? try exporter.identity(of: destination)?.attribute : nil
+                    source = .toOne(position: properties.count, identity: identity)
+                    properties.append(.keyPath(relationship.name, as: "l\(index)"))
+                    if let identity { properties.append(.keyPath(relationship.name + "." + identity.name, as: "i\(index)")) }
+                } else if link.kind == .identity, let identity = try exporter.identity(of: destination)?.attribute {
+                    source = .identities(identity)
+                } else if let leaf = try exporter.leafShape(of: destination, through: relationship) {
+                    source = .leafRecords(leaf)
+                } else {
+                    source = .counted(position: properties.count)
+                    properties.append(.keyPath(relationship.name + ".@count", as: "l\(index)"))
+                }
+                links.append(RowLink(link, source: source))
             }
             hasPairs = links.contains { $0.isPaired }
             (self.properties, self.links, self.plan) = (properties, links, plan)
@@ -77,28 +85,64 @@ extension Exporter {
         }
     }
 
+    /// The records of a nested destination that holds no link but the way back: made from
+    /// its rows.
+    struct LeafShape {
+        let attributes: [(attribute: AttributeDescription, keys: [String], dateFormat: String?)]
+        /// The destination's identity attribute, which orders the records of an unordered to-many.
+        let identity: AttributeDescription?
+    }
+
+    /// The ``LeafShape`` of the records of `entityName` nested under `relationship`, or `nil`
+    /// when they hold links of their own or the entity has sub-entities.
+    fileprivate func leafShape(of entityName: String, through relationship: RelationshipDescription) throws -> LeafShape? {
+        guard let entity = context.model.entity(named: entityName), context.model.directSubentities(of: entity).isEmpty else { return nil }
+        let plan = try plan(for: entityName)
+        let holdsLinks = plan.links.contains { link in
+            writes(link) && link.relationship.name != relationship.inverseName
+        }
+        guard !holdsLinks, !plan.attributes.contains(where: { $0.attribute.isTransient }) else { return nil }
+        return LeafShape(
+            attributes: plan.attributes.map { ($0.attribute, $0.keys.exportKey, $0.attribute.userInfo["dateFormat"]) },
+            identity: try identity(of: entityName)?.attribute)
+    }
+
     /// A link of ``RowShape``, with what a record of it needs made once.
     final class RowLink {
+        /// Where a record finds the link's value.
+        enum Source {
+            /// The destination's ID at `position` in the row, then its identity value when
+            /// the link holds identity values.
+            case toOne(position: Int, identity: AttributeDescription?)
+            /// A to-many of identity values, read for each batch of rows.
+            case identities(AttributeDescription)
+            /// A to-many of nested records made from their rows, read for each batch.
+            case leafRecords(LeafShape)
+            /// A to-many of nested records that need their objects: its count at `position`.
+            case counted(position: Int)
+        }
+
         let id: String
         let relationship: String
-        let isToMany: Bool
         let isOrdered: Bool
         /// Where a nested record, or nil, goes.
         let exportKey: [String]
         /// Where identity values go.
         let identityKey: [String]
-        /// The destination's identity attribute, for a link of identity values.
-        let identity: AttributeDescription?
-        /// Where the row holds a to-one's destination ID (followed by its identity value), or the
-        /// number of members of a to-many of nested records.
-        let position: Int?
+        let source: Source
         let isPaired: Bool
 
-        init(_ link: Exporter.Link, position: Int?, identity: AttributeDescription?) {
-            (id, relationship, isToMany, isOrdered) = (link.id, link.relationship.name, link.relationship.isToMany, link.relationship.isOrdered)
-            (exportKey, identityKey, self.identity, self.position) = (link.keys.exportKey, [link.identityKey], identity, position)
+        init(_ link: Exporter.Link, source: Source) {
+            (id, relationship, isOrdered, self.source) = (link.id, link.relationship.name, link.relationship.isOrdered, source)
+            (exportKey, identityKey) = (link.keys.exportKey, [link.identityKey])
             isPaired = link.kind == .nested && link.inverse.map { $0.kind == .nested && $0.id != link.id } == true
         }
+    }
+
+    /// What a batch of rows reads besides them: the members of its to-manys, by link.
+    private struct BatchMembers {
+        var identities: [String: ToManyMembers] = [:]
+        var records: [String: [Int64: [RowSnapshot]]] = [:]
     }
 
     /// Writes the records of a batch of rows; returns the IDs of the objects it had to load.
@@ -107,16 +151,22 @@ extension Exporter {
             guard case .object(let id)? = values[0] else { return nil }
             return id.primaryKey
         }
-        var members: [String: ToManyMembers] = [:]
-        for link in shape.links where link.isToMany && link.position == nil {
-            guard let identity = link.identity else { continue }
-            members[link.id] = try context.store.toManyMembers(entityName, link.relationship, attribute: identity.name, owners: keys)
+        var members = BatchMembers()
+        for link in shape.links {
+            switch link.source {
+            case .identities(let identity):
+                members.identities[link.id] = try context.store.toManyMembers(entityName, link.relationship, attribute: identity.name, owners: keys)
+            case .leafRecords:
+                members.records[link.id] = try context.store.toManyRows(entityName, link.relationship, owners: keys, readsValues: true)
+            case .toOne, .counted: break
+            }
         }
         var loaded: [ObjectID] = []
         for values in rows {
             guard case .object(let id)? = values[0], written[id] == nil else { continue }
-            if let record = try record(of: id.primaryKey ?? 0, from: values, members: members, shape: shape) {
+            if let (record, nested) = try record(of: id.primaryKey ?? 0, from: values, members: members, shape: shape) {
                 written[id] = ()
+                for member in nested { written[member] = () }
                 try body(record)
             } else {
                 loaded.append(id)
@@ -126,8 +176,11 @@ extension Exporter {
         return loaded
     }
 
-    /// The record of the row `values`, or `nil` when only its object can make it.
-    private func record(of primaryKey: Int64, from values: [FetchedValue?], members: [String: ToManyMembers], shape: RowShape) throws -> JSONValue? {
+    /// The record of the row `values` and the IDs of the records nested in it, or `nil` when
+    /// only its object can make it.
+    private func record(
+        of primaryKey: Int64, from values: [FetchedValue?], members: BatchMembers, shape: RowShape
+    ) throws -> (JSONValue, nested: [ObjectID])? {
         // An object without its identity value may be nested where the other side holds it.
         if let position = shape.ownIdentityPosition, values[position] == nil { return nil }
         var record: [JSONMember] = []
@@ -135,40 +188,53 @@ extension Exporter {
         for (index, (keys, dateFormat)) in shape.attributes.enumerated() {
             Self.insert(values[1 + index]?.attributeValue.map { json($0, dateFormat: dateFormat) } ?? .null, at: keys, into: &record)
         }
+        var nested: [ObjectID] = []
         let pairs = shape.hasPairs ? Set(writtenLinks(of: shape.plan, through: nil).map(\.id)) : []
         for link in shape.links where !link.isPaired || pairs.contains(link.id) {
-            if link.isToMany, let position = link.position {
-                guard values[position]?.attributeValue?.databaseValue.int64Value == 0 else { return nil }
-                Self.insert(.array([]), at: link.exportKey, into: &record)
-                continue
-            }
-            if let position = link.position {
+            switch link.source {
+            case .toOne(let position, let identity):
                 guard values[position] != nil else {
-                    Self.insert(.null, at: link.identity != nil ? link.identityKey : link.exportKey, into: &record)
+                    Self.insert(.null, at: identity != nil ? link.identityKey : link.exportKey, into: &record)
                     continue
                 }
                 // A destination to nest, or one without identity value (or a row at all), needs its object.
-                guard link.identity != nil, let value = values[position + 1]?.attributeValue else { return nil }
+                guard identity != nil, let value = values[position + 1]?.attributeValue else { return nil }
                 Self.insert(json(value, dateFormat: nil), at: link.identityKey, into: &record)
-                continue
-            }
-            guard let identity = link.identity, let linked = members[link.id] else { return nil }
-            let positions = linked.positions(of: primaryKey)
-            var items: [(value: AttributeValue, primaryKey: Int64)] = []
-            items.reserveCapacity(positions.count)
-            for position in positions {
-                guard let value = AttributeValue(linked.values[position], type: identity.type) else { return nil }
-                items.append((value, linked.keys[position]))
-            }
-            if !link.isOrdered {
-                // As SQL sorts the identity values, then by key: the order the objects' records use.
-                items.sort { a, b in
-                    let order = a.value.databaseValue.sortOrder(b.value.databaseValue, caseInsensitive: false)
-                    return order == .orderedSame ? a.primaryKey < b.primaryKey : order == .orderedAscending
+            case .identities(let identity):
+                guard let linked = members.identities[link.id] else { return nil }
+                var items: [(value: AttributeValue, primaryKey: Int64)] = []
+                for position in linked.positions(of: primaryKey) {
+                    guard let value = AttributeValue(linked.values[position], type: identity.type) else { return nil }
+                    items.append((value, linked.keys[position]))
                 }
+                if !link.isOrdered { items = Self.sortedByIdentity(items) { ($0.value.databaseValue, $0.primaryKey) } }
+                Self.insert(.array(items.map { json($0.value, dateFormat: nil) }), at: link.identityKey, into: &record)
+            case .leafRecords(let leaf):
+                var rows = members.records[link.id]?[primaryKey] ?? []
+                if !link.isOrdered, let identity = leaf.identity {
+                    rows = Self.sortedByIdentity(rows) { row in
+                        (row.values[identity.name].flatMap { AttributeValue($0, type: identity.type) }?.databaseValue ?? .null, row.primaryKey)
+                    }
+                }
+                var items: [JSONValue] = []
+                for row in rows {
+                    let id = ObjectID(entityName: row.entityName, storeIdentifier: context.store.metadata.uuid, key: .permanent(row.primaryKey))
+                    // A record written before is a reference here, which its object makes.
+                    guard written[id] == nil else { return nil }
+                    nested.append(id)
+                    var members: [JSONMember] = []
+                    for (attribute, keys, dateFormat) in leaf.attributes {
+                        let value = row.values[attribute.name].flatMap { AttributeValue($0, type: attribute.type) }
+                        Self.insert(value.map { json($0, dateFormat: dateFormat) } ?? .null, at: keys, into: &members)
+                    }
+                    items.append(.object(members))
+                }
+                Self.insert(.array(items), at: link.exportKey, into: &record)
+            case .counted(let position):
+                guard values[position]?.attributeValue?.databaseValue.int64Value == 0 else { return nil }
+                Self.insert(.array([]), at: link.exportKey, into: &record)
             }
-            Self.insert(.array(items.map { json($0.value, dateFormat: nil) }), at: link.identityKey, into: &record)
         }
-        return .object(record)
+        return (.object(record), nested)
     }
 }

@@ -68,6 +68,10 @@ public final class Exporter {
     /// Relationships of identity values that the other side of their inverse writes.
     var silenced: Set<String> = []
     private var formatters: [String: DateFormatter] = [:]
+    /// Whether records hold the records of related objects that are nested rather than named
+    /// by identity value; off, they are left out and not read (a CSV export, which cannot
+    /// hold them, turns it off).
+    public var writesNestedRecords = true
     /// Whether records are made from rows read in SQL where they can be (see
     /// ``forEachRecordFromRows(_:_:)``); tests turn it off to compare with the objects' records.
     var readsRows = true
@@ -141,7 +145,7 @@ public final class Exporter {
         request.includesSubentities = false
         if let identity = try identity(of: entityName) { request.sortDescriptors = [ObjectSortDescriptor(identity.attribute.name)] }
         if readsRows, try forEachRecordFromRows(request, body) { return }
-        let prefetched = try plan(for: entityName).links.filter { $0.kind != .omitted && !silenced.contains($0.id) }.map(\.relationship.name)
+        let prefetched = try plan(for: entityName).links.filter(writes).map(\.relationship.name)
         var release = ReleaseSchedule(context: context)
         try context.forEachBatchOfObjectIDs(request, batchSize: Self.batchSize) { ids in
             let batch = ids.filter { written[$0] == nil }
@@ -246,13 +250,18 @@ public final class Exporter {
     /// relationships only the side met first, except that an ordered to-many keeps its order.
     func writtenLinks(of plan: Plan, through came: RelationshipDescription?) -> [Link] {
         plan.links.filter { link in
-            guard link.kind != .omitted, !silenced.contains(link.id), came?.inverseName != link.relationship.name else { return false }
+            guard writes(link), came?.inverseName != link.relationship.name else { return false }
             guard link.kind == .nested, let inverse = link.inverse, inverse.kind == .nested, inverse.id != link.id else { return true }
             let pair = [link.id, inverse.id].sorted().joined(separator: " ")
             let owner = pairOwners[pair] ?? (inverse.relationship.isOrderedToMany && !link.relationship.isOrderedToMany ? inverse.id : link.id)
             pairOwners[pair] = owner
             return owner == link.id
         }
+    }
+
+    /// Whether records write `link` at all (those of a pair of inverses aside).
+    func writes(_ link: Link) -> Bool {
+        link.kind != .omitted && !silenced.contains(link.id) && (writesNestedRecords || link.kind != .nested)
     }
 
     /// Whether `object` is held, through a relationship that the other side writes, by an
@@ -291,10 +300,17 @@ public final class Exporter {
         let keyed = try objects.map { object in
             (object, try name.flatMap { try object.attributeValue(forKey: $0)?.databaseValue } ?? .null, object.objectID.primaryKey ?? .max)
         }
-        return keyed.sorted { a, b in
-            let order = a.1.sortOrder(b.1, caseInsensitive: false)
-            return order == .orderedSame ? a.2 < b.2 : order == .orderedAscending
-        }.map(\.0)
+        return Self.sortedByIdentity(keyed) { ($0.1, $0.2) }.map(\.0)
+    }
+
+    /// `items` by identity value as SQL sorts them, then by primary key: the order of an
+    /// unordered to-many's members in a record.
+    static func sortedByIdentity<Item>(_ items: [Item], _ identity: (Item) -> (value: DatabaseValue, primaryKey: Int64)) -> [Item] {
+        items.sorted { a, b in
+            let (first, second) = (identity(a), identity(b))
+            let order = first.value.sortOrder(second.value, caseInsensitive: false)
+            return order == .orderedSame ? first.primaryKey < second.primaryKey : order == .orderedAscending
+        }
     }
 
     /// Adds `value` at `path`, merging into the objects earlier members made.

@@ -7,11 +7,14 @@ import Testing
 @Suite struct ExportFromRowsTests {
     /// The records of each entity of `names` (or every entity) read from rows, and read from
     /// objects, in one text each; fails when the rows could not be read.
-    static func bothWays(_ context: ObjectContext, entities names: [String]? = nil, nested: Bool = false) throws -> (rows: String, objects: String) {
+    static func bothWays(
+        _ context: ObjectContext, entities names: [String]? = nil, nested: Bool = false, writesNestedRecords: Bool = true
+    ) throws -> (rows: String, objects: String) {
         try context.performAndWait {
             func text(readingRows: Bool) throws -> String {
                 let exporter = try Exporter(context: context, entities: names, nested: nested)
                 exporter.readsRows = readingRows
+                exporter.writesNestedRecords = writesNestedRecords
                 var lines: [String] = []
                 for name in exporter.entityNames {
                     var request = FetchRequest(entityName: name)
@@ -41,6 +44,15 @@ import Testing
             #expect(one.rows == one.objects, "\(entity)")
             #expect(!one.rows.isEmpty)
         }
+    }
+
+    /// Without nested records (as CSV writes them), the records hold attributes and identity values only.
+    @Test func recordsWithoutNestedRecordsAreTheObjectsRecords() throws {
+        let fixture = try ExportTests.seeded()
+        let flat = try Self.bothWays(fixture.context, entities: ["Book"], writesNestedRecords: false)
+        #expect(flat.rows == flat.objects)
+        #expect(flat.rows.contains(#""chapters_ids":[3,1,2]"#), "\(flat.rows)")
+        #expect(!flat.rows.contains("notes") && !flat.rows.contains("first note"), "\(flat.rows)")
     }
 
     @Test func unsavedChangesAreExportedFromObjects() throws {

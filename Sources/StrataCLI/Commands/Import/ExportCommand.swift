@@ -123,6 +123,7 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
                     output.write("\n")
                 }
             case .csv:
+                exporter.writesNestedRecords = false
                 let keys = try exporter.fieldKeys(of: names[0])
                 let paths = keys.map { $0.split(separator: ".").map(String.init) }
                 output.flush()
