@@ -78,6 +78,7 @@ extension ManagedObject {
 
     /// Sets the attribute `key` to `value`, as ``setValue(_:forKey:)`` does for an
     /// ``AttributeValue``, without going through `Any`: what typed subclasses' properties call.
+    @usableFromInline
     func setAttribute(_ value: AttributeValue?, forKey key: String) throws(ContextError) {
         let context = try requireContext()
         context.assertOnQueue()

@@ -130,6 +130,7 @@ public struct Attribute<Value: AttributeRepresentable> {
     /// The attribute's name in the model.
     public let key: String
 
+    @inlinable
     public init(_ key: String) {
         self.key = key
     }
@@ -140,6 +141,9 @@ public struct Attribute<Value: AttributeRepresentable> {
         set { fatalError() }
     }
 
+    // Inlinable so that a subclass's module specializes it for its own types: generic, each
+    // read would look up the types' metadata at run time and project the key paths.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
@@ -171,6 +175,7 @@ public struct ToOne<Destination: ManagedObject> {
     /// The relationship's name in the model.
     public let key: String
 
+    @inlinable
     public init(_ key: String) {
         self.key = key
     }
@@ -181,6 +186,9 @@ public struct ToOne<Destination: ManagedObject> {
         set { fatalError() }
     }
 
+    // Inlinable so that a subclass's module specializes it for its own types: generic, each
+    // read would look up the types' metadata at run time and project the key paths.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Destination?>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, ToOne<Destination>>
@@ -203,6 +211,7 @@ public struct ToMany<Destination: ManagedObject> {
     /// The relationship's name in the model.
     public let key: String
 
+    @inlinable
     public init(_ key: String) {
         self.key = key
     }
@@ -213,6 +222,9 @@ public struct ToMany<Destination: ManagedObject> {
         set { fatalError() }
     }
 
+    // Inlinable so that a subclass's module specializes it for its own types: generic, each
+    // read would look up the types' metadata at run time and project the key paths.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, [Destination]>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, ToMany<Destination>>
