@@ -38,20 +38,26 @@ extension ObjectContext {
                     guard let id, let key = (permanent[id] ?? id).primaryKey else { return nil }
                     return RowReference(entityName: id.entityName, primaryKey: key)
                 }
+                var plans: [String: RowWritePlan] = [:]
                 for object in inserted {
-                    let (values, toOne) = try rowValues(of: object, keys: nil, reference: reference)
+                    let entityName = object.objectID.entityName
+                    let plan = try plans[entityName] ?? store.rowWritePlan(for: entityName)
+                    plans[entityName] = plan
+                    let (values, toOne) = try rowValues(of: object, plan: plan, reference: reference)
                     if let key = permanent[object.objectID]?.primaryKey {
-                        try store.insert(object.objectID.entityName, values: values, toOne: toOne, allocatedKey: key)
+                        try store.insertRow(plan, key: key, values: values, toOne: toOne)
                     } else {
-                        try store.insert(object.objectID.entityName, values: values, toOne: toOne, primaryKey: object.objectID.primaryKey)
+                        try store.insert(
+                            entityName, values: Dictionary(uniqueKeysWithValues: zip(plan.attributes, values)),
+                            toOne: Dictionary(uniqueKeysWithValues: zip(plan.toOnes, toOne)), primaryKey: object.objectID.primaryKey)
                     }
                     versions[object.objectID] = 1
                 }
                 for (object, keys) in zip(updated, keysToWrite) {
-                    let (values, toOne) = try rowValues(of: object, keys: keys, reference: reference)
-                    versions[object.objectID] = try store.update(
-                        object.objectID.entityName, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version,
-                        values: values, toOne: toOne)
+                    let plan = try updatePlan(of: object, keys: keys)
+                    let (values, toOne) = try rowValues(of: object, plan: plan, reference: reference)
+                    versions[object.objectID] = try store.updateRow(
+                        plan, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version, values: values, toOne: toOne)
                 }
                 for object in deleted {
                     try store.delete(object.objectID.entityName, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version)
@@ -134,23 +140,24 @@ extension ObjectContext {
         pendingDroppedInserts = []
     }
 
-    /// An object's stored attribute values and to-one references, for all its properties or
-    /// only `keys`.
+    /// An object's values for the properties `plan` writes, in its order.
     private func rowValues(
-        of object: ManagedObject, keys: Set<String>?, reference: (ObjectID?) -> RowReference?
-    ) throws -> (values: [String: DatabaseValue], toOne: [String: RowReference?]) {
-        var values: [String: DatabaseValue] = [:]
-        var toOne: [String: RowReference?] = [:]
-        for attribute in model.allAttributes(of: object.entity) where !attribute.isTransient && keys?.contains(attribute.name) ?? true {
-            let value = try object.attributeValue(forKey: attribute.name)
-            if keys != nil || value != nil { values[attribute.name] = value?.databaseValue ?? .null }
-        }
-        for relationship in model.allRelationships(of: object.entity)
-        where !relationship.isToMany && !relationship.isTransient && keys?.contains(relationship.name) ?? true {
-            guard case .toOne(let id) = try object.propertyValue(relationship.name) else { continue }
-            if keys != nil || id != nil { toOne[relationship.name] = reference(id) }
+        of object: ManagedObject, plan: RowWritePlan, reference: (ObjectID?) -> RowReference?
+    ) throws -> (values: [DatabaseValue], toOne: [RowReference?]) {
+        let values = try plan.attributes.map { try object.attributeValue(forKey: $0)?.databaseValue ?? .null }
+        let toOne = try plan.toOnes.map { name -> RowReference? in
+            guard case .toOne(let id) = try object.propertyValue(name) else { return nil }
+            return reference(id)
         }
         return (values, toOne)
+    }
+
+    /// The plan of the update of `keys` of an object: its stored attributes and to-ones among
+    /// them, in the model's order, so that objects with the same changes share a plan.
+    private func updatePlan(of object: ManagedObject, keys: Set<String>) throws -> RowWritePlan {
+        let attributes = model.storedAttributes(of: object.entity).lazy.map(\.name).filter(keys.contains)
+        let toOnes = model.storedToOneNames(of: object.entity).filter(keys.contains)
+        return try store.rowWritePlan(for: object.objectID.entityName, attributes: Array(attributes), toOnes: toOnes)
     }
 
     /// Many-to-many links added and removed, from the side that names the join table, so

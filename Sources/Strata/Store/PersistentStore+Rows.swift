@@ -53,8 +53,7 @@ extension PersistentStore {
     public func insert(
         _ entityName: String, values: [String: DatabaseValue], toOne: [String: RowReference?] = [:], primaryKey: Int64? = nil
     ) throws -> Int64 {
-        let entity = try layoutEntity(entityName)
-        let assignments = try columnAssignments(for: entity, values: values, toOne: toOne)
+        let plan = try rowWritePlan(for: entityName, attributes: values.keys.sorted(), toOnes: toOne.keys.sorted())
         let key: Int64
         if let primaryKey {
             // A key chosen by the caller still moves Z_MAX past it, so later keys never collide.
@@ -65,22 +64,15 @@ extension PersistentStore {
         } else {
             key = try allocatePrimaryKeys(for: entityName).lowerBound
         }
-        try insertRow(of: entity, key: key, assignments: assignments)
+        try insertRow(plan, key: key, values: plan.attributes.map { values[$0] ?? .null }, toOne: plan.toOnes.map { toOne[$0] ?? nil })
         return key
     }
 
     /// Inserts a row under a key that ``allocatePrimaryKeys(for:count:)`` handed out, at
     /// version 1: what a save does for each new object, without touching `Z_MAX` again.
     public func insert(_ entityName: String, values: [String: DatabaseValue], toOne: [String: RowReference?] = [:], allocatedKey key: Int64) throws {
-        let entity = try layoutEntity(entityName)
-        try insertRow(of: entity, key: key, assignments: try columnAssignments(for: entity, values: values, toOne: toOne))
-    }
-
-    private func insertRow(of entity: StoreLayout.Entity, key: Int64, assignments: [(column: String, value: DatabaseValue)]) throws {
-        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + assignments.map(\.column)
-        let sql = "INSERT INTO \(entity.tableName) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        try database.cachedStatement(sql).execute(
-            [.integer(key), .integer(Int64(entity.number)), .integer(1)] + assignments.map(\.value))
+        let plan = try rowWritePlan(for: entityName, attributes: values.keys.sorted(), toOnes: toOne.keys.sorted())
+        try insertRow(plan, key: key, values: plan.attributes.map { values[$0] ?? .null }, toOne: plan.toOnes.map { toOne[$0] ?? nil })
     }
 
     /// Updates the given columns of a row and raises its version. Fails with
@@ -93,13 +85,10 @@ extension PersistentStore {
         _ entityName: String, primaryKey: Int64, expectedVersion: Int64, values: [String: DatabaseValue],
         toOne: [String: RowReference?] = [:]
     ) throws -> Int64 {
-        let entity = try layoutEntity(entityName)
-        let assignments = try columnAssignments(for: entity, values: values, toOne: toOne)
-        let setters = (assignments.map { "\($0.column) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
-        let sql = "UPDATE \(entity.tableName) SET \(setters) WHERE Z_PK = ? AND Z_OPT = ? AND \(entity.kindCondition)"
-        try database.cachedStatement(sql).execute(assignments.map(\.value) + [.integer(primaryKey), .integer(expectedVersion)])
-        guard database.changedRowCount == 1 else { throw try conflict(entity, primaryKey, expectedVersion) }
-        return expectedVersion + 1
+        let plan = try rowWritePlan(for: entityName, attributes: values.keys.sorted(), toOnes: toOne.keys.sorted())
+        return try updateRow(
+            plan, primaryKey: primaryKey, expectedVersion: expectedVersion, values: plan.attributes.map { values[$0] ?? .null },
+            toOne: plan.toOnes.map { toOne[$0] ?? nil })
     }
 
     /// Deletes a row, checking its version when `expectedVersion` is given, and removes it
@@ -350,32 +339,6 @@ extension PersistentStore {
         return entity
     }
 
-    private func columnAssignments(
-        for entity: StoreLayout.Entity, values: [String: DatabaseValue], toOne: [String: RowReference?]
-    ) throws -> [(column: String, value: DatabaseValue)] {
-        var assignments: [(column: String, value: DatabaseValue)] = []
-        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
-            guard let column = entity.attributeColumns[name] else {
-                throw StoreError.unknownProperty(path: path, entity: entity.name, property: name, known: entity.attributeColumns.keys.sorted())
-            }
-            assignments.append((column, value))
-        }
-        for (name, reference) in toOne.sorted(by: { $0.key < $1.key }) {
-            guard let columns = entity.toOneColumns[name] else {
-                throw StoreError.unknownProperty(path: path, entity: entity.name, property: name, known: entity.toOneColumns.keys.sorted())
-            }
-            assignments.append((columns.key, reference.map { .integer($0.primaryKey) } ?? .null))
-            if let reference, layout.entity(named: reference.entityName) == nil {
-                throw StoreError.unknownEntity(path: path, name: reference.entityName, known: layout.entities.map(\.name))
-            }
-            if let entityColumn = columns.entity {
-                let number = reference.flatMap { layout.entity(named: $0.entityName)?.number }
-                assignments.append((entityColumn, number.map { .integer(Int64($0)) } ?? .null))
-            }
-        }
-        return assignments
-    }
-
     /// The table and column holding the owner's key for `entityName`'s to-many `relationship`
     /// when it has no inverse (Core Data's `Z<n><NAME>` on the destination's table).
     private func toManyKeyColumn(_ entityName: String, _ relationship: String) -> (table: String, column: String)? {
@@ -398,7 +361,7 @@ extension PersistentStore {
         return columns
     }
 
-    private func conflict(_ entity: StoreLayout.Entity, _ primaryKey: Int64, _ expectedVersion: Int64) throws -> StoreError {
+    func conflict(_ entity: StoreLayout.Entity, _ primaryKey: Int64, _ expectedVersion: Int64) throws -> StoreError {
         let actual = try database.scalar("SELECT Z_OPT FROM \(entity.tableName) WHERE Z_PK = ?", [.integer(primaryKey)])?.int64Value
         return .conflict(path: path, entity: entity.name, primaryKey: primaryKey, expectedVersion: expectedVersion, actualVersion: actual)
     }

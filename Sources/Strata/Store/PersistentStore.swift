@@ -65,6 +65,9 @@ public final class PersistentStore: @unchecked Sendable {
     public let layout: StoreLayout
     /// How the store's recorded hashes compare with ``model``'s.
     public let comparison: HashComparison
+    /// The plans of row writes made so far (see ``rowWritePlan(for:attributes:toOnes:)``); used
+    /// with the connection held, like the connection's statements.
+    var rowWritePlans: [RowWritePlan.Key: RowWritePlan] = [:]
 
     private init(
         path: String, database: Database, schema: StoreSchema, metadata: StoreMetadata, model: ObjectModel,

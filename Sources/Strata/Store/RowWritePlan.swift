@@ -1,0 +1,122 @@
+/// How rows of one entity are written: the properties, in the order their values are given,
+/// and the SQL that writes them, bound by position. A save of many objects builds its SQL once
+/// per entity (and, for updates, per set of changed properties), not once per row.
+///
+/// ```swift
+/// let plan = try store.rowWritePlan(for: "Book")                  // every stored property
+/// try store.insertRow(plan, key: key, values: [.text("Dune"), .real(4.5)], toOne: [author])
+/// ```
+public final class RowWritePlan: Sendable {
+    /// The entity whose rows the plan writes.
+    public let entityName: String
+    /// The stored attributes written, in the order their values are given.
+    public let attributes: [String]
+    /// The stored to-one relationships written, in the order their references are given.
+    public let toOnes: [String]
+    /// Which to-ones also write their destination's `Z_ENT` (a destination with sub-entities).
+    let writesDestinationEntity: [Bool]
+    let table: StoreLayout.Entity
+    /// The statement that inserts a row: `Z_PK`, `Z_ENT`, `Z_OPT`, then the columns.
+    let insertSQL: String
+    /// The statement that updates a row's columns and raises `Z_OPT`, by `Z_PK` and expected `Z_OPT`.
+    let updateSQL: String
+
+    /// What a store keeps plans by.
+    struct Key: Hashable {
+        let entityName: String
+        let attributes: [String]?
+        let toOnes: [String]?
+    }
+
+    init(table: StoreLayout.Entity, attributes: [String], toOnes: [(name: String, columns: StoreLayout.ToOneColumns)], attributeColumns: [String]) {
+        (entityName, self.table, self.attributes, self.toOnes) = (table.name, table, attributes, toOnes.map(\.name))
+        writesDestinationEntity = toOnes.map { $0.columns.entity != nil }
+        let columns = attributeColumns + toOnes.flatMap { [$0.columns.key] + ($0.columns.entity.map { [$0] } ?? []) }
+        insertSQL = "INSERT INTO \(table.tableName) (\((["Z_PK", "Z_ENT", "Z_OPT"] + columns).joined(separator: ", "))) "
+            + "VALUES (\(Array(repeating: "?", count: columns.count + 3).joined(separator: ", ")))"
+        updateSQL = "UPDATE \(table.tableName) SET \((columns.map { "\($0) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")) "
+            + "WHERE Z_PK = ? AND Z_OPT = ? AND \(table.kindCondition)"
+    }
+}
+
+extension PersistentStore {
+    // MARK: - Plans
+
+    /// The plan of writes of `entityName`'s rows: of `attributes` and `toOnes` when named
+    /// (an update of some properties), else of every stored attribute and to-one, in the
+    /// model's order. Plans are made once and kept.
+    ///
+    /// - Throws: ``StoreError/unknownEntity(path:name:known:)``, or
+    ///   ``StoreError/unknownProperty(path:entity:property:known:)`` for a property the entity's
+    ///   table has no column for.
+    public func rowWritePlan(for entityName: String, attributes: [String]? = nil, toOnes: [String]? = nil) throws -> RowWritePlan {
+        try withConnection {
+            let key = RowWritePlan.Key(entityName: entityName, attributes: attributes, toOnes: toOnes)
+            if let plan = rowWritePlans[key] { return plan }
+            let table = try layoutEntity(entityName)
+            guard let entity = model.entity(named: entityName) else {
+                throw StoreError.unknownEntity(path: path, name: entityName, known: model.entities.map(\.name).sorted())
+            }
+            let attributeNames = attributes ?? model.storedAttributes(of: entity).map(\.name)
+            let toOneNames = toOnes ?? model.storedToOneNames(of: entity)
+            let attributeColumns = try attributeNames.map { name in
+                guard let column = table.attributeColumns[name] else {
+                    throw StoreError.unknownProperty(path: path, entity: entityName, property: name, known: table.attributeColumns.keys.sorted())
+                }
+                return column
+            }
+            let toOneColumns = try toOneNames.map { name in
+                guard let columns = table.toOneColumns[name] else {
+                    throw StoreError.unknownProperty(path: path, entity: entityName, property: name, known: table.toOneColumns.keys.sorted())
+                }
+                return (name, columns)
+            }
+            let plan = RowWritePlan(table: table, attributes: attributeNames, toOnes: toOneColumns, attributeColumns: attributeColumns)
+            rowWritePlans[key] = plan
+            return plan
+        }
+    }
+
+    // MARK: - Writes
+
+    /// Inserts a row by `plan` under `key` (from ``allocatePrimaryKeys(for:count:)``), at
+    /// version 1: `values` one per attribute of the plan, `toOne` one per to-one.
+    public func insertRow(_ plan: RowWritePlan, key: Int64, values: [DatabaseValue], toOne: [RowReference?]) throws {
+        var arguments: [DatabaseValue] = [.integer(key), .integer(Int64(plan.table.number)), .integer(1)]
+        arguments.reserveCapacity(3 + values.count + 2 * toOne.count)
+        try appendArguments(of: plan, values: values, toOne: toOne, to: &arguments)
+        try database.cachedStatement(plan.insertSQL).execute(arguments)
+    }
+
+    /// Updates a row's columns by `plan` and raises its version. Fails with
+    /// ``StoreError/conflict(path:entity:primaryKey:expectedVersion:actualVersion:)`` when the
+    /// row's version is no longer `expectedVersion` (someone else saved it) or the row is gone.
+    ///
+    /// - Returns: the row's new version.
+    @discardableResult
+    public func updateRow(_ plan: RowWritePlan, primaryKey: Int64, expectedVersion: Int64, values: [DatabaseValue], toOne: [RowReference?]) throws -> Int64 {
+        var arguments: [DatabaseValue] = []
+        arguments.reserveCapacity(values.count + 2 * toOne.count + 2)
+        try appendArguments(of: plan, values: values, toOne: toOne, to: &arguments)
+        arguments += [.integer(primaryKey), .integer(expectedVersion)]
+        try database.cachedStatement(plan.updateSQL).execute(arguments)
+        guard database.changedRowCount == 1 else { throw try conflict(plan.table, primaryKey, expectedVersion) }
+        return expectedVersion + 1
+    }
+
+    private func appendArguments(of plan: RowWritePlan, values: [DatabaseValue], toOne: [RowReference?], to arguments: inout [DatabaseValue]) throws {
+        precondition(values.count == plan.attributes.count && toOne.count == plan.toOnes.count, "one value per property of the plan")
+        arguments += values
+        for (reference, writesEntity) in zip(toOne, plan.writesDestinationEntity) {
+            guard let reference else {
+                arguments += writesEntity ? [.null, .null] : [.null]
+                continue
+            }
+            guard let destination = layout.entity(named: reference.entityName) else {
+                throw StoreError.unknownEntity(path: path, name: reference.entityName, known: layout.entities.map(\.name))
+            }
+            arguments.append(.integer(reference.primaryKey))
+            if writesEntity { arguments.append(.integer(Int64(destination.number))) }
+        }
+    }
+}
