@@ -25,6 +25,7 @@ extension ObjectContext {
         var deleted = deletedObjects
         var permanent: [ObjectID: ObjectID] = [:]
         var versions: [ObjectID: Int64] = [:]
+        versions.reserveCapacity(inserted.count + updated.count)
         do {
             try store.withConnection { try store.database.inTransaction {
                 try resolveConflicts(updated: updated, deleted: deleted)

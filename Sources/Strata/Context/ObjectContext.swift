@@ -179,6 +179,9 @@ public final class ObjectContext: @unchecked Sendable {
     private func insertionTemplate(for entity: EntityDescription) -> (committed: [String: PropertyValue], changed: [String: PropertyValue]) {
         if let template = insertionTemplates[entity.name] { return template }
         var committed: [String: PropertyValue] = [:], changed: [String: PropertyValue] = [:]
+        // An object's first change copies the template: room for every property then spares
+        // the copy resizing as the other properties are set.
+        changed.reserveCapacity(model.allAttributes(of: entity).count + model.allRelationships(of: entity).count)
         for attribute in model.allAttributes(of: entity) {
             committed[attribute.name] = .attribute(nil)
             if let value = attribute.defaultAttributeValue {
