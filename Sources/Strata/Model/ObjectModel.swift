@@ -34,18 +34,32 @@ public struct ObjectModel: Sendable, Equatable {
     /// fetches look them up per object, so they are gathered once per change of the entities.
     private var propertiesByEntity: [String: EntityProperties] = [:]
 
-    private struct EntityProperties: Sendable {
-        var attributes: [AttributeDescription]
-        var relationships: [RelationshipDescription]
-        var attributesByName: [String: AttributeDescription]
-        var relationshipsByName: [String: RelationshipDescription]
+    /// A class, so that a look-up hands out one reference rather than copying every field.
+    private final class EntityProperties: Sendable {
+        let attributes: [AttributeDescription]
+        let relationships: [RelationshipDescription]
+        let attributesByName: [String: AttributeDescription]
+        let relationshipsByName: [String: RelationshipDescription]
         /// What reading and writing rows needs of the attributes, without copying descriptions.
-        var attributeTypes: [String: AttributeType]
-        var storedAttributes: [(name: String, type: AttributeType)]
-        var storedToOneNames: [String]
+        let attributeTypes: [String: AttributeType]
+        let storedAttributes: [(name: String, type: AttributeType)]
+        let storedToOneNames: [String]
         /// The properties a save validates: those with a rule (required, bounds, a pattern, counts).
-        var ruledAttributes: [AttributeDescription]
-        var ruledRelationships: [RelationshipDescription]
+        let ruledAttributes: [AttributeDescription]
+        let ruledRelationships: [RelationshipDescription]
+
+        /// The properties of an entity whose lineage, root first, is `lineage`.
+        init(lineage: [EntityDescription]) {
+            attributes = lineage.flatMap(\.attributes)
+            relationships = lineage.flatMap(\.relationships)
+            attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+            relationshipsByName = Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+            attributeTypes = Dictionary(attributes.map { ($0.name, $0.type) }, uniquingKeysWith: { _, last in last })
+            storedAttributes = attributes.filter { !$0.isTransient }.map { ($0.name, $0.type) }
+            storedToOneNames = relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.name)
+            ruledAttributes = attributes.filter(\.hasRules)
+            ruledRelationships = relationships.filter(\.hasRules)
+        }
     }
 
     /// A model of `entities`, with no configurations, fetch request templates or version identifier.
@@ -61,16 +75,7 @@ public struct ObjectModel: Sendable, Equatable {
         }
         propertiesByEntity = [:]
         for index in entityIndexByName.values {
-            let lineage = ancestors(of: entities[index]).reversed() + [entities[index]]
-            let attributes = lineage.flatMap(\.attributes), relationships = lineage.flatMap(\.relationships)
-            propertiesByEntity[entities[index].name] = EntityProperties(
-                attributes: attributes, relationships: relationships,
-                attributesByName: Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last }),
-                relationshipsByName: Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last }),
-                attributeTypes: Dictionary(attributes.map { ($0.name, $0.type) }, uniquingKeysWith: { _, last in last }),
-                storedAttributes: attributes.filter { !$0.isTransient }.map { ($0.name, $0.type) },
-                storedToOneNames: relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.name),
-                ruledAttributes: attributes.filter(\.hasRules), ruledRelationships: relationships.filter(\.hasRules))
+            propertiesByEntity[entities[index].name] = EntityProperties(lineage: ancestors(of: entities[index]).reversed() + [entities[index]])
         }
     }
 
