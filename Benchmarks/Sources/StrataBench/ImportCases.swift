@@ -41,7 +41,7 @@ struct ImportCases {
         if tools.sqliteUtils != nil {
             results.append(CaseResult(number: "5", title: title + " (`strata import`)", strata: strata.median,
                                       baselineName: "sqlite-utils upsert --pk id", baseline: sqliteUtils.median,
-                                      goal: .fasterBy(5)))
+                                      goal: .fasterBy(3)))
         }
         results.append(CaseResult(number: "5b", title: title, strata: strata.median, baselineName: "C upsert, pre-parsed",
                                   baseline: c.median, goal: .none,

@@ -6,9 +6,9 @@ extension Exporter {
     /// Writes the records of `request`'s entity from rows read in SQL, without making objects:
     /// attributes and the identity values of to-one destinations in one query, the members of
     /// to-manys (identity values, or nested records that hold no links) in one query per
-    /// relationship and batch. A row whose record needs an object
-    /// (a nested record to write, a destination without identity value, an object without its
-    /// own) is written from its object, so the records are those the objects make.
+    /// relationship and batch. A row whose record needs an object (a nested record with links
+    /// of its own, a destination without identity value, an object without its own) is
+    /// written from its object, so the records are those the objects make.
     ///
     /// - Returns: `false`, having written nothing, when the context has unsaved changes or a
     ///   parent (whose changes the store does not hold), or an exported attribute has no column.

@@ -136,9 +136,13 @@ public final class Exporter {
     /// try exporter.forEachRecord(of: "Book") { print(JSONWriter.string(from: $0, pretty: false)) }   // NDJSON
     /// ```
     ///
-    /// Objects are read in batches, and those written that have no unsaved changes and that
-    /// nothing else holds leave the context again, so that an export of any size runs in
-    /// bounded memory (besides a few bytes per object written, to write each once).
+    /// On a context without unsaved changes (and without a parent), records are made from rows
+    /// read in SQL as the store hands them over, the first at once; the store's connection is
+    /// held meanwhile (see ``PersistentStore/forEachDictionary(_:_:)``). Otherwise, and for
+    /// the rows whose records need their objects, objects are read in batches, and those
+    /// written that have no unsaved changes and that nothing else holds leave the context
+    /// again. Either way an export of any size runs in bounded memory (besides a few bytes per
+    /// object written, to write each once).
     public func forEachRecord(of entityName: String, where predicate: ObjectPredicate? = nil, _ body: (JSONValue) throws -> Void) throws {
         context.assertOnQueue()
         var request = FetchRequest(entityName: entityName, predicate: predicate)

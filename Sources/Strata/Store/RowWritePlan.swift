@@ -72,6 +72,8 @@ extension PersistentStore {
                 return (name, columns)
             }
             let plan = RowWritePlan(table: table, attributes: attributeNames, toOnes: toOneColumns, attributeColumns: attributeColumns)
+            // Updates of many different sets of properties each make a plan: a bound keeps them few.
+            if rowWritePlans.count >= 256 { rowWritePlans.removeAll() }
             rowWritePlans[key] = plan
             return plan
         }
