@@ -23,7 +23,12 @@ struct RowWriter {
         self.format = format
         switch format {
         case .table: table = TextTable(header: columns)
-        case .csv: emit(columns.map(Self.csvField).joined(separator: ",") + "\r\n")
+        case .csv:
+            for (index, column) in columns.enumerated() {
+                if index > 0 { pending.append(UInt8(ascii: ",")) }
+                appendCSVField(column)
+            }
+            pending.append(contentsOf: [13, 10])
         case .json, .ndjson: break
         }
     }
@@ -112,14 +117,8 @@ struct RowWriter {
         }
     }
 
-    /// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-    private static func csvField(_ text: String) -> String {
-        guard text.utf8.contains(where: needsQuoting) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    /// ``csvField(_:)``, written straight into the pending bytes: a CSV export writes
-    /// millions of fields.
+    /// Writes `text` as a CSV field, straight into the pending bytes (an export writes millions):
+    /// as RFC 4180 has it, a field with a comma, quote or line break is quoted, quotes doubled.
     private mutating func appendCSVField(_ text: String) {
         var text = text
         text.withUTF8 { bytes in
