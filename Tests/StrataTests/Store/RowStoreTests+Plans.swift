@@ -4,16 +4,7 @@ import Testing
 
 /// Rows written by plan: every stored property in model order, bound by position, the
 /// destination's entity written beside a to-one that can point at a sub-entity.
-@Suite struct RowWritePlanTests {
-    let folder: StoreFolder
-    let store: PersistentStore
-
-    init() throws {
-        folder = try StoreFolder()
-        let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
-        store = try PersistentStore.create(at: folder.path("Library.sqlite"), model: model)
-    }
-
+extension RowStoreTests {
     @Test func aPlanWritesEveryStoredPropertyAndTheDestinationsEntity() throws {
         let plan = try store.rowWritePlan(for: "Page")
         #expect(plan.attributes == ["number", "text"])
