@@ -45,13 +45,10 @@ extension ObjectContext {
                     let plan = try plans[entityName] ?? store.rowWritePlan(for: entityName)
                     plans[entityName] = plan
                     let (values, toOne) = try rowValues(of: object, plan: plan, reference: reference)
-                    if let key = permanent[object.objectID]?.primaryKey {
-                        try store.insertRow(plan, key: key, values: values, toOne: toOne)
-                    } else {
-                        try store.insert(
-                            entityName, values: Dictionary(uniqueKeysWithValues: zip(plan.attributes, values)),
-                            toOne: Dictionary(uniqueKeysWithValues: zip(plan.toOnes, toOne)), primaryKey: object.objectID.primaryKey)
-                    }
+                    // Every temporary ID got a key above; any other inserted object came with its row's key.
+                    let key = permanent[object.objectID]?.primaryKey ?? object.objectID.primaryKey!
+                    if permanent[object.objectID] == nil { try store.claimPrimaryKey(key, for: entityName) }
+                    try store.insertRow(plan, key: key, values: values, toOne: toOne)
                     versions[object.objectID] = 1
                 }
                 for (object, keys) in zip(updated, keysToWrite) {

@@ -218,7 +218,7 @@ extension Exporter {
                 }
                 var items: [JSONValue] = []
                 for row in rows {
-                    let id = ObjectID(entityName: row.entityName, storeIdentifier: context.store.metadata.uuid, key: .permanent(row.primaryKey))
+                    let id = context.permanentID(entityName: row.entityName, primaryKey: row.primaryKey)
                     // A record written before is a reference here, which its object makes.
                     guard written[id] == nil else { return nil }
                     nested.append(id)

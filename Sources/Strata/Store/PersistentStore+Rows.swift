@@ -56,16 +56,21 @@ extension PersistentStore {
         let plan = try rowWritePlan(for: entityName, attributes: values.keys.sorted(), toOnes: toOne.keys.sorted())
         let key: Int64
         if let primaryKey {
-            // A key chosen by the caller still moves Z_MAX past it, so later keys never collide.
-            try requireTransaction()
-            try database.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_ENT = ?")
-                .execute([.integer(primaryKey), .integer(Int64(try rootEntity(of: entityName).number))])
+            try claimPrimaryKey(primaryKey, for: entityName)
             key = primaryKey
         } else {
             key = try allocatePrimaryKeys(for: entityName).lowerBound
         }
         try insertRow(plan, key: key, values: plan.attributes.map { values[$0] ?? .null }, toOne: plan.toOnes.map { toOne[$0] ?? nil })
         return key
+    }
+
+    /// Moves `Z_MAX` of `entityName`'s table past `primaryKey`, a key the caller chose, so
+    /// that keys handed out later never collide with it. Call it inside a transaction.
+    public func claimPrimaryKey(_ primaryKey: Int64, for entityName: String) throws {
+        try requireTransaction()
+        try database.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_ENT = ?")
+            .execute([.integer(primaryKey), .integer(Int64(try rootEntity(of: entityName).number))])
     }
 
     /// Inserts a row under a key that ``allocatePrimaryKeys(for:count:)`` handed out, at
