@@ -202,7 +202,7 @@ extension ObjectContext {
     }
 
     /// Runs `body` in a transaction on the store, a database failure becoming ``ContextError/store(_:)``.
-    private func writingToStore<T>(_ body: () throws -> T) throws -> T {
+    func writingToStore<T>(_ body: () throws -> T) throws -> T {
         do {
             return try store.withConnection { try store.database.inTransaction(body) }
         } catch let error as DatabaseError {
@@ -212,7 +212,7 @@ extension ObjectContext {
 
     /// Tells this context and those that merge its saves what a batch request changed in SQL:
     /// deleted objects leave, updated ones read their rows again.
-    private func announceBatchChanges(inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID]) {
+    func announceBatchChanges(inserted: [ObjectID], updated: [ObjectID], deleted: [ObjectID]) {
         let notification = ContextDidSave(
             contextName: name, insertedObjectIDs: Set(inserted), updatedObjectIDs: Set(updated), deletedObjectIDs: Set(deleted),
             permanentIDs: [:], savedObjects: [:], source: ObjectIdentifier(self))

@@ -30,7 +30,7 @@ extension ObjectContext {
         let (attributes, relationships) = model.ruledProperties(of: object.entity)
         for attribute in attributes {
             let value = try object.attributeValue(forKey: attribute.name)
-            if let reason = problem(with: value, for: attribute) {
+            if let reason = attribute.problem(with: value) {
                 failures.append(ValidationFailure(object: object.objectID, property: attribute.name, reason: reason))
             }
         }
@@ -49,37 +49,6 @@ extension ObjectContext {
         case .attribute: []
         case .toManyChanges: preconditionFailure("propertyValue(_:) applies a to-many's changes before it returns")
         }
-    }
-
-    /// What is wrong with an attribute's value, in words, or `nil`.
-    private func problem(with value: AttributeValue?, for attribute: AttributeDescription) -> String? {
-        guard let value else { return attribute.isOptional ? nil : "is required" }
-        guard attribute.minValue != nil || attribute.maxValue != nil || attribute.regularExpression != nil else { return nil }
-        let measure: Double?
-        let what: String
-        switch value {
-        case .string(let string): (measure, what) = (Double(string.count), "length")
-        case .binary(let data): (measure, what) = (Double(data.count), "size")
-        default: (measure, what) = (value.numericValue, "value")
-        }
-        if let measure, let minimum = attribute.minimumBound, measure < minimum {
-            return "\(what) \(formatted(measure, attribute)) is below the minimum \(formatted(minimum, attribute))"
-        }
-        if let measure, let maximum = attribute.maximumBound, measure > maximum {
-            return "\(what) \(formatted(measure, attribute)) is above the maximum \(formatted(maximum, attribute))"
-        }
-        if let pattern = attribute.regularExpression, case .string(let string) = value,
-            let expression = CoreDataStringMatching.regularExpression(pattern, options: []),
-            !CoreDataStringMatching.matches(string, regularExpression: expression)
-        {
-            return "\"\(string)\" does not match \(pattern)"
-        }
-        return nil
-    }
-
-    private func formatted(_ number: Double, _ attribute: AttributeDescription) -> String {
-        if attribute.type == .date { return Date(timeIntervalSinceReferenceDate: number).formatted(.iso8601) }
-        return number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
     }
 
     /// What is wrong with a relationship's contents, in words, or `nil`.
@@ -105,5 +74,39 @@ extension [ManagedObject] {
     /// errors follow.
     func sortedByID() -> [ManagedObject] {
         sorted { $0.objectID.precedes($1.objectID) }
+    }
+}
+
+extension AttributeDescription {
+    /// What is wrong with `value` for this attribute, in words (`is required`, `length 3 is
+    /// below the minimum 5`), or `nil`: the model's rules a save and an import check.
+    func problem(with value: AttributeValue?) -> String? {
+        guard let value else { return isOptional ? nil : "is required" }
+        guard minValue != nil || maxValue != nil || regularExpression != nil else { return nil }
+        let measure: Double?
+        let what: String
+        switch value {
+        case .string(let string): (measure, what) = (Double(string.count), "length")
+        case .binary(let data): (measure, what) = (Double(data.count), "size")
+        default: (measure, what) = (value.numericValue, "value")
+        }
+        if let measure, let minimum = minimumBound, measure < minimum {
+            return "\(what) \(formatted(measure)) is below the minimum \(formatted(minimum))"
+        }
+        if let measure, let maximum = maximumBound, measure > maximum {
+            return "\(what) \(formatted(measure)) is above the maximum \(formatted(maximum))"
+        }
+        if let pattern = regularExpression, case .string(let string) = value,
+            let expression = CoreDataStringMatching.regularExpression(pattern, options: []),
+            !CoreDataStringMatching.matches(string, regularExpression: expression)
+        {
+            return "\"\(string)\" does not match \(pattern)"
+        }
+        return nil
+    }
+
+    private func formatted(_ number: Double) -> String {
+        if type == .date { return Date(timeIntervalSinceReferenceDate: number).formatted(.iso8601) }
+        return number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
     }
 }

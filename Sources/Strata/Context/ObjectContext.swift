@@ -269,6 +269,11 @@ public final class ObjectContext: @unchecked Sendable {
         return Array(registered.values)
     }
 
+    /// The class registered for `entityName`'s objects, if any.
+    func registeredClass(for entityName: String) -> ManagedObject.Type? {
+        objectClasses.withLock { $0[entityName] }
+    }
+
     private func makeObject(entity: EntityDescription, id: ObjectID, isFault: Bool) -> ManagedObject {
         let objectClass = objectClasses.withLock { $0[entity.name] } ?? ManagedObject.self
         let object = objectClass.init(entity: entity, objectID: id, context: self, isFault: isFault)

@@ -48,6 +48,29 @@ struct ImportKeys: Sendable, Equatable {
         return nil
     }
 
+    /// Where ``value(in:)`` finds its value in the records keyed as `layout` is: what the
+    /// records of one layout share, found once for all of them.
+    enum Placement {
+        /// The member at this position.
+        case member(Int)
+        /// No key is present.
+        case missing
+        /// A key path reaches into nested objects: each record answers for itself.
+        case nested
+    }
+
+    /// Where these keys find their value in records keyed as `layout` is.
+    func placement(in layout: JSONRecordIndex.KeyLayout) -> Placement {
+        for path in mapped {
+            guard path.count == 1 else { return .nested }
+            if let position = layout.byKey[path[0]] { return .member(position) }
+        }
+        for (name, lowercased) in zip(names, lowercasedNames) {
+            if let position = layout.byKey[name] ?? layout.byLowercasedKey[lowercased] { return .member(position) }
+        }
+        return .missing
+    }
+
     /// `userID` → `user_id`, `createdAt` → `created_at`, `URLString` → `url_string`.
     static func snakeCase(_ name: String) -> String {
         var result = ""

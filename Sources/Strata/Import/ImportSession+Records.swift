@@ -41,20 +41,7 @@ extension ImportSession {
     /// Imports `records` into `entityName` and returns the object each stands for, in order.
     func importRecords(_ records: [JSONValue], into entityName: String, labels: [RecordLabel]) throws -> [ManagedObject] {
         let mapping = try mapping(for: entityName)
-        var indexes: [JSONRecordIndex] = []
-        indexes.reserveCapacity(records.count)
-        for (record, label) in zip(records, labels) {
-            let previous = indexes.last
-            guard let index = JSONRecordIndex(record, sharingLayoutOf: previous) else {
-                throw ImportError("\(label)\(Self.place(record)): expected an object for \(entityName), found \(record.kindDescription)")
-            }
-            indexes.append(index)
-            // Records keyed alike ignore the same keys: checked once per layout.
-            guard index.layout !== previous?.layout else { continue }
-            for key in index.layout.keys where !mapping.knownKeys.contains(key.lowercased()) {
-                report.ignoredKeys.insert("\(entityName).\(key)")
-            }
-        }
+        let indexes = try indexRecords(records, labels: labels, mapping: mapping)
         let found = try findOrCreate(indexes, labels: labels, mapping: mapping)
         var entries: [Entry] = []
         var before: [ObjectIdentifier: [String: PropertyValue]] = [:]
@@ -84,6 +71,27 @@ extension ImportSession {
             try hooks.hook(hooks.afterImport, for: entry.object.entity, in: model)?(entry.object, entry.json, state)
         }
         return found.map(\.object)
+    }
+
+    /// The records' members indexed by key, each record checked to be an object; keys no
+    /// property reads are reported as ignored.
+    func indexRecords(_ records: [JSONValue], labels: [RecordLabel], mapping: EntityImportMapping) throws -> [JSONRecordIndex] {
+        let entityName = mapping.entity.name
+        var indexes: [JSONRecordIndex] = []
+        indexes.reserveCapacity(records.count)
+        for (record, label) in zip(records, labels) {
+            let previous = indexes.last
+            guard let index = JSONRecordIndex(record, sharingLayoutOf: previous) else {
+                throw ImportError("\(label)\(Self.place(record)): expected an object for \(entityName), found \(record.kindDescription)")
+            }
+            indexes.append(index)
+            // Records keyed alike ignore the same keys: checked once per layout.
+            guard index.layout !== previous?.layout else { continue }
+            for key in index.layout.keys where !mapping.knownKeys.contains(key.lowercased()) {
+                report.ignoredKeys.insert("\(entityName).\(key)")
+            }
+        }
+        return indexes
     }
 
     /// Whether an existing object is updated from its record: the entity's should-update hook
@@ -187,8 +195,13 @@ extension ImportSession {
 
     /// The typed value of an attribute in a record: `nil` when the key is missing, `.some(nil)`
     /// for `null`.
-    private func value(of attribute: EntityImportMapping.AttributeReader, in record: JSONRecordIndex, label: RecordLabel) throws -> AttributeValue?? {
-        guard let json = attribute.keys.value(in: record) else { return nil }
+    func value(of attribute: EntityImportMapping.AttributeReader, in record: JSONRecordIndex, label: RecordLabel) throws -> AttributeValue?? {
+        try typedValue(of: attribute, json: attribute.keys.value(in: record), in: record, label: label)
+    }
+
+    /// ``value(of:in:label:)`` for the JSON value a caller found already.
+    func typedValue(of attribute: EntityImportMapping.AttributeReader, json: JSONValue??, in record: JSONRecordIndex, label: RecordLabel) throws -> AttributeValue?? {
+        guard let json else { return nil }
         guard let json else { return .some(nil) }
         switch AttributeValue.fromJSON(json, type: attribute.type, dateFormat: attribute.dateFormat) {
         case .success(let value): return .some(value)
@@ -420,7 +433,7 @@ extension ImportSession {
 
     /// Whether `state` outranks `previous` for an object met again: created over updated over
     /// unchanged, and nothing over deleted.
-    private static func isStronger(_ state: ImportState, than previous: ImportState?) -> Bool {
+    static func isStronger(_ state: ImportState, than previous: ImportState?) -> Bool {
         guard let previous else { return true }
         func strength(_ state: ImportState) -> Int? {
             switch state {

@@ -16,6 +16,25 @@ struct ObjectLedger<Value> {
         }
     }
 
+    /// The value of the saved object of `entityName` with `primaryKey`: what an import that
+    /// writes rows keeps, without making an ID per row.
+    subscript(entityName: String, primaryKey: Int64) -> Value? {
+        get { saved[entityName]?[primaryKey] }
+        set { saved[entityName, default: PrimaryKeyTable()][primaryKey] = newValue }
+    }
+
+    /// Runs `body` on the values of `entityName`'s saved objects: an import that writes rows
+    /// updates a batch of them with one look-up of the entity.
+    mutating func updateTable<Result>(_ entityName: String, _ body: (inout PrimaryKeyTable<Value>) throws -> Result) rethrows -> Result {
+        try body(&saved[entityName, default: PrimaryKeyTable()])
+    }
+
+    /// Calls `body` with each object's entity name and value, saved objects first.
+    func forEach(_ body: (String, Value) -> Void) {
+        for (entityName, table) in saved { table.forEach { _, value in body(entityName, value) } }
+        for (id, value) in unsaved { body(id.entityName, value) }
+    }
+
     /// The entities with an object in the ledger.
     var entityNames: Set<String> {
         Set(saved.filter { !$0.value.isEmpty }.keys).union(unsaved.keys.map(\.entityName))
@@ -62,6 +81,14 @@ struct PrimaryKeyTable<Value> {
             }
             count += (newValue == nil ? 0 : 1) - (old == nil ? 0 : 1)
         }
+    }
+
+    /// Calls `body` with each key that has a value, and the value.
+    func forEach(_ body: (Int64, Value) -> Void) {
+        for (key, value) in dense.enumerated() {
+            if let value { body(Int64(key), value) }
+        }
+        for (key, value) in sparse { body(key, value) }
     }
 
     /// Whether the array may grow to hold `key`: while keys with values would fill a quarter

@@ -16,6 +16,8 @@ public final class RowWritePlan: Sendable {
     /// Which to-ones also write their destination's `Z_ENT` (a destination with sub-entities).
     let writesDestinationEntity: [Bool]
     let table: StoreLayout.Entity
+    /// The columns of `attributes`, in their order.
+    let attributeColumns: [String]
     /// The statement that inserts a row: `Z_PK`, `Z_ENT`, `Z_OPT`, then the columns.
     let insertSQL: String
     /// The statement that updates a row's columns and raises `Z_OPT`, by `Z_PK` and expected `Z_OPT`.
@@ -30,6 +32,7 @@ public final class RowWritePlan: Sendable {
 
     init(table: StoreLayout.Entity, attributes: [String], toOnes: [(name: String, columns: StoreLayout.ToOneColumns)], attributeColumns: [String]) {
         (entityName, self.table, self.attributes, self.toOnes) = (table.name, table, attributes, toOnes.map(\.name))
+        self.attributeColumns = attributeColumns
         writesDestinationEntity = toOnes.map { $0.columns.entity != nil }
         let columns = attributeColumns + toOnes.flatMap { [$0.columns.key] + ($0.columns.entity.map { [$0] } ?? []) }
         insertSQL = "INSERT INTO \(table.tableName) (\((["Z_PK", "Z_ENT", "Z_OPT"] + columns).joined(separator: ", "))) "
@@ -119,6 +122,54 @@ extension PersistentStore {
             }
             arguments.append(.integer(reference.primaryKey))
             if writesEntity { arguments.append(.integer(Int64(destination.number))) }
+        }
+    }
+}
+
+/// A row as a ``RowWritePlan`` reads it: its key, its version, and one value per attribute of
+/// the plan, in the plan's order.
+public struct PlannedRow: Sendable, Equatable {
+    public let primaryKey: Int64
+    /// `Z_OPT`, which an update of the row names as the version it read.
+    public let version: Int64
+    public let values: [DatabaseValue]
+}
+
+extension PersistentStore {
+    // MARK: - Reads by plan
+
+    /// How many values one look-up query binds: later chunks reuse its statement.
+    static let lookupChunkSize = 500
+
+    /// The rows of `plan`'s entity (and its sub-entities) whose `attribute` holds one of
+    /// `values`, with the plan's attributes: how an import finds the rows its records name.
+    /// One query per 500 values; within each, rows come in key order, so that of several rows
+    /// holding one value the first saved comes first.
+    ///
+    /// - Throws: ``StoreError/unknownProperty(path:entity:property:known:)`` for an attribute
+    ///   the entity's table has no column for.
+    public func rows(_ plan: RowWritePlan, where attribute: String, isIn values: [DatabaseValue]) throws -> [PlannedRow] {
+        guard let column = plan.table.attributeColumns[attribute] else {
+            throw StoreError.unknownProperty(path: path, entity: plan.entityName, property: attribute, known: plan.table.attributeColumns.keys.sorted())
+        }
+        let chunkSize = Self.lookupChunkSize
+        let placeholders = Array(repeating: "?", count: chunkSize).joined(separator: ", ")
+        let sql = "SELECT \((["Z_PK", "Z_OPT"] + plan.attributeColumns).joined(separator: ", ")) FROM \(plan.table.tableName) "
+            + "WHERE \(plan.table.kindCondition) AND \(column) IN (\(placeholders)) ORDER BY Z_PK"
+        return try withConnection {
+            var found: [PlannedRow] = []
+            for start in stride(from: 0, to: values.count, by: chunkSize) {
+                var chunk = Array(values[start..<min(start + chunkSize, values.count)])
+                // A value listed twice matches once: the last chunk repeats its last value
+                // so that every chunk runs the one prepared statement.
+                chunk += repeatElement(chunk[chunk.count - 1], count: chunkSize - chunk.count)
+                try database.cachedStatement(sql).forEachRow(chunk) { row in
+                    let values = (0..<Int32(plan.attributeColumns.count)).map { row.value(at: $0 + 2) }
+                    found.append(PlannedRow(primaryKey: row.value(at: 0).int64Value ?? 0, version: row.value(at: 1).int64Value ?? 0, values: values))
+                    return true
+                }
+            }
+            return found
         }
     }
 }

@@ -31,6 +31,8 @@ struct ImportRun {
                 try store.withConnection {
                     try store.database.inOuterTransaction {
                         let session = ImportSession(context: context, identities: identities)
+                        // The whole run is one transaction: rows written as they come roll back with it.
+                        session.writesRowsDirectly = true
                         var progress = Progress()
                         for file in files {
                             try importFile(file, session: session, progress: &progress)
