@@ -75,6 +75,9 @@ public final class Database {
     public let configuration: Configuration
     let handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
+    /// The statements asked for last, newest first: a save or an import asks for the same few
+    /// once per row, and comparing the SQL of a few costs less than hashing it.
+    private var recentStatements: [(sql: String, statement: Statement)] = []
     private var savepointDepth = 0
     /// Whether ``inTransaction(_:)`` nests as a savepoint: only inside ``inOuterTransaction(_:)``.
     private var nestsTransactions = false
@@ -119,6 +122,7 @@ public final class Database {
             }
         } catch {
             statementCache = [:]
+            recentStatements = []
             sqlite3_close_v2(handle)
             throw error
         }
@@ -134,6 +138,7 @@ public final class Database {
         guard !isClosed else { return }
         isClosed = true
         statementCache = [:]
+        recentStatements = []
         sqlite3_close_v2(handle)
     }
 
@@ -163,11 +168,18 @@ public final class Database {
     /// The cached prepared statement for `sql`, prepared on first use.
     public func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
         try checkOpen(sql)
-        if let statement = statementCache[sql] { return statement }
-        // Fetches make SQL from their predicates; a bound keeps a long session's cache small.
-        if statementCache.count >= 256 { statementCache.removeAll() }
-        let statement = try makeStatement(sql)
-        statementCache[sql] = statement
+        for recent in recentStatements where recent.sql == sql { return recent.statement }
+        let statement: Statement
+        if let cached = statementCache[sql] {
+            statement = cached
+        } else {
+            // Fetches make SQL from their predicates; a bound keeps a long session's cache small.
+            if statementCache.count >= 256 { statementCache.removeAll() }
+            statement = try makeStatement(sql)
+            statementCache[sql] = statement
+        }
+        if recentStatements.count >= 4 { recentStatements.removeLast() }
+        recentStatements.insert((sql, statement), at: 0)
         return statement
     }
 
