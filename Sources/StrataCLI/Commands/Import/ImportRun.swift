@@ -73,10 +73,14 @@ struct ImportRun {
     }
 
     private func importFile(_ file: String, session: ImportSession, progress: inout Progress) throws {
-        let isEntityKey = { (key: String) in session.entityName(forKey: key) != nil }
-        var reader = file == "-"
-            ? JSONRecordReader(fileHandle: .standardInput, isEntityKey: isEntityKey)
-            : try JSONRecordReader(path: file, isEntityKey: isEntityKey)
+        // Asked on the reading thread: the model, not the session, answers.
+        let model = store.model
+        let isEntityKey = { (key: String) in model.entityName(forImportKey: key) != nil }
+        let records = RecordReadAhead(
+            file == "-"
+                ? JSONRecordReader(fileHandle: .standardInput, isEntityKey: isEntityKey)
+                : try JSONRecordReader(path: file, isEntityKey: isEntityKey))
+        defer { records.cancel() }
         var batch: [JSONValue] = []
         var batchEntity = entity
         var count = 0
@@ -92,7 +96,7 @@ struct ImportRun {
             batch = []
         }
         do {
-            while let record = try reader.next() {
+            while let record = try records.next() {
                 let recordEntity = record.entity.flatMap(session.entityName(forKey:)) ?? entity
                 if recordEntity != batchEntity || batch.count >= batchSize {
                     try flush()
@@ -106,7 +110,7 @@ struct ImportRun {
         }
         // An empty file is more often a failed download or a wrong name than a list of no
         // records, and with --prune-where it would delete what the records should have kept.
-        if reader.isEmptyInput, !Self.emptyMeansNoRecords(file) {
+        if records.isEmptyInput, !Self.emptyMeansNoRecords(file) {
             throw CLIError(
                 file == "-"
                     ? "standard input: the input is empty; expected JSON records ([] for none)"
