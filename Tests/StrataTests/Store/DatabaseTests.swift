@@ -16,6 +16,30 @@ import Testing
         #expect(read == values.map { $0 == .blob(Data()) ? .blob(Data()) : $0 })
     }
 
+    /// A statement reads its texts in place from bytes it keeps until the next binding: texts
+    /// of every length, several per row, bound again and again, must each arrive whole, and a
+    /// text bound for a query must hold while its rows are read.
+    @Test func textsBoundAgainAndAgainArriveWhole() throws {
+        let folder = try StoreFolder()
+        let database = try Database(path: folder.path("texts.sqlite"))
+        try database.execute("CREATE TABLE T (A, B, C)")
+        var written: [[DatabaseValue]] = []
+        for length in [0, 1, 15, 16, 300, 2, 5_000, 40] {
+            let row: [DatabaseValue] = [
+                .text(String(repeating: "a", count: length)), .integer(Int64(length)), .text("é\u{0}😀" + String(repeating: "z", count: length / 2)),
+            ]
+            try database.execute("INSERT INTO T (A, B, C) VALUES (?, ?, ?)", row)
+            written.append(row)
+        }
+        #expect(try database.rows("SELECT A, B, C FROM T ORDER BY rowid") == written)
+        var matched: [DatabaseValue] = []
+        try database.cachedStatement("SELECT B FROM T WHERE A = ? OR C = ?").forEachRow([written[4][0], written[6][2]]) { row in
+            matched.append(row.value(at: 0))
+            return true
+        }
+        #expect(matched == [.integer(300), .integer(5_000)])
+    }
+
     @Test func newFilesUseWALWithNormalSyncAndStatementsAreCached() throws {
         let folder = try StoreFolder()
         let database = try Database(path: folder.path("wal.sqlite"))

@@ -12,6 +12,10 @@ public final class Statement {
     let handle: OpaquePointer
     private unowned let database: Database
     private var boundArguments: [DatabaseValue] = []
+    /// The bytes of the texts bound last, which SQLite reads in place (`SQLITE_STATIC`) until
+    /// the next binding rather than copying each text into memory of its own.
+    private var textBytes: UnsafeMutableRawPointer?
+    private var textCapacity = 0
 
     init(database: Database, sql: String) throws(DatabaseError) {
         var handle: OpaquePointer?
@@ -39,6 +43,7 @@ public final class Statement {
 
     deinit {
         sqlite3_finalize(handle)
+        textBytes?.deallocate()
     }
 
     /// The names of the result columns.
@@ -59,6 +64,14 @@ public final class Statement {
                 code: SQLITE_RANGE, message: "the statement takes \(expected) arguments, \(arguments.count) given",
                 path: database.path, sql: sql, arguments: arguments)
         }
+        // Every parameter is rebound below, so no binding still points into the old bytes.
+        let textCount = arguments.reduce(0) { count, value in if case .text(let text) = value { count + text.utf8.count } else { count } }
+        if textCount > textCapacity {
+            textBytes?.deallocate()
+            textCapacity = max(textCount, 2 * textCapacity, 256)
+            textBytes = .allocate(byteCount: textCapacity, alignment: 1)
+        }
+        var textEnd = 0
         for (offset, value) in arguments.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
@@ -68,13 +81,18 @@ public final class Statement {
             case .real(let real): code = sqlite3_bind_double(handle, index, real)
             case .text(let text):
                 // By byte count, so that text holding U+0000 is kept whole.
-                var text = text
-                code = text.withUTF8 { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { characters in
-                        guard let start = characters.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
-                        return sqlite3_bind_text64(handle, index, start, UInt64(characters.count), sqliteTransient, UInt8(SQLITE_UTF8))
-                    }
+                guard let textBytes, !text.isEmpty else {
+                    code = sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+                    break
                 }
+                let start = textBytes + textEnd
+                var text = text
+                let count = text.withUTF8 { bytes in
+                    start.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                    return bytes.count
+                }
+                textEnd += count
+                code = sqlite3_bind_text64(handle, index, start.assumingMemoryBound(to: CChar.self), UInt64(count), nil, UInt8(SQLITE_UTF8))
             case .blob(let data):
                 code = data.withUnsafeBytes { bytes in
                     sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count), sqliteTransient)
