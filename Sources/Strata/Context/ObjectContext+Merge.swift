@@ -81,34 +81,30 @@ extension ObjectContext {
     func rekey(_ map: [ObjectID: ObjectID]) {
         guard !map.isEmpty else { return }
         pendingIndex = PendingIndex()
+        permanentAliases.reserveCapacity(permanentAliases.count + map.count)
         permanentAliases.merge(map) { $1 }
         awaitingPermanentIDs.subtract(map.keys)
-        var rekeyed: [ObjectID: ManagedObject] = [:]
-        rekeyed.reserveCapacity(registered.count)
-        for (id, object) in registered {
-            // Only relationships hold IDs: an entity without any has none to change.
-            if !model.allRelationships(of: object.entity).isEmpty {
+        // Only relationships hold IDs: in a model without any, no value changes.
+        if model.entities.contains(where: { !$0.relationships.isEmpty }) {
+            for object in registered.values where !model.allRelationships(of: object.entity).isEmpty {
                 object.committedValues = object.committedValues.mapValues { $0.rekeyed(map) }
                 object.changedValues = object.changedValues.mapValues { $0.rekeyed(map) }
             }
-            let permanent = map[id]
-            if let permanent { ManagedObject.ownershipLock.withLock { object.objectID = permanent } }
-            guard let other = rekeyed[object.objectID] else {
-                rekeyed[object.objectID] = object
-                continue
-            }
-            // A second instance of the row, made from its permanent ID before this context
-            // learnt which of its objects had it: the one that held the temporary ID, with this
-            // context's values, stays; the other leaves the context.
-            let kept = permanent != nil ? object : other
-            let dropped = kept === object ? other : object
-            ManagedObject.ownershipLock.withLock { dropped.detachLocked() }
-            rekeyed[object.objectID] = kept
         }
-        registered = rekeyed
-        insertedIDs = Set(insertedIDs.map { map[$0] ?? $0 })
-        insertionOrder = insertionOrder.map { map[$0] ?? $0 }
-        deletedIDs = Set(deletedIDs.map { map[$0] ?? $0 })
+        // Only the objects that got permanent IDs move in the identity map.
+        ManagedObject.ownershipLock.withLock {
+            for (temporary, permanent) in map {
+                guard let object = registered.removeValue(forKey: temporary) else { continue }
+                object.objectID = permanent
+                // A second instance of the row, made from its permanent ID before this context
+                // learnt which of its objects had it: the one that held the temporary ID, with
+                // this context's values, stays; the other leaves the context.
+                if let other = registered.updateValue(object, forKey: permanent), other !== object { other.detachLocked() }
+            }
+        }
+        if !insertedIDs.isEmpty { insertedIDs = Set(insertedIDs.map { map[$0] ?? $0 }) }
+        if !insertionOrder.isEmpty { insertionOrder = insertionOrder.map { map[$0] ?? $0 } }
+        if !deletedIDs.isEmpty { deletedIDs = Set(deletedIDs.map { map[$0] ?? $0 }) }
     }
 }
 

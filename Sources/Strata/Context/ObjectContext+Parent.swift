@@ -57,7 +57,7 @@ extension ObjectContext {
         }
         let newlyInserted = Set(inserted.map(\.objectID))
         awaitingPermanentIDs.formUnion(newlyInserted)
-        let unreadToManyChanges = commitSaved(inserted + updated, versions: [:], deleted: deleted)
+        let unreadToManyChanges = commitSaved(inserted + updated, versions: nil, deleted: deleted)
         announce(didSaveNotification(
             saved: inserted + updated, inserted: newlyInserted, deleted: Set(deletedObjectIDs), permanentIDs: [:],
             unreadToManyChanges: unreadToManyChanges))

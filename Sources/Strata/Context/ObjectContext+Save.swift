@@ -24,8 +24,7 @@ extension ObjectContext {
         var updated = changed.sortedByID()
         var deleted = deletedObjects
         var permanent: [ObjectID: ObjectID] = [:]
-        var versions: [ObjectID: Int64] = [:]
-        versions.reserveCapacity(inserted.count + updated.count)
+        var updatedVersions: [Int64] = []
         do {
             try store.withConnection { try store.database.inTransaction {
                 try resolveConflicts(updated: updated, deleted: deleted)
@@ -49,13 +48,12 @@ extension ObjectContext {
                     let key = permanent[object.objectID]?.primaryKey ?? object.objectID.primaryKey!
                     if permanent[object.objectID] == nil { try store.claimPrimaryKey(key, for: entityName) }
                     try store.insertRow(plan, key: key, values: values, toOne: toOne)
-                    versions[object.objectID] = 1
                 }
                 for (object, keys) in zip(updated, keysToWrite) {
                     let plan = try updatePlan(of: object, keys: keys)
                     let (values, toOne) = try rowValues(of: object, plan: plan, reference: reference)
-                    versions[object.objectID] = try store.updateRow(
-                        plan, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version, values: values, toOne: toOne)
+                    updatedVersions.append(try store.updateRow(
+                        plan, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version, values: values, toOne: toOne))
                 }
                 for object in deleted {
                     try store.delete(object.objectID.entityName, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version)
@@ -77,7 +75,9 @@ extension ObjectContext {
         } catch {
             throw .store(String(describing: error))
         }
-        let newlyInserted = Set(inserted.map(\.objectID))
+        let newlyInserted = hasDidSaveListeners ? Set(inserted.map(\.objectID)) : []
+        // New rows start at version 1.
+        let versions = Array(repeating: Int64(1), count: inserted.count) + updatedVersions
         let unreadToManyChanges = commitSaved(inserted + updated, versions: versions, deleted: deleted)
         rekey(permanent)
         lastPermanentIDs = permanent
@@ -100,18 +100,19 @@ extension ObjectContext {
         return permanent
     }
 
-    /// After a save: the saved values become the committed ones, deleted and dropped objects
+    /// After a save: the saved values become the committed ones (and `versions`, one per
+    /// saved object when the store wrote them, their versions), deleted and dropped objects
     /// leave the context, and nothing is pending. Returns the changes saved to to-manys that
     /// were never read, by object: the did-save notification carries them to other contexts.
     func commitSaved(
-        _ saved: [ManagedObject], versions: [ObjectID: Int64], deleted: [ManagedObject]
+        _ saved: [ManagedObject], versions: [Int64]?, deleted: [ManagedObject]
     ) -> [ObjectIdentifier: [String: PropertyValue]] {
         var unreadToManyChanges: [ObjectIdentifier: [String: PropertyValue]] = [:]
-        for object in saved {
+        for (index, object) in saved.enumerated() {
             let unread = object.mergeCommitted(object.changedValues)
             if !unread.isEmpty { unreadToManyChanges[ObjectIdentifier(object)] = unread }
             object.changedValues = [:]
-            if let version = versions[object.objectID] { object.version = version }
+            if let versions { object.version = versions[index] }
         }
         ManagedObject.ownershipLock.withLock {
             for object in deleted {
