@@ -32,7 +32,7 @@ extension ObjectContext {
         try requireStoreContext("a batch delete")
         let plan = try FetchPlan(request.fetchRequest, store: store)
         let log = activity ?? defaultCleanupLog
-        let collects = request.resultType == .objectIDs || !registered.isEmpty || hasDidSaveListeners
+        let collects = request.resultType == .objectIDs || !registered.isEmpty || hearsBatchChanges
         let logsRows: (([RowReference]) throws -> Void)? = logsDeletions(log)
             ? { [self] rows in try logDeletions(of: rows, reason: reason, log: log) } : nil
         let deletion: PersistentStore.BatchDeletion
@@ -114,7 +114,7 @@ extension ObjectContext {
             values[name] = try storedValue(value, for: attribute, in: what)
         }
         guard !values.isEmpty else { throw BatchRequestError("a batch update of \(plan.entity.name) needs at least one attribute to set") }
-        let collects = request.returnsObjectIDs || !registered.isEmpty || hasDidSaveListeners
+        let collects = request.returnsObjectIDs || !registered.isEmpty || hearsBatchChanges
         let (count, rows) = try writingToStore { try store.updateRows(plan, values: values, collectsReferences: collects) }
         let updated = rows.map(objectID(for:))
         if collects { announceBatchChanges(inserted: [], updated: updated, deleted: []) }
@@ -157,13 +157,19 @@ extension ObjectContext {
             rows.append(row)
         }
         let keys = try writingToStore { try store.insertRows(entity.name, attributes: attributes.map(\.name), rows: rows) }
-        let collects = request.returnsObjectIDs || hasDidSaveListeners
+        let collects = request.returnsObjectIDs || hearsBatchChanges
         let inserted = collects ? keys.map { $0.map { permanentID(entityName: entity.name, primaryKey: $0) } } ?? [] : []
-        if hasDidSaveListeners { announceBatchChanges(inserted: inserted, updated: [], deleted: []) }
+        if hearsBatchChanges { announceBatchChanges(inserted: inserted, updated: [], deleted: []) }
         return BatchWriteResult(count: rows.count, objectIDs: request.returnsObjectIDs ? inserted : [])
     }
 
     // MARK: - Support
+
+    /// Whether anyone hears what a batch request changed: did-save listeners, or lists on this
+    /// context (``addObjectsDidChangeObserver(_:)``).
+    var hearsBatchChanges: Bool {
+        hasDidSaveListeners || hasChangeObservers
+    }
 
     private func requireStoreContext(_ what: String) throws {
         guard parent == nil else { throw FetchRequestError("\(what) runs on a context of the store; this context has a parent, which would not know") }

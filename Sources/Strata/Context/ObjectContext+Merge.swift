@@ -23,7 +23,7 @@ extension ObjectContext {
     /// ``mergeChanges(fromContextDidSave:)`` whoever made the changes. An updated object the
     /// notification brings no values for (a batch request changed it in SQL) reads its row again.
     func merge(_ notification: ContextDidSave) {
-        rekey(notification.permanentIDs)
+        rekey(notification.permanentIDs, announcing: false)
         for id in notification.updatedObjectIDs where notification.savedObjects[id] == nil {
             if let object = registered[id] { refresh(object, mergeChanges: true) }
         }
@@ -42,6 +42,9 @@ extension ObjectContext {
             insertedIDs.remove(id)
             deletedIDs.remove(id)
         }
+        objectsDidChange(ObjectsDidChange(
+            inserted: notification.insertedObjectIDs, updated: notification.updatedObjectIDs, deleted: notification.deletedObjectIDs,
+            permanentIDs: notification.permanentIDs))
     }
 
     /// Tells observers and the children that merge automatically about a save.
@@ -77,8 +80,9 @@ extension ObjectContext {
             permanentIDs: permanentIDs, savedObjects: values, source: ObjectIdentifier(self))
     }
 
-    /// Replaces temporary IDs by permanent ones everywhere in the context.
-    func rekey(_ map: [ObjectID: ObjectID]) {
+    /// Replaces temporary IDs by permanent ones everywhere in the context, and tells the
+    /// change observers unless `announcing` is off (a save or merge tells them itself).
+    func rekey(_ map: [ObjectID: ObjectID], announcing: Bool = true) {
         guard !map.isEmpty else { return }
         pendingIndex = PendingIndex()
         permanentAliases.reserveCapacity(permanentAliases.count + map.count)
@@ -105,6 +109,7 @@ extension ObjectContext {
         if !insertedIDs.isEmpty { insertedIDs = Set(insertedIDs.map { map[$0] ?? $0 }) }
         if !insertionOrder.isEmpty { insertionOrder = insertionOrder.map { map[$0] ?? $0 } }
         if !deletedIDs.isEmpty { deletedIDs = Set(deletedIDs.map { map[$0] ?? $0 }) }
+        if announcing { objectsDidChange(ObjectsDidChange(permanentIDs: map)) }
     }
 }
 

@@ -54,10 +54,13 @@ extension ObjectContext {
                 }
             }
             parent.announceToChildren(except: self)
+            parent.objectsDidChange(ObjectsDidChange(
+                inserted: Set(insertedValues.map(\.0)), updated: Set(changes.map(\.0)), deleted: Set(deletedObjectIDs)))
         }
         let newlyInserted = Set(inserted.map(\.objectID))
         awaitingPermanentIDs.formUnion(newlyInserted)
         let unreadToManyChanges = commitSaved(inserted + updated, versions: nil, deleted: deleted)
+        objectsDidChange(ObjectsDidChange(inserted: newlyInserted, updated: Set(updated.map(\.objectID)), deleted: Set(deletedObjectIDs)))
         announce(didSaveNotification(
             saved: inserted + updated, inserted: newlyInserted, deleted: Set(deletedObjectIDs), permanentIDs: [:],
             unreadToManyChanges: unreadToManyChanges))

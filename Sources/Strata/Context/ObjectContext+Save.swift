@@ -79,8 +79,11 @@ extension ObjectContext {
         // New rows start at version 1.
         let versions = Array(repeating: Int64(1), count: inserted.count) + updatedVersions
         let unreadToManyChanges = commitSaved(inserted + updated, versions: versions, deleted: deleted)
-        rekey(permanent)
+        rekey(permanent, announcing: false)
         lastPermanentIDs = permanent
+        objectsDidChange(ObjectsDidChange(
+            inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)), deleted: Set(deleted.map(\.objectID)),
+            permanentIDs: permanent))
         // Building the notification copies every saved object's values: only for listeners.
         if hasDidSaveListeners {
             announce(didSaveNotification(

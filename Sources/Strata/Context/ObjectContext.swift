@@ -91,6 +91,8 @@ public final class ObjectContext: @unchecked Sendable {
     private var insertionTemplates: [String: (committed: [String: PropertyValue], changed: [String: PropertyValue])] = [:]
 
     let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
+    /// What ``addObjectsDidChangeObserver(_:)`` registered.
+    let changeObservers = Locked<[UUID: @Sendable (ObjectsDidChange) -> Void]>([:])
     private let children = Locked<[WeakContext]>([])
     private let mergesFromParent = Locked(false)
     private let objectClasses = Locked<[String: ManagedObject.Type]>([:])
@@ -429,6 +431,7 @@ public final class ObjectContext: @unchecked Sendable {
         deletedIDs = []
         pendingDroppedInserts = []
         clearChangeTracking()
+        objectsDidChange(ObjectsDidChange(isReset: true))
     }
 
     /// Lets go of the saved objects without unsaved changes that nothing outside the context

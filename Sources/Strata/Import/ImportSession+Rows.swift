@@ -245,7 +245,7 @@ extension ImportSession {
             if row.existing == nil { setRowDeleted(entityName: entityName) }
         }
         record(outcomes, of: entityName)
-        if context.hasDidSaveListeners { announce(outcomes, of: entityName) }
+        if context.hearsBatchChanges { announce(outcomes, of: entityName) }
     }
 
     /// Runs `body` in the transaction open on the store's connection, else in one of its own.
