@@ -5,13 +5,16 @@ import Strata
 // A context in Lua: `ctx:fetch("Book", "rating > %@", 4)`, `ctx:each(…)`, `ctx:first`,
 // `ctx:count`, `ctx:any`, `ctx:query`, `ctx:create`, `ctx:fetch_or_create`, `ctx:delete`,
 // `ctx:save`, `ctx:rollback`, `ctx:refresh`, `ctx:has_changes` and `ctx:transaction(fn)`;
-// the batch requests are in `LuaState+Batch.swift`.
+// the batch requests are in `LuaState+Batch.swift`, watches in `LuaState+Watch.swift`.
 
 /// A context as Lua holds it, with the transactions open on it.
 final class LuaContext {
     let context: ObjectContext
     /// The savepoints of the transactions running, outermost first.
     var transactions: [ObjectContext.Savepoint] = []
+    /// The watches set on the context (`ctx:watch`), and the changes waiting for them.
+    var watches: [LuaWatch] = []
+    let pendingChanges = PendingChanges()
 
     init(_ context: ObjectContext) {
         self.context = context
@@ -178,10 +181,16 @@ extension LuaState {
                 return 0
             },
         ]
-        defineType(Self.contextType, methods: methods.merging(importMethods) { first, _ in first }.mapValues { method in
+        let all = methods.merging(importMethods) { first, _ in first }.merging(watchMethods) { first, _ in first }
+        defineType(Self.contextType, methods: all.mapValues { method in
             { [unowned self] call in
                 guard let lua = self.object(at: 1, type: Self.contextType, as: LuaContext.self) else { throw call.argumentError(1, expected: "context") }
-                return try method(call, lua)
+                let results = try method(call, lua)
+                // A watch's function runs on the script's thread, after the call that let its change in.
+                if !lua.watches.isEmpty, !lua.pendingChanges.isEmpty {
+                    try self.deliverChanges(of: lua)
+                }
+                return results
             }
         }, metamethods: [
             "__tostring": { [unowned self] call in

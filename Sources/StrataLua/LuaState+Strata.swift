@@ -22,6 +22,7 @@ extension LuaState {
         defineObjectTypes()
         defineImport()
         defineContextType()
+        defineWatchType()
         defineStackType()
         installModule(model: context.model)
         push(LuaContext(context), type: Self.contextType)
