@@ -20,7 +20,7 @@ extension FetchedResultsController {
         var touched: [ObjectID: Touched] = [:]
         // Objects that got permanent IDs keep their values but sort by their new IDs.
         for (temporary, permanent) in change.permanentIDs {
-            guard let entry = entriesByID[temporary], let position = position(of: entry, in: entries) else { continue }
+            guard let entry = entriesByID[temporary], let position = position(of: entry) else { continue }
             touched[permanent] = Touched(old: (entry, position))
         }
         let resolve = { (id: ObjectID) in change.permanentIDs[id] ?? id }
@@ -32,7 +32,7 @@ extension FetchedResultsController {
         let deleted = Set(change.deleted.map(resolve))
         let updated = Set(change.updated.union(change.inserted).map(resolve))
         for id in changed.map(resolve) where entityNames.contains(id.entityName) && touched[id] == nil {
-            if let entry = entriesByID[id], let position = position(of: entry, in: entries) {
+            if let entry = entriesByID[id], let position = position(of: entry) {
                 touched[id] = Touched(old: (entry, position))
             } else {
                 touched[id] = Touched()
@@ -43,20 +43,20 @@ extension FetchedResultsController {
             touched[id]?.isUpdated = updated.contains(id)
             touched[id]?.new = deleted.contains(id) ? nil : currentEntry(of: id)
         }
-        // Old places come out from the end, so that earlier ones stay put; new ones go in by key.
-        var updatedEntries = entries
+        // Old places come out from the end, so that earlier ones stay put; new ones go in by
+        // key. The results change in place: a copy would cost as much as the results.
         var sections = sectionInfos
         for item in touched.values.compactMap(\.old).sorted(by: { $0.position > $1.position }) {
-            updatedEntries.remove(at: item.position)
+            entries.remove(at: item.position)
             remove(item.entry, from: &sections)
         }
         for entry in touched.values.compactMap(\.new) {
-            updatedEntries.insert(entry, at: insertionPoint(of: entry, in: updatedEntries))
+            entries.insert(entry, at: insertionPoint(of: entry))
             add(entry, to: &sections)
         }
         sections.removeAll { $0.count == 0 }
-        let newPositions = touched.compactMapValues { item in item.new.flatMap { position(of: $0, in: updatedEntries) } }
-        commit(updatedEntries, sections: sections, touched: touched, newPositions: newPositions)
+        let newPositions = touched.compactMapValues { item in item.new.flatMap { position(of: $0) } }
+        commit(sections: sections, touched: touched, newPositions: newPositions)
     }
 
     /// The entry of the object `id` as it is now, or `nil` when it is not in the results:
@@ -91,7 +91,7 @@ extension FetchedResultsController {
     private func compareWithNewFetch(_ change: ObjectsDidChange) {
         guard let fresh = try? fetchEntries() else { return }
         var touched: [ObjectID: Touched] = [:]
-        for (position, entry) in entries.enumerated() {
+        for (position, entry) in entries.elements.enumerated() {
             touched[change.permanentIDs[entry.id] ?? entry.id] = Touched(old: (entry, position))
         }
         var newPositions: [ObjectID: Int] = [:]
@@ -101,11 +101,13 @@ extension FetchedResultsController {
         }
         let updated = Set(change.updated.union(change.inserted).map { change.permanentIDs[$0] ?? $0 })
         for id in touched.keys { touched[id]?.isUpdated = updated.contains(id) }
-        commit(fresh, sections: Self.sections(of: fresh), touched: touched, newPositions: newPositions)
+        entries = ChunkedList(fresh)
+        commit(sections: Self.sections(of: fresh), touched: touched, newPositions: newPositions)
     }
 
-    /// Shows `newEntries` in `sections` and tells the change the touched objects make.
-    private func commit(_ newEntries: [Entry], sections: [SectionInfo], touched: [ObjectID: Touched], newPositions: [ObjectID: Int]) {
+    /// Takes `sections` as those of the new results (`entries` by now) and tells the change
+    /// the touched objects make.
+    private func commit(sections: [SectionInfo], touched: [ObjectID: Touched], newPositions: [ObjectID: Int]) {
         let oldSections = sectionInfos
         var change = ResultsChange()
         let newNames = Set(sections.map(\.name)), oldNames = Set(oldSections.map(\.name))
@@ -139,7 +141,6 @@ extension FetchedResultsController {
         for item in touched.values {
             if let new = item.new { entriesByID[new.id] = new }
         }
-        entries = newEntries
         sectionInfos = sections
         deliver(change)
     }
@@ -148,7 +149,7 @@ extension FetchedResultsController {
     private func reload() {
         let oldSnapshot = snapshot
         let fresh = (try? fetchEntries()) ?? []
-        entries = fresh
+        entries = ChunkedList(fresh)
         entriesByID = Dictionary(fresh.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         sectionInfos = Self.sections(of: fresh)
         var change = ResultsChange()

@@ -63,7 +63,7 @@ public final class FetchedResultsController: @unchecked Sendable {
     }
 
     /// The results in order, section after section.
-    var entries: [Entry] = []
+    var entries = ChunkedList<Entry>()
     var entriesByID: [ObjectID: Entry] = [:]
     var sectionInfos: [SectionInfo] = []
     /// The entities whose objects can be in the results.
@@ -101,9 +101,10 @@ public final class FetchedResultsController: @unchecked Sendable {
     ///   section key path cannot be read.
     public func performFetch() throws {
         context.assertOnQueue()
-        entries = try fetchEntries()
-        entriesByID = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        sectionInfos = Self.sections(of: entries)
+        let fetched = try fetchEntries()
+        entries = ChunkedList(fetched)
+        entriesByID = Dictionary(fetched.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        sectionInfos = Self.sections(of: fetched)
         guard observation == nil else { return }
         observation = context.addObjectsDidChangeObserver { [weak self] change in
             self?.take(change)
@@ -171,7 +172,7 @@ public final class FetchedResultsController: @unchecked Sendable {
     /// The objects of the results, in order.
     public var fetchedObjects: [ManagedObject] {
         context.assertOnQueue()
-        return entries.map { context.object(with: $0.id) }
+        return entries.elements.map { context.object(with: $0.id) }
     }
 
     /// Each section's name and number of objects, in order.
@@ -187,7 +188,7 @@ public final class FetchedResultsController: @unchecked Sendable {
 
     /// Where `object` is in the results, or `nil` when it is not.
     public func index(of object: ManagedObject) -> ResultsIndex? {
-        guard let entry = entriesByID[object.objectID], let position = position(of: entry, in: entries) else { return nil }
+        guard let entry = entriesByID[object.objectID], let position = position(of: entry) else { return nil }
         return Self.index(ofFlatPosition: position, in: sectionInfos)
     }
 
@@ -196,7 +197,7 @@ public final class FetchedResultsController: @unchecked Sendable {
         var sections: [ResultsSnapshot.Section] = []
         var start = 0
         for info in sectionInfos {
-            sections.append(ResultsSnapshot.Section(name: info.name, objectIDs: entries[start..<(start + info.count)].map(\.id)))
+            sections.append(ResultsSnapshot.Section(name: info.name, objectIDs: entries.elements(in: start..<(start + info.count)).map(\.id)))
             start += info.count
         }
         return ResultsSnapshot(sections: sections)
@@ -204,20 +205,15 @@ public final class FetchedResultsController: @unchecked Sendable {
 
     // MARK: - Positions
 
-    /// The position of `entry` in `entries`, found by its key: it must be there.
-    func position(of entry: Entry, in entries: [Entry]) -> Int? {
-        let position = insertionPoint(of: entry, in: entries)
+    /// The position of `entry` in the results, found by its key, or `nil` when it is not there.
+    func position(of entry: Entry) -> Int? {
+        let position = insertionPoint(of: entry)
         return position < entries.count && entries[position] === entry ? position : nil
     }
 
-    /// Where `entry` goes among `entries`: the first position whose entry does not precede it.
-    func insertionPoint(of entry: Entry, in entries: [Entry]) -> Int {
-        var low = 0, high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if precedes(entries[middle], entry) { low = middle + 1 } else { high = middle }
-        }
-        return low
+    /// Where `entry` goes in the results: the first position whose entry does not precede it.
+    func insertionPoint(of entry: Entry) -> Int {
+        entries.firstPosition { precedes($0, entry) }
     }
 
     static func index(ofFlatPosition position: Int, in sections: [SectionInfo]) -> ResultsIndex {
