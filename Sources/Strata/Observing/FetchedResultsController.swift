@@ -72,7 +72,7 @@ public final class FetchedResultsController: @unchecked Sendable {
     /// a change to those can move objects of the results.
     let readsRelatedObjects: Bool
     private var observation: DidSaveObservation?
-    private let streams = Locked<[UUID: AsyncStream<ResultsChange>.Continuation]>([:])
+    private let streams = ChangeStreams<ResultsChange>()
 
     /// A controller of `fetchRequest`'s results on `context`, grouped in sections by the value
     /// of `sectionNameKeyPath` when given. Call ``performFetch()`` to read them.
@@ -90,7 +90,7 @@ public final class FetchedResultsController: @unchecked Sendable {
 
     deinit {
         observation?.cancel()
-        finishStreams()
+        streams.finishAll()
     }
 
     // MARK: - Fetching
@@ -233,27 +233,14 @@ public final class FetchedResultsController: @unchecked Sendable {
 
     /// The changes to come, as an asynchronous sequence; it ends when the controller goes.
     public var changes: AsyncStream<ResultsChange> {
-        let (stream, continuation) = AsyncStream<ResultsChange>.makeStream()
-        let token = UUID()
-        streams.withLock { $0[token] = continuation }
-        continuation.onTermination = { [weak self] _ in _ = self?.streams.withLock { $0.removeValue(forKey: token) } }
-        return stream
-    }
-
-    /// Ends the sequences; ending one calls back into `streams`, so they are taken out first.
-    private func finishStreams() {
-        let continuations = streams.withLock { streams in
-            defer { streams = [:] }
-            return Array(streams.values)
-        }
-        continuations.forEach { $0.finish() }
+        streams.makeStream()
     }
 
     func deliver(_ change: ResultsChange) {
         guard !change.isEmpty else { return }
         onChange?(change)
         delegate?.controller(self, didChange: change)
-        for continuation in streams.withLock({ Array($0.values) }) { continuation.yield(change) }
+        streams.yield(change)
     }
 
     // MARK: - What the predicate reads

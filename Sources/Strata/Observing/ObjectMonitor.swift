@@ -25,7 +25,7 @@ public final class ObjectMonitor: @unchecked Sendable {
     /// Called with each change.
     public var onChange: ((Change) -> Void)?
     private var observation: DidSaveObservation?
-    private let streams = Locked<[UUID: AsyncStream<Change>.Continuation]>([:])
+    private let streams = ChangeStreams<Change>()
 
     /// A monitor of `object`, which must be in a context.
     ///
@@ -41,7 +41,7 @@ public final class ObjectMonitor: @unchecked Sendable {
 
     deinit {
         observation?.cancel()
-        finishStreams()
+        streams.finishAll()
     }
 
     /// The object, or `nil` once it is deleted.
@@ -54,11 +54,7 @@ public final class ObjectMonitor: @unchecked Sendable {
     /// The changes to come, as an asynchronous sequence; it ends when the object is deleted
     /// or the monitor goes.
     public var changes: AsyncStream<Change> {
-        let (stream, continuation) = AsyncStream<Change>.makeStream()
-        let token = UUID()
-        streams.withLock { $0[token] = continuation }
-        continuation.onTermination = { [weak self] _ in _ = self?.streams.withLock { $0.removeValue(forKey: token) } }
-        return stream
+        streams.makeStream()
     }
 
     private func take(_ change: ObjectsDidChange) {
@@ -68,23 +64,14 @@ public final class ObjectMonitor: @unchecked Sendable {
             observation?.cancel()
             observation = nil
             deliver(.deleted(objectID))
-            finishStreams()
+            streams.finishAll()
         } else if change.updated.contains(previous) || change.updated.contains(objectID) {
             deliver(.updated(objectID))
         }
     }
 
-    /// Ends the sequences; ending one calls back into `streams`, so they are taken out first.
-    private func finishStreams() {
-        let continuations = streams.withLock { streams in
-            defer { streams = [:] }
-            return Array(streams.values)
-        }
-        continuations.forEach { $0.finish() }
-    }
-
     private func deliver(_ change: Change) {
         onChange?(change)
-        for continuation in streams.withLock({ Array($0.values) }) { continuation.yield(change) }
+        streams.yield(change)
     }
 }
