@@ -5,7 +5,8 @@ import Strata
 
 // Watching results from scripts: `ctx:watch("Book", "rating >= 4", function(changes) … end)`
 // follows the results as saves and merges change them (a `FetchedResultsController`), and
-// `ctx:poll([seconds])` hands the changes waiting to their functions. Changes also reach them
+// `ctx:poll([seconds])` takes in other processes' saves and hands the changes waiting to their
+// functions. Changes also reach them
 // after every call of a context method, on the script's thread.
 
 /// A watch a script set: the results it follows, its function in the registry, and the
@@ -65,9 +66,14 @@ extension LuaState {
             },
             "poll": { [unowned self] call, lua in
                 let seconds = call.isNil(at: 2) ? 0 : try call.number(at: 2)
-                if lua.pendingChanges.isEmpty, seconds > 0 {
-                    lua.pendingChanges.wait(seconds: seconds)
-                }
+                // Saves of other processes come in only by looking at the store: every 50 ms
+                // while waiting, besides the merges of other contexts, which come by themselves.
+                let deadline = Date(timeIntervalSinceNow: seconds)
+                repeat {
+                    try lua.context.performAndWait { _ = try lua.context.mergeExternalChanges() }
+                    guard lua.pendingChanges.isEmpty else { break }
+                    lua.pendingChanges.wait(seconds: min(0.05, deadline.timeIntervalSinceNow))
+                } while deadline.timeIntervalSinceNow > 0
                 call.push(Int64(try self.deliverChanges(of: lua)))
                 return 1
             },

@@ -57,6 +57,23 @@ import Testing
         withExtendedLifetime(observation) {}
     }
 
+    @Test func pollTakesInWhatAnotherProcessSaved() throws {
+        let fixture = try ContextBindingTests.Fixture()
+        try fixture.run(ContextBindingTests.seed)
+        try fixture.run(#"names = {} watch = ctx:watch("Book", "order > 5", function(c) for _, b in ipairs(c.inserted) do names[#names + 1] = b.name end end)"#)
+        let other = try PersistentStore.open(at: fixture.folder.appendingPathComponent("Library.sqlite").path, model: fixture.store.model)
+        let outsider = ObjectContext(store: other, name: "another process")
+        try outsider.performAndWait {
+            let book = try outsider.insert("Book")
+            try book.setValue("Parable", forKey: "name")
+            try book.setValue(12, forKey: "order")
+            try outsider.save()
+        }
+        let result = try fixture.run("return ctx:poll(), table.concat(names, ',')")
+        #expect(result == [.integer(1), .string("Parable")])
+        other.close()
+    }
+
     @Test func aWatchNeedsAFunction() throws {
         let fixture = try ContextBindingTests.Fixture()
         #expect(throws: LuaError.self) { try fixture.run(#"ctx:watch("Book", "rating > 4")"#) }

@@ -12,6 +12,9 @@ public struct ObjectsDidChange: Sendable {
     public var permanentIDs: [ObjectID: ObjectID] = [:]
     /// Whether the context was reset: every object it held is gone.
     public var isReset = false
+    /// Whether another connection (another process, say) wrote the store: objects it inserted
+    /// are not listed, so lists fetch again to find them.
+    public var storeChangedElsewhere = false
 
     public init(
         inserted: Set<ObjectID> = [], updated: Set<ObjectID> = [], deleted: Set<ObjectID> = [], permanentIDs: [ObjectID: ObjectID] = [:],
@@ -21,7 +24,9 @@ public struct ObjectsDidChange: Sendable {
     }
 
     /// Whether nothing changed.
-    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && permanentIDs.isEmpty && !isReset }
+    public var isEmpty: Bool {
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && permanentIDs.isEmpty && !isReset && !storeChangedElsewhere
+    }
 }
 
 extension ObjectContext {
@@ -56,3 +61,62 @@ extension ObjectContext {
         for handler in handlers { handler(change) }
     }
 }
+
+extension ObjectContext {
+    /// Takes in what other connections to the store (another process, or a stack's batch
+    /// context) saved since the last call: objects whose rows changed read them again (their
+    /// unsaved changes stay on top), objects whose rows are gone leave the context, and the
+    /// change observers hear of both, and that the store changed elsewhere, so that lists
+    /// fetch again for rows inserted there. Cheap when nothing changed (one `PRAGMA
+    /// data_version`). The first call only notes where the store stands, unless a
+    /// ``FetchedResultsController`` or ``ObjectMonitor`` on the context noted it already.
+    ///
+    /// ```swift
+    /// timer.onTick { viewContext.perform { try? viewContext.mergeExternalChanges() } }
+    /// ```
+    ///
+    /// - Returns: what changed. - Throws: ``ContextError/store(_:)`` when the store cannot be read.
+    @discardableResult
+    public func mergeExternalChanges() throws(ContextError) -> ObjectsDidChange {
+        assertOnQueue()
+        guard parent == nil else { return ObjectsDidChange() }
+        var change = ObjectsDidChange()
+        do {
+            try store.withConnection {
+                let version = try store.database.scalar("PRAGMA data_version")?.int64Value
+                defer { externalDataVersion = version }
+                guard let known = externalDataVersion, known != version else { return }
+                change.storeChangedElsewhere = true
+                let saved = registered.values.filter { !$0.objectID.isTemporary && !$0.isFault }
+                for (entityName, objects) in Dictionary(grouping: saved, by: \.objectID.entityName) {
+                    let versions = try store.versions(entityName, primaryKeys: objects.compactMap(\.objectID.primaryKey))
+                    for object in objects {
+                        guard let stored = versions[object.objectID.primaryKey ?? 0] else {
+                            change.deleted.insert(object.objectID)
+                            continue
+                        }
+                        if stored != object.version { change.updated.insert(object.objectID) }
+                    }
+                }
+            }
+        } catch {
+            throw .store(String(describing: error))
+        }
+        for id in change.updated {
+            if let object = registered[id] { refresh(object, mergeChanges: true) }
+        }
+        for id in change.deleted {
+            if let object = registered.removeValue(forKey: id) { ManagedObject.ownershipLock.withLock { object.detachLocked() } }
+            deletedIDs.remove(id)
+        }
+        objectsDidChange(change)
+        return change
+    }
+
+    /// Notes where the store stands, for ``mergeExternalChanges()``, unless it is noted.
+    func noteExternalDataVersion() {
+        guard parent == nil, externalDataVersion == nil else { return }
+        externalDataVersion = try? store.withConnection { try store.database.scalar("PRAGMA data_version")?.int64Value }
+    }
+}
+

@@ -76,6 +76,8 @@ public final class ObjectContext: @unchecked Sendable {
     var deferredValidation: Set<ObjectID> = []
     /// The permanent IDs the last save to the store gave inserted objects, by temporary ID.
     var lastPermanentIDs: [ObjectID: ObjectID] = [:]
+    /// The store's `PRAGMA data_version` when ``mergeExternalChanges()`` last looked.
+    var externalDataVersion: Int64?
     /// The temporary IDs of objects this context pushed to its parent, until it learns their
     /// permanent ones: a save up the chain gives them, and reads take them on the way.
     var awaitingPermanentIDs: Set<ObjectID> = []

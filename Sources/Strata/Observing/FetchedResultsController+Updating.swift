@@ -25,7 +25,7 @@ extension FetchedResultsController {
         }
         let resolve = { (id: ObjectID) in change.permanentIDs[id] ?? id }
         let changed = change.inserted.union(change.updated).union(change.deleted)
-        if readsRelatedObjects, changed.contains(where: { !entityNames.contains($0.entityName) }) {
+        if change.storeChangedElsewhere || readsRelatedObjects && changed.contains(where: { !entityNames.contains($0.entityName) }) {
             compareWithNewFetch(change)
             return
         }

@@ -101,6 +101,7 @@ public final class FetchedResultsController: @unchecked Sendable {
     ///   section key path cannot be read.
     public func performFetch() throws {
         context.assertOnQueue()
+        context.noteExternalDataVersion()
         let fetched = try fetchEntries()
         entries = ChunkedList(fetched)
         entriesByID = Dictionary(fetched.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -34,6 +34,7 @@ public final class ObjectMonitor: @unchecked Sendable {
         guard let context = object.managedObjectContext else { throw .foreignObject(object.objectID) }
         self.context = context
         objectID = object.objectID
+        context.noteExternalDataVersion()
         observation = context.addObjectsDidChangeObserver { [weak self] change in
             self?.take(change)
         }

@@ -200,6 +200,34 @@ import Testing
         #expect(try fixture.fetchedAgain().objectIDs == ids)
     }
 
+    /// Another connection to the store (another process) saves; the viewer hears nothing
+    /// until it merges external changes, and then its results are those of a new fetch.
+    @Test func savesThroughAnotherConnectionArriveAtTheNextExternalMerge() throws {
+        let fixture = try Fixture(sectioned: false)
+        let writer = fixture.writer()
+        try writer.performAndWait {
+            for (title, rating) in [("Dune", 5.0), ("Emma", 4.0), ("Ubik", 4.0)] { try Self.book(title, rating: rating, genre: "x", in: writer) }
+            try writer.save()
+        }
+        let other = try PersistentStore.open(at: fixture.folder.path("Library.sqlite"), model: fixture.store.model)
+        let outsider = ObjectContext(store: other, name: "another process")
+        try outsider.performAndWait {
+            try Self.book("Kindred", rating: 5, genre: "x", in: outsider)
+            try Self.book("Dune", in: outsider).setValue("Dune Messiah", forKey: "title")
+            try Self.book("Ubik", in: outsider).setValue(1.0, forKey: "rating")
+            _ = try outsider.delete(try Self.book("Emma", in: outsider))
+            try outsider.save()
+        }
+        #expect(fixture.titles() == [["Dune", "Emma", "Ubik"]], "nothing merged yet")
+        let viewer = fixture.viewer
+        let change = try viewer.performAndWait { try viewer.mergeExternalChanges() }
+        #expect(change.storeChangedElsewhere && change.updated.count == 2 && change.deleted.count == 1)
+        #expect(fixture.titles() == [["Dune Messiah", "Kindred"]])
+        try fixture.expectConsistent()
+        #expect(try viewer.performAndWait { try viewer.mergeExternalChanges() }.isEmpty, "nothing new since")
+        other.close()
+    }
+
     @Test func aResetReadsTheResultsAgain() throws {
         let fixture = try Fixture(sectioned: false)
         let writer = fixture.writer()
