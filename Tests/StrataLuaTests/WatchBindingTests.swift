@@ -46,12 +46,7 @@ import Testing
         let viewer = fixture.context
         // The merge comes later, on the viewer's queue: ctx:poll waits for it.
         let observation = writer.addDidSaveObserver { note in viewer.perform { viewer.mergeChanges(fromContextDidSave: note) } }
-        try writer.performAndWait {
-            let book = try writer.insert("Book")
-            try book.setValue("Xenogenesis", forKey: "name")
-            try book.setValue(10, forKey: "order")
-            try writer.save()
-        }
+        try Self.saveBook("Xenogenesis", order: 10, in: writer)
         let result = try fixture.run("return ctx:poll(1), table.concat(names, ','), watch:count()")
         #expect(result == [.integer(1), .string("Xenogenesis"), .integer(2)])
         withExtendedLifetime(observation) {}
@@ -63,15 +58,20 @@ import Testing
         try fixture.run(#"names = {} watch = ctx:watch("Book", "order > 5", function(c) for _, b in ipairs(c.inserted) do names[#names + 1] = b.name end end)"#)
         let other = try PersistentStore.open(at: fixture.folder.appendingPathComponent("Library.sqlite").path, model: fixture.store.model)
         let outsider = ObjectContext(store: other, name: "another process")
-        try outsider.performAndWait {
-            let book = try outsider.insert("Book")
-            try book.setValue("Parable", forKey: "name")
-            try book.setValue(12, forKey: "order")
-            try outsider.save()
-        }
+        try Self.saveBook("Parable", order: 12, in: outsider)
         let result = try fixture.run("return ctx:poll(), table.concat(names, ',')")
         #expect(result == [.integer(1), .string("Parable")])
         other.close()
+    }
+
+    /// Saves a new book through `context`, as a script's other contexts or another process would.
+    static func saveBook(_ name: String, order: Int, in context: ObjectContext) throws {
+        try context.performAndWait {
+            let book = try context.insert("Book")
+            try book.setValue(name, forKey: "name")
+            try book.setValue(order, forKey: "order")
+            try context.save()
+        }
     }
 
     @Test func aWatchNeedsAFunction() throws {
