@@ -75,7 +75,8 @@ extension ObjectContext {
     /// timer.onTick { viewContext.perform { try? viewContext.mergeExternalChanges() } }
     /// ```
     ///
-    /// - Returns: what changed. - Throws: ``ContextError/store(_:)`` when the store cannot be read.
+    /// - Returns: what changed.
+    /// - Throws: ``ContextError/store(_:)`` when the store cannot be read.
     @discardableResult
     public func mergeExternalChanges() throws(ContextError) -> ObjectsDidChange {
         assertOnQueue()

@@ -16,13 +16,6 @@ struct ObjectLedger<Value> {
         }
     }
 
-    /// The value of the saved object of `entityName` with `primaryKey`: what an import that
-    /// writes rows keeps, without making an ID per row.
-    subscript(entityName: String, primaryKey: Int64) -> Value? {
-        get { saved[entityName]?[primaryKey] }
-        set { saved[entityName, default: PrimaryKeyTable()][primaryKey] = newValue }
-    }
-
     /// Runs `body` on the values of `entityName`'s saved objects: an import that writes rows
     /// updates a batch of them with one look-up of the entity.
     mutating func updateTable<Result>(_ entityName: String, _ body: (inout PrimaryKeyTable<Value>) throws -> Result) rethrows -> Result {
