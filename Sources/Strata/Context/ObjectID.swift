@@ -19,15 +19,29 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         case permanent(Int64)
     }
 
-    /// The object's entity (a sub-entity's objects name the sub-entity).
-    public var entityName: String
-    /// The UUID of the store the object belongs to.
-    public var storeIdentifier: String
+    /// The store and entity the ID belongs to: one shared instance per pair, so that an ID is
+    /// copied, hashed and compared as plain bits, without counting references to two strings.
+    unowned(unsafe) let scope: ObjectIDScope
     public var key: Key
 
+    /// The object's entity (a sub-entity's objects name the sub-entity).
+    public var entityName: String {
+        get { scope.entityName }
+        set { self = ObjectID(entityName: newValue, storeIdentifier: storeIdentifier, key: key) }
+    }
+
+    /// The UUID of the store the object belongs to.
+    public var storeIdentifier: String {
+        get { scope.storeIdentifier }
+        set { self = ObjectID(entityName: entityName, storeIdentifier: newValue, key: key) }
+    }
+
     public init(entityName: String, storeIdentifier: String, key: Key) {
-        self.entityName = entityName
-        self.storeIdentifier = storeIdentifier
+        self.init(scope: .named(entityName, inStore: storeIdentifier), key: key)
+    }
+
+    init(scope: ObjectIDScope, key: Key) {
+        self.scope = scope
         self.key = key
     }
 
@@ -78,15 +92,17 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         self.init(entityName: String(parts[0]), storeIdentifier: store, key: .permanent(primaryKey))
     }
 
-    // Contexts look objects up by ID for every property access and save: hashing the key and
-    // the length of the entity's name, not the store's 36-character UUID and the whole name,
-    // keeps that cheap. IDs that differ only in store or entity name are told apart by `==`.
+    // Scopes are unique per store and entity, so comparing them by identity compares both names.
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.key == rhs.key && lhs.scope === rhs.scope
+    }
+
     public func hash(into hasher: inout Hasher) {
         switch key {
         case .permanent(let primaryKey): hasher.combine(primaryKey)
         case .temporary(let uuid): hasher.combine(uuid)
         }
-        hasher.combine(entityName.utf8.count)
+        hasher.combine(ObjectIdentifier(scope))
     }
 
     /// A new placeholder for a temporary ID: unique to this process run and never a row's key.
@@ -117,7 +133,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// The order saves write objects in and validation reports them, the same every run: by
     /// entity name, then saved objects by key, then new ones in the order they were made.
     func precedes(_ other: ObjectID) -> Bool {
-        guard entityName == other.entityName else { return entityName < other.entityName }
+        guard scope === other.scope || entityName == other.entityName else { return entityName < other.entityName }
         switch (key, other.key) {
         case (.permanent(let lhs), .permanent(let rhs)): return lhs < rhs
         case (.permanent, .temporary): return true
@@ -136,4 +152,36 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         case .temporary(let uuid): "<\(entityName) t\(uuid.uuidString.prefix(8))>"
         }
     }
+}
+
+/// The store and entity of object IDs, made once per pair for the life of the process (there are
+/// as many as entities in the stores a process opens): an ``ObjectID`` points at one without
+/// owning it, which keeps IDs plain values that cost no reference counting.
+final class ObjectIDScope: Sendable {
+    let entityName: String
+    let storeIdentifier: String
+
+    private init(entityName: String, storeIdentifier: String) {
+        self.entityName = entityName
+        self.storeIdentifier = storeIdentifier
+    }
+
+    /// The scope of `entityName` in the store `storeIdentifier`.
+    static func named(_ entityName: String, inStore storeIdentifier: String) -> ObjectIDScope {
+        scopes.withLock { scopes in
+            let name = Name(entityName: entityName, storeIdentifier: storeIdentifier)
+            if let scope = scopes[name] { return scope }
+            let scope = ObjectIDScope(entityName: entityName, storeIdentifier: storeIdentifier)
+            scopes[name] = scope
+            return scope
+        }
+    }
+
+    private struct Name: Hashable {
+        let entityName: String
+        let storeIdentifier: String
+    }
+
+    /// Never emptied: IDs point at their scope without keeping it alive.
+    private static let scopes = Locked<[Name: ObjectIDScope]>([:])
 }
