@@ -16,7 +16,7 @@ public struct ContextDidSave: Sendable {
     let source: ObjectIdentifier
 
     struct SavedObject: Sendable {
-        var values: [String: PropertyValue]
+        var values: PropertyValues
         var version: Int64
     }
 }

@@ -36,10 +36,10 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     public var isDeleted: Bool { managedObjectContext?.deletedIDs.contains(objectID) ?? false }
 
     /// Values as last loaded from or saved to the store, by property name.
-    var committedValues: [String: PropertyValue] = [:]
+    var committedValues: PropertyValues
     /// Values with this context's changes, by property name; a property absent here is read
     /// from ``committedValues`` (to-many relationships load on first use).
-    var changedValues: [String: PropertyValue] = [:] {
+    var changedValues: PropertyValues {
         didSet { if !isTracked { managedObjectContext?.track(self) } }
     }
     /// Whether the object waits in its context's list of objects changed since it last looked
@@ -62,6 +62,8 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
         self.objectID = objectID
         self.managedObjectContext = context
         self.isFault = isFault
+        committedValues = PropertyValues(slots: context.model.propertySlots(of: entity))
+        changedValues = committedValues
     }
 
     /// The entity a typed subclass stands for: by default the class's own name. Generated
@@ -125,7 +127,7 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
 
     /// Whether a property holds a value other than its saved one.
     var hasChangedValues: Bool {
-        changedValues.contains { committedValues[$0.key] != $0.value }
+        changedValues.contains(differingFrom: committedValues)
     }
 
     /// The names of the properties changed since the last save.

@@ -21,21 +21,21 @@ extension ObjectContext {
             case .error:
                 break
             case .mergeByPropertyObjectTrump:
-                object.committedValues.merge(storeValues) { $1 }
+                object.committedValues.merge(storeValues)
             case .mergeByPropertyStoreTrump:
                 let changedInStore = Set(storeValues.filter { object.committedValues[$0.key] != $0.value }.map(\.key))
                 for key in changedInStore { object.changedValues[key] = nil }
-                object.committedValues.merge(storeValues) { $1 }
+                object.committedValues.merge(storeValues)
             case .overwrite:
                 // Every stored property differing from the store is written: the store ends up
                 // with this object as it is here.
                 for key in storeValues.keys where object.changedValues[key] == nil {
                     object.changedValues[key] = object.committedValues[key]
                 }
-                object.committedValues.merge(storeValues) { $1 }
+                object.committedValues.merge(storeValues)
             case .rollback:
-                object.changedValues = [:]
-                object.committedValues.merge(storeValues) { $1 }
+                object.changedValues.removeAll()
+                object.committedValues.merge(storeValues)
                 if isDeletion { deletedIDs.remove(object.objectID) }
             }
             object.version = row.version
@@ -64,16 +64,24 @@ extension ObjectContext {
     }
 
     /// A row's values as an object of `entity` holds them.
-    func values(of row: RowSnapshot, for entity: EntityDescription) -> [String: PropertyValue] {
-        let attributes = model.storedAttributes(of: entity), toOnes = model.storedToOneNames(of: entity)
-        var values: [String: PropertyValue] = [:]
-        values.reserveCapacity(attributes.count + toOnes.count)
-        for (name, type) in attributes {
-            values[name] = .attribute(row.values[name].flatMap { AttributeValue($0, type: type) })
+    func values(of row: RowSnapshot, for entity: EntityDescription) -> PropertyValues {
+        let slots = model.propertySlots(of: entity)
+        guard let stored = model.storedSlots(of: entity) else {
+            // An entity description the model does not hold: its values go by name.
+            var values = PropertyValues(slots: slots)
+            for (name, type) in model.storedAttributes(of: entity) {
+                values[name] = .attribute(row.values[name].flatMap { AttributeValue($0, type: type) })
+            }
+            for name in model.storedToOneNames(of: entity) { values[name] = .toOne(row.references[name].map(objectID(for:))) }
+            return values
         }
-        for name in toOnes {
-            values[name] = .toOne(row.references[name].map(objectID(for:)))
+        var values = [PropertyValue?](repeating: nil, count: slots.names.count)
+        for (slot, type) in stored.attributes {
+            values[slot] = .attribute(row.values[slots.names[slot]].flatMap { AttributeValue($0, type: type) })
         }
-        return values
+        for (slot, name) in stored.toOnes {
+            values[slot] = .toOne(row.references[name].map(objectID(for:)))
+        }
+        return PropertyValues(slots: slots, values: values)
     }
 }

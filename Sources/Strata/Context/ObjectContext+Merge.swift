@@ -65,12 +65,12 @@ extension ObjectContext {
     /// and deleted `deleted`.
     func didSaveNotification(
         saved: [ManagedObject], inserted: Set<ObjectID>, deleted: Set<ObjectID>, permanentIDs: [ObjectID: ObjectID],
-        unreadToManyChanges: [ObjectIdentifier: [String: PropertyValue]] = [:]
+        unreadToManyChanges: [ObjectIdentifier: PropertyValues] = [:]
     ) -> ContextDidSave {
         var values: [ObjectID: ContextDidSave.SavedObject] = [:]
         for object in saved {
-            var objectValues = object.committedValues.merging(object.changedValues) { $1 }
-            if let changes = unreadToManyChanges[ObjectIdentifier(object)] { objectValues.merge(changes) { $1 } }
+            var objectValues = object.committedValues.merging(object.changedValues)
+            if let changes = unreadToManyChanges[ObjectIdentifier(object)] { objectValues.merge(changes) }
             values[object.objectID] = ContextDidSave.SavedObject(values: objectValues, version: object.version)
         }
         let insertedIDs = Set(inserted.map { permanentIDs[$0] ?? $0 })
@@ -119,8 +119,8 @@ extension ManagedObject {
     ///
     /// - Returns: those changes to to-manys not loaded, by key.
     @discardableResult
-    func mergeCommitted(_ values: [String: PropertyValue]) -> [String: PropertyValue] {
-        var unread: [String: PropertyValue] = [:]
+    func mergeCommitted(_ values: PropertyValues) -> PropertyValues {
+        var unread = PropertyValues(slots: committedValues.slots)
         for (key, value) in values {
             guard case .toManyChanges(let changes) = value else {
                 committedValues[key] = value

@@ -7,7 +7,7 @@ extension ObjectContext {
         let inserted = insertionOrder.filter { insertedIDs.contains($0) }.compactMap { registered[$0] }
         let updated = updatedObjects
         let deleted = deletedObjects
-        let insertedValues = inserted.map { ($0.objectID, $0.committedValues.merging($0.changedValues) { $1 }) }
+        let insertedValues = inserted.map { ($0.objectID, $0.committedValues.merging($0.changedValues)) }
         // To-many changes travel as what was added and removed, so that the parent's own
         // unsaved changes to the same relationship stay.
         let changes = updated.map { object in

@@ -109,12 +109,12 @@ extension ObjectContext {
     /// were never read, by object: the did-save notification carries them to other contexts.
     func commitSaved(
         _ saved: [ManagedObject], versions: [Int64]?, deleted: [ManagedObject]
-    ) -> [ObjectIdentifier: [String: PropertyValue]] {
-        var unreadToManyChanges: [ObjectIdentifier: [String: PropertyValue]] = [:]
+    ) -> [ObjectIdentifier: PropertyValues] {
+        var unreadToManyChanges: [ObjectIdentifier: PropertyValues] = [:]
         for (index, object) in saved.enumerated() {
             let unread = object.mergeCommitted(object.changedValues)
             if !unread.isEmpty { unreadToManyChanges[ObjectIdentifier(object)] = unread }
-            object.changedValues = [:]
+            object.changedValues.removeAll()
             if let versions { object.version = versions[index] }
         }
         ManagedObject.ownershipLock.withLock {

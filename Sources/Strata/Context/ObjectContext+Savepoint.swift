@@ -14,13 +14,13 @@ extension ObjectContext {
         fileprivate let insertionOrder: [ObjectID]
         fileprivate let deleted: Set<ObjectID>
         fileprivate let droppedInserts: Set<ObjectID>
-        fileprivate let changes: [ObjectID: [String: PropertyValue]]
+        fileprivate let changes: [ObjectID: PropertyValues]
     }
 
     /// The unsaved changes as they are now.
     public func savepoint() -> Savepoint {
         assertOnQueue()
-        var changes: [ObjectID: [String: PropertyValue]] = [:]
+        var changes: [ObjectID: PropertyValues] = [:]
         for (id, object) in registered where !object.changedValues.isEmpty { changes[id] = object.changedValues }
         return Savepoint(inserted: insertedIDs, insertionOrder: insertionOrder, deleted: deletedIDs, droppedInserts: pendingDroppedInserts, changes: changes)
     }
@@ -35,6 +35,8 @@ extension ObjectContext {
         insertionOrder = savepoint.insertionOrder
         deletedIDs = savepoint.deleted
         pendingDroppedInserts = savepoint.droppedInserts
-        for (id, object) in registered { object.changedValues = savepoint.changes[id] ?? [:] }
+        for (id, object) in registered {
+            if let changes = savepoint.changes[id] { object.changedValues = changes } else { object.changedValues.removeAll() }
+        }
     }
 }

@@ -90,7 +90,7 @@ public final class ObjectContext: @unchecked Sendable {
     var invalidIfRules: [String: ObjectPredicate?] = [:]
     /// The values a new object of each entity starts with, by entity name: made once, so
     /// that inserting many objects does not read the model's defaults once per object.
-    private var insertionTemplates: [String: (committed: [String: PropertyValue], changed: [String: PropertyValue])] = [:]
+    private var insertionTemplates: [String: (committed: PropertyValues, changed: PropertyValues)] = [:]
 
     let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
     /// What ``addObjectsDidChangeObserver(_:)`` registered.
@@ -180,12 +180,9 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// A new object's values: nothing saved, and the model's default values as changes.
-    private func insertionTemplate(for entity: EntityDescription) -> (committed: [String: PropertyValue], changed: [String: PropertyValue]) {
+    private func insertionTemplate(for entity: EntityDescription) -> (committed: PropertyValues, changed: PropertyValues) {
         if let template = insertionTemplates[entity.name] { return template }
-        var committed: [String: PropertyValue] = [:], changed: [String: PropertyValue] = [:]
-        // An object's first change copies the template: room for every property then spares
-        // the copy resizing as the other properties are set.
-        changed.reserveCapacity(model.allAttributes(of: entity).count + model.allRelationships(of: entity).count)
+        var committed = PropertyValues(slots: model.propertySlots(of: entity)), changed = committed
         for attribute in model.allAttributes(of: entity) {
             committed[attribute.name] = .attribute(nil)
             if let value = attribute.defaultAttributeValue {
@@ -290,11 +287,11 @@ public final class ObjectContext: @unchecked Sendable {
         guard object.isFault else { return }
         if let parent {
             let id = object.objectID
-            let snapshot = try parent.performAndWaitTyped { () throws(ContextError) -> ([String: PropertyValue], Int64) in
+            let snapshot = try parent.performAndWaitTyped { () throws(ContextError) -> (PropertyValues, Int64) in
                 let source = parent.object(with: id)
                 guard !parent.deletedIDs.contains(id) else { throw .objectNotFound(id) }
                 try parent.fireFault(source)
-                return (source.committedValues.merging(source.changedValues) { $1 }, source.version)
+                return (source.committedValues.merging(source.changedValues), source.version)
             }
             object.committedValues = snapshot.0
             object.version = snapshot.1
@@ -328,7 +325,7 @@ public final class ObjectContext: @unchecked Sendable {
         if object.committedValues.isEmpty {
             object.committedValues = values(of: row, for: object.entity)
         } else {
-            object.committedValues.merge(values(of: row, for: object.entity)) { $1 }
+            object.committedValues.merge(values(of: row, for: object.entity))
         }
         object.version = row.version
         object.isFault = false
@@ -405,7 +402,7 @@ public final class ObjectContext: @unchecked Sendable {
         insertionOrder = []
         deletedIDs = []
         pendingDroppedInserts = []
-        for object in registered.values { object.changedValues = [:] }
+        for object in registered.values { object.changedValues.removeAll() }
         clearChangeTracking()
     }
 
@@ -468,9 +465,9 @@ public final class ObjectContext: @unchecked Sendable {
         assertOnQueue()
         guard !object.objectID.isTemporary else { return }
         object.prefetchedRow = nil
-        object.committedValues = [:]
+        object.committedValues.removeAll()
         object.isFault = true
-        if !mergeChanges { object.changedValues = [:] }
+        if !mergeChanges { object.changedValues.removeAll() }
     }
 }
 

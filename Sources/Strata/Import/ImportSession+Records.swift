@@ -44,7 +44,7 @@ extension ImportSession {
         let indexes = try indexRecords(records, labels: labels, mapping: mapping)
         let found = try findOrCreate(indexes, labels: labels, mapping: mapping)
         var entries: [Entry] = []
-        var before: [ObjectIdentifier: [String: PropertyValue]] = [:]
+        var before: [ObjectIdentifier: PropertyValues] = [:]
         for (index, record) in indexes.enumerated() {
             let (object, isNew) = found[index]
             seen[object.objectID] = ()
@@ -66,7 +66,7 @@ extension ImportSession {
         }
         for entry in entries {
             let state: ImportState = entry.isNew ? .created
-                : entry.object.hasEffectiveChanges(since: before[ObjectIdentifier(entry.object)] ?? [:]) ? .updated : .unchanged
+                : entry.object.hasEffectiveChanges(since: before[ObjectIdentifier(entry.object)] ?? PropertyValues(slots: entry.object.changedValues.slots)) ? .updated : .unchanged
             setState(state, of: entry.object)
             try hooks.hook(hooks.afterImport, for: entry.object.entity, in: model)?(entry.object, entry.json, state)
         }
@@ -464,13 +464,13 @@ extension ImportSession {
 extension ManagedObject {
     /// The unsaved values that differ from the saved ones: setting a property to its saved
     /// value is no change.
-    fileprivate var effectiveChanges: [String: PropertyValue] {
+    fileprivate var effectiveChanges: PropertyValues {
         changedValues.filter { committedValues[$0.key] != $0.value }
     }
 
     /// Whether ``effectiveChanges`` differs from `before`, found without building it: the
     /// question is asked of every updated record.
-    fileprivate func hasEffectiveChanges(since before: [String: PropertyValue]) -> Bool {
+    fileprivate func hasEffectiveChanges(since before: PropertyValues) -> Bool {
         var unchangedCount = 0
         for (key, value) in changedValues where committedValues[key] != value {
             guard before[key] == value else { return true }

@@ -47,6 +47,10 @@ public struct ObjectModel: Sendable, Equatable {
         /// The properties a save validates: those with a rule (required, bounds, a pattern, counts).
         let ruledAttributes: [AttributeDescription]
         let ruledRelationships: [RelationshipDescription]
+        /// The numbers of the properties in objects' values: attributes, then relationships.
+        let slots: PropertySlots
+        /// The stored attributes and to-ones with their numbers in ``slots``: what a row fills.
+        let storedSlots: StoredSlots
 
         /// The properties of an entity whose lineage, root first, is `lineage`.
         init(lineage: [EntityDescription]) {
@@ -59,6 +63,11 @@ public struct ObjectModel: Sendable, Equatable {
             storedToOneNames = relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.name)
             ruledAttributes = attributes.filter(\.hasRules)
             ruledRelationships = relationships.filter(\.hasRules)
+            let slots = PropertySlots(names: attributes.map(\.name) + relationships.map(\.name))
+            self.slots = slots
+            storedSlots = StoredSlots(
+                attributes: storedAttributes.map { (slots.numbers[$0.name]!, $0.type) },
+                toOnes: storedToOneNames.map { (slots.numbers[$0]!, $0) })
         }
     }
 
@@ -165,6 +174,17 @@ extension ObjectModel {
     /// The names and types of the entity's stored (not transient) attributes, inherited first.
     func storedAttributes(of entity: EntityDescription) -> [(name: String, type: AttributeType)] {
         indexedProperties(of: entity)?.storedAttributes ?? allAttributes(of: entity).filter { !$0.isTransient }.map { ($0.name, $0.type) }
+    }
+
+    /// The numbers of the entity's properties in its objects' values.
+    func propertySlots(of entity: EntityDescription) -> PropertySlots {
+        indexedProperties(of: entity)?.slots ?? .none
+    }
+
+    /// The entity's stored attributes and to-ones with their numbers in ``propertySlots(of:)``;
+    /// `nil` for an entity description the model does not hold.
+    func storedSlots(of entity: EntityDescription) -> StoredSlots? {
+        indexedProperties(of: entity)?.storedSlots
     }
 
     /// The names of the entity's stored to-one relationships, inherited first.

@@ -1,0 +1,172 @@
+/// The properties of an entity, inherited ones first, numbered once for all its objects: an
+/// object keeps its values in an array by these numbers rather than in a hash table of its own.
+final class PropertySlots: Sendable {
+    /// The property names, by number.
+    let names: [String]
+    /// Each property's number, by name.
+    let numbers: [String: Int]
+
+    init(names: [String]) {
+        var unique: [String] = []
+        var numbers: [String: Int] = [:]
+        for name in names where numbers[name] == nil {
+            numbers[name] = unique.count
+            unique.append(name)
+        }
+        (self.names, self.numbers) = (unique, numbers)
+    }
+
+    /// The number of the property `name`. Property names are short literals, which compare
+    /// as two machine words when equal: a scan of the few names finds them sooner than hashing.
+    @inline(__always)
+    func number(of name: String) -> Int? {
+        if names.count <= 8 {
+            for (number, candidate) in names.enumerated() where candidate == name { return number }
+            return nil
+        }
+        return numbers[name]
+    }
+
+    /// Slots for an entity description no model holds: values go by name only.
+    static let none = PropertySlots(names: [])
+}
+
+/// The stored attributes and to-one relationships of an entity with their numbers in its
+/// ``PropertySlots``: what a row read from the store fills.
+struct StoredSlots: Sendable {
+    var attributes: [(slot: Int, type: AttributeType)]
+    var toOnes: [(slot: Int, name: String)]
+}
+
+/// An object's values by property name, kept in slots numbered by its entity's
+/// ``PropertySlots``: a dictionary's operations without a hash table per object. A name the
+/// entity lacks is kept aside by name, so that any key round-trips as in a dictionary.
+struct PropertyValues: Sequence, Equatable, Sendable {
+    private(set) var slots: PropertySlots
+    /// The values by slot number; empty until a value is set, so that empty values cost no
+    /// allocation (most objects' changes are empty).
+    private var values: [PropertyValue?] = []
+    private var others: [String: PropertyValue] = [:]
+    /// The number of properties that hold a value.
+    private(set) var count = 0
+
+    /// No values, in the slots of an entity's properties.
+    init(slots: PropertySlots) {
+        self.slots = slots
+    }
+
+    /// The values of `slots` in the array `values`, one per slot.
+    init(slots: PropertySlots, values: [PropertyValue?]) {
+        precondition(values.count == slots.names.count, "one value per slot")
+        (self.slots, self.values) = (slots, values)
+        count = values.reduce(0) { $1 == nil ? $0 : $0 + 1 }
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    subscript(key: String) -> PropertyValue? {
+        get {
+            if let number = slots.number(of: key) { return number < values.count ? values[number] : nil }
+            return others.isEmpty ? nil : others[key]
+        }
+        set {
+            if let number = slots.number(of: key) {
+                self[slot: number] = newValue
+            } else {
+                count += (newValue == nil ? 0 : 1) - (others[key] == nil ? 0 : 1)
+                others[key] = newValue
+            }
+        }
+    }
+
+    /// The value in the slot `number` of ``slots``.
+    subscript(slot number: Int) -> PropertyValue? {
+        get { number < values.count ? values[number] : nil }
+        set {
+            if values.isEmpty {
+                guard newValue != nil else { return }
+                values = Array(repeating: nil, count: slots.names.count)
+            }
+            count += (newValue == nil ? 0 : 1) - (values[number] == nil ? 0 : 1)
+            values[number] = newValue
+        }
+    }
+
+    /// The names of the properties that hold a value.
+    var keys: [String] { map(\.key) }
+
+    mutating func removeAll() {
+        guard count > 0 else { return }
+        values = []
+        others = [:]
+        count = 0
+    }
+
+    /// Takes the values `other` holds, in place of these.
+    mutating func merge(_ other: PropertyValues) {
+        guard !other.isEmpty else { return }
+        if isEmpty && other.slots === slots {
+            self = other
+        } else if other.slots === slots, other.others.isEmpty {
+            for (number, value) in other.values.enumerated() where value != nil { self[slot: number] = value }
+        } else {
+            for (key, value) in other { self[key] = value }
+        }
+    }
+
+    func merging(_ other: PropertyValues) -> PropertyValues {
+        var merged = self
+        merged.merge(other)
+        return merged
+    }
+
+    func mapValues(_ transform: (PropertyValue) throws -> PropertyValue) rethrows -> PropertyValues {
+        var mapped = self
+        for (number, value) in values.enumerated() { if let value { mapped.values[number] = try transform(value) } }
+        mapped.others = try others.mapValues(transform)
+        return mapped
+    }
+
+    func filter(_ isIncluded: ((key: String, value: PropertyValue)) throws -> Bool) rethrows -> PropertyValues {
+        var kept = PropertyValues(slots: slots)
+        for element in self where try isIncluded(element) { kept[element.key] = element.value }
+        return kept
+    }
+
+    /// Whether any value differs from the one `other` holds under the same name.
+    func contains(differingFrom other: PropertyValues) -> Bool {
+        if other.slots === slots, others.isEmpty {
+            for (number, value) in values.enumerated() where value != nil && value != other[slot: number] { return true }
+            return false
+        }
+        return contains { other[$0.key] != $0.value }
+    }
+
+    static func == (lhs: PropertyValues, rhs: PropertyValues) -> Bool {
+        lhs.count == rhs.count && !lhs.contains(differingFrom: rhs)
+    }
+
+    func makeIterator() -> Iterator {
+        Iterator(values: self)
+    }
+
+    /// The properties that hold a value, in slot order, then those kept by name.
+    struct Iterator: IteratorProtocol {
+        fileprivate let values: PropertyValues
+        private var number = 0
+        private var others: Dictionary<String, PropertyValue>.Iterator
+
+        fileprivate init(values: PropertyValues) {
+            self.values = values
+            others = values.others.makeIterator()
+        }
+
+        mutating func next() -> (key: String, value: PropertyValue)? {
+            while number < values.values.count {
+                defer { number += 1 }
+                if let value = values.values[number] { return (values.slots.names[number], value) }
+            }
+            return others.next()
+        }
+    }
+}
