@@ -62,7 +62,7 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
         self.objectID = objectID
         self.managedObjectContext = context
         self.isFault = isFault
-        committedValues = PropertyValues(slots: context.model.propertySlots(of: entity))
+        committedValues = PropertyValues(slots: context.propertySlots(of: entity))
         changedValues = committedValues
     }
 

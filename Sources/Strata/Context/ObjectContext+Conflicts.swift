@@ -63,24 +63,27 @@ extension ObjectContext {
         return changed.sortedByID()
     }
 
-    /// A row's values as an object of `entity` holds them.
-    func values(of row: RowSnapshot, for entity: EntityDescription) -> PropertyValues {
-        let slots = model.propertySlots(of: entity)
-        guard let stored = model.storedSlots(of: entity) else {
-            // An entity description the model does not hold: its values go by name.
+    /// A row's values as an object of `entity` holds them, in the slots `slots` (the entity's,
+    /// looked up when not given).
+    func values(of row: RowSnapshot, for entity: EntityDescription, in slots: PropertySlots? = nil) -> PropertyValues {
+        let slots = slots ?? model.propertySlots(of: entity)
+        guard let columns = row.columns, columns.slots === slots else {
+            // A row read for another entity, or an entity description the model does not hold:
+            // its values go by name.
             var values = PropertyValues(slots: slots)
+            let cells = row.values, references = row.references
             for (name, type) in model.storedAttributes(of: entity) {
-                values[name] = .attribute(row.values[name].flatMap { AttributeValue($0, type: type) })
+                values[name] = .attribute(cells[name].flatMap { AttributeValue($0, type: type) })
             }
-            for name in model.storedToOneNames(of: entity) { values[name] = .toOne(row.references[name].map(objectID(for:))) }
+            for name in model.storedToOneNames(of: entity) { values[name] = .toOne(references[name].map(objectID(for:))) }
             return values
         }
         var values = [PropertyValue?](repeating: nil, count: slots.names.count)
-        for (slot, type) in stored.attributes {
-            values[slot] = .attribute(row.values[slots.names[slot]].flatMap { AttributeValue($0, type: type) })
+        for (slot, position, type) in columns.attributeSlots {
+            values[slot] = .attribute(position.flatMap { AttributeValue(row.cell($0), type: type) })
         }
-        for (slot, name) in stored.toOnes {
-            values[slot] = .toOne(row.references[name].map(objectID(for:)))
+        for (slot, reference) in columns.referenceSlots {
+            values[slot] = .toOne(reference.flatMap(row.reference).map(objectID(for:)))
         }
         return PropertyValues(slots: slots, values: values)
     }

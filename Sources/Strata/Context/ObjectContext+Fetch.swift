@@ -37,8 +37,9 @@ extension ObjectContext {
         var objects: [ManagedObject] = []
         objects.reserveCapacity(selected.count)
         registered.reserveCapacity(registered.count + selected.count)
+        var recent: RecentKind?
         for (id, row) in selected {
-            let object = object(with: id)
+            let object = object(with: id, recent: &recent)
             if object.isFault, let row {
                 if request.returnsObjectsAsFaults { object.prefetchedRow = (row, generation) } else { load(row, into: object) }
             }

@@ -91,6 +91,10 @@ public final class ObjectContext: @unchecked Sendable {
     /// The values a new object of each entity starts with, by entity name: made once, so
     /// that inserting many objects does not read the model's defaults once per object.
     private var insertionTemplates: [String: (committed: PropertyValues, changed: PropertyValues)] = [:]
+    /// Caches of look-ups made per object: see ``idScope(for:)`` and ``propertySlots(of:)``.
+    private var idScopes: [String: ObjectIDScope] = [:]
+    private var recentIDScope: ObjectIDScope?
+    private var recentSlots: (entityName: String, slots: PropertySlots)?
 
     let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
     /// What ``addObjectsDidChangeObserver(_:)`` registered.
@@ -164,7 +168,7 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     func newTemporaryID(for entityName: String) -> ObjectID {
-        ObjectID(entityName: entityName, storeIdentifier: store.metadata.uuid, key: ObjectID.newTemporaryKey())
+        ObjectID(scope: idScope(for: entityName), key: ObjectID.newTemporaryKey())
     }
 
     /// Records a new object as inserted, with the model's default values.
@@ -209,6 +213,27 @@ public final class ObjectContext: @unchecked Sendable {
         }
         let entity = model.entity(named: id.entityName) ?? EntityDescription(name: id.entityName)
         return makeObject(entity: entity, id: id, isFault: true)
+    }
+
+    /// ``object(with:)`` for one of the many IDs of a read: `recent` keeps the entity and class
+    /// of the last object made, so that making objects of one entity looks them up once.
+    func object(with id: ObjectID, recent: inout RecentKind?) -> ManagedObject {
+        guard !id.isTemporary, awaitingPermanentIDs.isEmpty else { return object(with: id) }
+        if let object = registered[id] { return object }
+        if recent?.scope !== id.scope {
+            let entity = model.entity(named: id.entityName) ?? EntityDescription(name: id.entityName)
+            recent = RecentKind(scope: id.scope, entity: entity, objectClass: objectClasses.withLock { $0[entity.name] } ?? ManagedObject.self)
+        }
+        let object = recent!.objectClass.init(entity: recent!.entity, objectID: id, context: self, isFault: true)
+        registered[id] = object
+        return object
+    }
+
+    /// The entity and class of the objects of one store and entity.
+    struct RecentKind {
+        let scope: ObjectIDScope
+        let entity: EntityDescription
+        let objectClass: ManagedObject.Type
     }
 
     /// The object with `id`, loaded: fails when the store has no such row.
@@ -322,10 +347,11 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Replaces an object's committed values with a row read from the store.
     func load(_ row: RowSnapshot, into object: ManagedObject) {
+        let loaded = values(of: row, for: object.entity, in: object.committedValues.slots)
         if object.committedValues.isEmpty {
-            object.committedValues = values(of: row, for: object.entity)
+            object.committedValues = loaded
         } else {
-            object.committedValues.merge(values(of: row, for: object.entity))
+            object.committedValues.merge(loaded)
         }
         object.version = row.version
         object.isFault = false
@@ -338,7 +364,25 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// The permanent ID of the row `primaryKey` of `entityName` in this context's store.
     func permanentID(entityName: String, primaryKey: Int64) -> ObjectID {
-        ObjectID(entityName: entityName, storeIdentifier: store.metadata.uuid, key: .permanent(primaryKey))
+        ObjectID(scope: idScope(for: entityName), key: .permanent(primaryKey))
+    }
+
+    /// The scope of this context's store and `entityName`, found without the process-wide
+    /// table's lock after the first time.
+    private func idScope(for entityName: String) -> ObjectIDScope {
+        if let recent = recentIDScope, recent.entityName == entityName { return recent }
+        let scope = idScopes[entityName] ?? ObjectIDScope.named(entityName, inStore: store.metadata.uuid)
+        idScopes[entityName] = scope
+        recentIDScope = scope
+        return scope
+    }
+
+    /// The slots of `entity`'s values, looked up once for a run of objects of one entity.
+    func propertySlots(of entity: EntityDescription) -> PropertySlots {
+        if let recent = recentSlots, recent.entityName == entity.name { return recent.slots }
+        let slots = model.propertySlots(of: entity)
+        recentSlots = (entity.name, slots)
+        return slots
     }
 
     /// The IDs a to-many holds in the store, loaded on first use.

@@ -193,7 +193,7 @@ extension PersistentStore {
         if let condition { sql += " AND (\(condition))" }
         sql += " ORDER BY t0.Z_PK LIMIT ? OFFSET ?"
         let arguments = arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
-        return try database.cachedStatement(sql).rows(arguments).map(reader.snapshot)
+        return try database.cachedStatement(sql).rows(arguments).map { reader.snapshot($0) }
     }
 
     /// The version (`Z_OPT`) of each of the rows `primaryKeys` of `entityName`, in one query;
@@ -235,12 +235,10 @@ extension PersistentStore {
         var members: [Int64: [RowSnapshot]] = [:]
         let names = layout.entityNamesByNumber
         for row in try database.cachedStatement(sql).rows([.keyList(owners)]) {
-            let columns = Array(row.dropFirst())
-            let snapshot = reader?.snapshot(columns)
+            let snapshot = reader?.snapshot(row, from: 1)
                 ?? RowSnapshot(
-                    entityName: destination.holdsTableAlone ? destination.name : names[Int(columns[1].int64Value ?? 0)] ?? destination.name,
-                    primaryKey: columns[0].int64Value ?? 0,
-                    version: columns[2].int64Value ?? 0, values: [:])
+                    entityName: destination.holdsTableAlone ? destination.name : names[Int(row[2].int64Value ?? 0)] ?? destination.name,
+                    primaryKey: row[1].int64Value ?? 0, version: row[3].int64Value ?? 0)
             members[row[0].int64Value ?? 0, default: []].append(snapshot)
         }
         return members

@@ -7,18 +7,13 @@ struct RowReader {
     /// The columns after `Z_PK, Z_ENT, Z_OPT`, in select order.
     let columns: [String]
     /// What each entity reads: its properties' positions in ``columns``.
-    private let readers: [Int: EntityColumns]
+    private let readers: [Int: RowColumns]
     private let entityNames: [Int: String]
     private let fallbackEntity: String
     /// The entity's number when it holds its table alone: then every row is its, whatever `Z_ENT` says.
     private let soleEntityNumber: Int?
-
-    private struct EntityColumns {
-        var values: [(property: String, position: Int)]
-        /// To-one relationships: key position, the destination's `Z_ENT` position if stored, and
-        /// the destination entity named by the model.
-        var references: [(relationship: String, key: Int, entity: Int?, destination: String)]
-    }
+    /// The reader of ``soleEntityNumber``, found once rather than per row.
+    private let soleReader: RowColumns?
 
     /// A reader for rows of `entity` and, unless `includesSubentities` is false, its sub-entities.
     init(entity: StoreLayout.Entity, includesSubentities: Bool = true, store: PersistentStore) {
@@ -35,25 +30,31 @@ struct RowReader {
             positions[column] = columns.count - 1
             return columns.count - 1
         }
-        var readers: [Int: EntityColumns] = [:]
+        let entityNames = layout.entityNamesByNumber
+        var readers: [Int: RowColumns] = [:]
         for member in entities {
-            var reader = EntityColumns(values: [], references: [])
+            var values: [(property: String, position: Int)] = []
+            var references: [(relationship: String, key: Int, entity: Int?, destination: String)] = []
             for (name, column) in member.attributeColumns.sorted(by: { $0.key < $1.key }) {
-                if let index = position(of: column) { reader.values.append((name, index)) }
+                if let index = position(of: column) { values.append((name, index)) }
             }
+            let modelEntity = model.entity(named: member.name)
             for (name, toOne) in member.toOneColumns.sorted(by: { $0.key < $1.key }) {
                 guard let key = position(of: toOne.key) else { continue }
-                reader.values.append((name, key))
-                let destination = model.entity(named: member.name).flatMap { model.relationship(named: name, in: $0) }?.destinationEntityName
-                reader.references.append((name, key, toOne.entity.flatMap(position(of:)), destination ?? name))
+                values.append((name, key))
+                let destination = modelEntity.flatMap { model.relationship(named: name, in: $0) }?.destinationEntityName
+                references.append((name, key, toOne.entity.flatMap(position(of:)), destination ?? name))
             }
-            readers[member.number] = reader
+            let slots = modelEntity.map(model.propertySlots(of:)) ?? .none
+            let stored = modelEntity.flatMap(model.storedSlots(of:)) ?? StoredSlots(attributes: [], toOnes: [])
+            readers[member.number] = RowColumns(values: values, references: references, entityNames: entityNames, slots: slots, stored: stored)
         }
         self.columns = columns
         self.readers = readers
-        entityNames = Dictionary(layout.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
+        self.entityNames = entityNames
         fallbackEntity = entity.name
         soleEntityNumber = entity.holdsTableAlone ? entity.number : nil
+        soleReader = entity.holdsTableAlone ? readers[entity.number] : nil
     }
 
     /// `Z_PK, Z_ENT, Z_OPT` and the reader's columns, each prefixed with `alias.`.
@@ -61,22 +62,14 @@ struct RowReader {
         (["Z_PK", "Z_ENT", "Z_OPT"] + columns).map { "\(alias).\($0)" }.joined(separator: ", ")
     }
 
-    /// The snapshot of a row selected with ``selectList(alias:)``.
-    func snapshot(_ row: [DatabaseValue]) -> RowSnapshot {
-        let number = soleEntityNumber ?? Int(row[1].int64Value ?? 0)
-        var values: [String: DatabaseValue] = [:]
-        var references: [String: RowReference] = [:]
-        if let reader = readers[number] {
-            values.reserveCapacity(reader.values.count)
-            for (property, position) in reader.values { values[property] = row[3 + position] }
-            for reference in reader.references {
-                guard let key = row[3 + reference.key].int64Value else { continue }
-                let exact = reference.entity.flatMap { row[3 + $0].int64Value }.flatMap { entityNames[Int($0)] }
-                references[reference.relationship] = RowReference(entityName: exact ?? reference.destination, primaryKey: key)
-            }
+    /// The snapshot of a row selected with ``selectList(alias:)``, from `firstCell` of `row` on.
+    func snapshot(_ row: [DatabaseValue], from firstCell: Int = 0) -> RowSnapshot {
+        let number = soleEntityNumber ?? Int(row[firstCell + 1].int64Value ?? 0)
+        let entityName = soleEntityNumber == nil ? entityNames[number] ?? fallbackEntity : fallbackEntity
+        let primaryKey = row[firstCell].int64Value ?? 0, version = row[firstCell + 2].int64Value ?? 0
+        guard let columns = soleReader ?? readers[number] else {
+            return RowSnapshot(entityName: entityName, primaryKey: primaryKey, version: version)
         }
-        return RowSnapshot(
-            entityName: entityNames[number] ?? fallbackEntity, primaryKey: row[0].int64Value ?? 0,
-            version: row[2].int64Value ?? 0, values: values, references: references)
+        return RowSnapshot(entityName: entityName, primaryKey: primaryKey, version: version, columns: columns, cells: row, firstCell: firstCell + 3)
     }
 }
