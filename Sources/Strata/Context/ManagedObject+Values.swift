@@ -82,7 +82,8 @@ extension ManagedObject {
     func setAttribute(_ value: AttributeValue?, forKey key: String) throws(ContextError) {
         let context = try requireContext()
         context.assertOnQueue()
-        guard let type = context.model.attributeType(named: key, in: entity) else {
+        let slots = committedValues.slots
+        guard let type = slots.number(of: key).flatMap({ slots.attributeTypes[$0] }) ?? context.model.attributeType(named: key, in: entity) else {
             if context.model.relationship(named: key, in: entity) != nil {
                 throw .wrongType(entity: entity.name, property: key, value: describe(value), expected: "an object or objects")
             }

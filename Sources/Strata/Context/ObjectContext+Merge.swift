@@ -121,6 +121,10 @@ extension ManagedObject {
     @discardableResult
     func mergeCommitted(_ values: PropertyValues) -> PropertyValues {
         var unread = PropertyValues(slots: committedValues.slots)
+        guard values.contains(where: \.value.isToManyChanges) else {
+            committedValues.merge(values)
+            return unread
+        }
         for (key, value) in values {
             guard case .toManyChanges(let changes) = value else {
                 committedValues[key] = value
@@ -137,6 +141,11 @@ extension ManagedObject {
 }
 
 extension PropertyValue {
+    var isToManyChanges: Bool {
+        if case .toManyChanges = self { return true }
+        return false
+    }
+
     /// The value with IDs replaced through `map`.
     func rekeyed(_ map: [ObjectID: ObjectID]) -> PropertyValue {
         guard !map.isEmpty else { return self }

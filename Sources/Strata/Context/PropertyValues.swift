@@ -6,29 +6,45 @@ final class PropertySlots: Sendable {
     /// Each property's number, by name.
     let numbers: [String: Int]
 
-    init(names: [String]) {
+    /// The names as the two machine words a `String` is made of. A short name (up to 15 bytes
+    /// of UTF-8) is held in those words themselves, the same for equal names; a longer one
+    /// points at its storage, the same for copies of one string.
+    private let nameWords: [(UInt64, UInt64)]
+
+    /// The type of each attribute, by number (`nil` for a relationship).
+    let attributeTypes: [AttributeType?]
+
+    /// The slots of `attributes` then `relationships`; a name met again keeps its first number.
+    init(attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
         var unique: [String] = []
+        var types: [AttributeType?] = []
         var numbers: [String: Int] = [:]
-        for name in names where numbers[name] == nil {
+        for (name, type) in attributes.map({ ($0.name, Optional($0.type)) }) + relationships.map({ ($0.name, nil) }) where numbers[name] == nil {
             numbers[name] = unique.count
             unique.append(name)
+            types.append(type)
         }
-        (self.names, self.numbers) = (unique, numbers)
+        (self.names, self.numbers, attributeTypes) = (unique, numbers, types)
+        nameWords = unique.map(Self.words)
     }
 
-    /// The number of the property `name`. Property names are short literals, which compare
-    /// as two machine words when equal: a scan of the few names finds them sooner than hashing.
+    /// The number of the property `name`. Accessors name properties with literals, whose
+    /// words equal those of the model's names: comparing words finds them without hashing the
+    /// name, and any other spelling of a name is found by hashing.
     @inline(__always)
     func number(of name: String) -> Int? {
-        if names.count <= 8 {
-            for (number, candidate) in names.enumerated() where candidate == name { return number }
-            return nil
-        }
+        let words = Self.words(of: name)
+        for number in nameWords.indices where nameWords[number] == words { return number }
         return numbers[name]
     }
 
+    @inline(__always)
+    private static func words(of name: String) -> (UInt64, UInt64) {
+        withUnsafeBytes(of: name) { $0.loadUnaligned(as: (UInt64, UInt64).self) }
+    }
+
     /// Slots for an entity description no model holds: values go by name only.
-    static let none = PropertySlots(names: [])
+    static let none = PropertySlots(attributes: [], relationships: [])
 }
 
 /// The stored attributes and to-one relationships of an entity with their numbers in its

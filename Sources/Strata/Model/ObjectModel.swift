@@ -63,7 +63,7 @@ public struct ObjectModel: Sendable, Equatable {
             storedToOneNames = relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.name)
             ruledAttributes = attributes.filter(\.hasRules)
             ruledRelationships = relationships.filter(\.hasRules)
-            let slots = PropertySlots(names: attributes.map(\.name) + relationships.map(\.name))
+            let slots = PropertySlots(attributes: attributes, relationships: relationships)
             self.slots = slots
             storedSlots = StoredSlots(
                 attributes: storedAttributes.map { (slots.numbers[$0.name]!, $0.type) },
