@@ -99,7 +99,7 @@ extension ObjectContext {
         let keys = try store.allocatePrimaryKeys(forRowsOf: ids.map(\.entityName))
         var permanent: [ObjectID: ObjectID] = [:]
         permanent.reserveCapacity(ids.count)
-        for (id, key) in zip(ids, keys) { permanent[id] = permanentID(entityName: id.entityName, primaryKey: key) }
+        for (id, key) in zip(ids, keys) { permanent[id] = ObjectID(scope: id.scope, key: .permanent(key)) }
         return permanent
     }
 
