@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Objects keep values in slots found by comparing names' machine words first: every way of
+/// spelling a name must still reach the same slot, and IDs must stay equal however they are made.
+@Suite struct PropertyValuesTests {
+    private let slots = PropertySlots(
+        attributes: [
+            AttributeDescription(name: "title", type: .string),
+            AttributeDescription(name: "aVeryLongAttributeNameIndeed", type: .integer64),
+            AttributeDescription(name: "cafétéria", type: .double),
+        ],
+        relationships: [RelationshipDescription(name: "author", destination: "Author")])
+
+    @Test func aNameIsFoundHoweverItsStringWasMade() {
+        let built = ["aVeryLong", "AttributeName", "Indeed"].joined()
+        #expect(slots.number(of: "title") == 0)
+        #expect(slots.number(of: String("tit") + "le") == 0)
+        #expect(slots.number(of: "aVeryLongAttributeNameIndeed") == 1)
+        #expect(slots.number(of: built) == 1)
+        #expect(slots.number(of: "cafe\u{301}te\u{301}ria") == 2)
+        #expect(slots.number(of: "author") == 3)
+        #expect(slots.number(of: "nope") == nil)
+        #expect(slots.attributeTypes == [.string, .integer64, .double, nil])
+    }
+
+    @Test func valuesRoundTripBySlotAndByNameAndKeepUnknownNamesAside() {
+        var values = PropertyValues(slots: slots)
+        values[["aVeryLong", "AttributeName", "Indeed"].joined()] = .attribute(.integer(7))
+        values["extra"] = .attribute(.string("kept"))
+        #expect(values[slot: 1] == .attribute(.integer(7)))
+        #expect(values["aVeryLongAttributeNameIndeed"] == .attribute(.integer(7)))
+        #expect(values["extra"] == .attribute(.string("kept")))
+        #expect(values.count == 2)
+        #expect(Set(values.keys) == ["aVeryLongAttributeNameIndeed", "extra"])
+
+        var other = PropertyValues(slots: slots)
+        other["title"] = .attribute(.string("Dune"))
+        other["aVeryLongAttributeNameIndeed"] = .attribute(.integer(8))
+        values.merge(other)
+        #expect(values["title"] == .attribute(.string("Dune")))
+        #expect(values[slot: 1] == .attribute(.integer(8)))
+        #expect(values.count == 3)
+        #expect(values.contains(differingFrom: other))
+        values["extra"] = nil
+        #expect(values == other)
+    }
+
+    @Test func idsOfOneStoreAndEntityAreEqualHoweverTheyAreMade() throws {
+        let store = UUID().uuidString
+        let first = ObjectID(entityName: "Book", storeIdentifier: store, key: .permanent(3))
+        let second = ObjectID(entityName: String("Bo") + "ok", storeIdentifier: String(store), key: .permanent(3))
+        #expect(first == second)
+        #expect(first.hashValue == second.hashValue)
+        #expect(first != ObjectID(entityName: "Book", storeIdentifier: UUID().uuidString, key: .permanent(3)))
+        #expect(first != ObjectID(entityName: "Page", storeIdentifier: store, key: .permanent(3)))
+        var moved = first
+        moved.entityName = "Page"
+        #expect(moved == ObjectID(entityName: "Page", storeIdentifier: store, key: .permanent(3)))
+        #expect(try #require(ObjectID(uri: first.uriRepresentation())) == first)
+    }
+}
