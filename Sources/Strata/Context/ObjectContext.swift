@@ -224,9 +224,7 @@ public final class ObjectContext: @unchecked Sendable {
             let entity = model.entity(named: id.entityName) ?? EntityDescription(name: id.entityName)
             recent = RecentKind(scope: id.scope, entity: entity, objectClass: objectClasses.withLock { $0[entity.name] } ?? ManagedObject.self)
         }
-        let object = recent!.objectClass.init(entity: recent!.entity, objectID: id, context: self, isFault: true)
-        registered[id] = object
-        return object
+        return makeObject(entity: recent!.entity, id: id, isFault: true, objectClass: recent!.objectClass)
     }
 
     /// The entity and class of the objects of one store and entity.
@@ -300,8 +298,8 @@ public final class ObjectContext: @unchecked Sendable {
         objectClasses.withLock { $0[entityName] }
     }
 
-    private func makeObject(entity: EntityDescription, id: ObjectID, isFault: Bool) -> ManagedObject {
-        let objectClass = objectClasses.withLock { $0[entity.name] } ?? ManagedObject.self
+    private func makeObject(entity: EntityDescription, id: ObjectID, isFault: Bool, objectClass: ManagedObject.Type? = nil) -> ManagedObject {
+        let objectClass = objectClass ?? objectClasses.withLock { $0[entity.name] } ?? ManagedObject.self
         let object = objectClass.init(entity: entity, objectID: id, context: self, isFault: isFault)
         registered[id] = object
         return object
