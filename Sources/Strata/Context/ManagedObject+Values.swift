@@ -28,6 +28,16 @@ extension ManagedObject {
         return value
     }
 
+    /// The attribute `key` as ``attributeValue(forKey:)`` gives it, read straight from the
+    /// slots of an object whose values are loaded: what a save reads for every column it binds.
+    func currentAttributeValue(forKey key: String) throws(ContextError) -> AttributeValue? {
+        if !isFault, let number = committedValues.slots.number(of: key),
+           case .attribute(let value)? = changedValues[slot: number] ?? committedValues[slot: number] {
+            return value
+        }
+        return try attributeValue(forKey: key)
+    }
+
     /// The objects the to-many relationship `key` holds.
     public func objects(forKey key: String) throws(ContextError) -> [ManagedObject] {
         let context = try requireContext()

@@ -13,6 +13,8 @@ extension ObjectContext {
         guard !recentlyChanged.isEmpty else { return }
         for object in recentlyChanged {
             object.isTracked = false
+            // An object inserted here only feeds the index of inserted ones, when there is one.
+            if !pendingIndex.isActive, object.objectID.isTemporary, insertedIDs.contains(object.objectID) { continue }
             guard registered[object.objectID] === object else { continue }
             if insertedIDs.contains(object.objectID) {
                 if pendingIndex.isActive { pendingIndex.add(object) }

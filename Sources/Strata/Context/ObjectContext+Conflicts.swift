@@ -85,6 +85,6 @@ extension ObjectContext {
         for (slot, reference) in columns.referenceSlots {
             values[slot] = .toOne(reference.flatMap(row.reference).map(objectID(for:)))
         }
-        return PropertyValues(slots: slots, values: values)
+        return PropertyValues(slots: slots, values: values, count: columns.attributeSlots.count + columns.referenceSlots.count)
     }
 }

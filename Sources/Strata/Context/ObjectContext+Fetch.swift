@@ -157,8 +157,10 @@ extension ObjectContext {
             && pendingObjects(among: plan.sortedRelatedEntityNames).candidates.contains { !$0.isTemporary }
         if pending.candidates.isEmpty && pending.storedKeys.isEmpty && !sortsInMemory {
             return try store.withConnection {
-                try store.selectRows(plan, excluding: [], readsValues: readsValues, readsSortValues: false, limit: limit, offset: request.fetchOffset)
-            }.map { (objectID(for: $0.reference), $0.snapshot) }
+                try store.selectRows(plan, excluding: [], readsValues: readsValues, readsSortValues: false, limit: limit, offset: request.fetchOffset) {
+                    (objectID(for: $0.reference), $0.snapshot)
+                }
+            }
         }
         // Saved rows without pending changes come sorted from SQL; the changed and inserted
         // objects are judged and sorted in memory, and both merge by the same order.
@@ -169,7 +171,7 @@ extension ObjectContext {
         let stored = try store.withConnection {
             try store.selectRows(
                 plan, excluding: pending.storedKeys, readsValues: readsValues || (sortsInMemory && parent == nil), readsSortValues: !sortsInMemory,
-                limit: window, offset: 0)
+                limit: window, offset: 0) { $0 }
         }
         var entries: [SortEntry] = []
         entries.reserveCapacity(stored.count + pending.candidates.count)

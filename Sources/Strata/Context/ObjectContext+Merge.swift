@@ -87,7 +87,7 @@ extension ObjectContext {
         pendingIndex = PendingIndex()
         permanentAliases.reserveCapacity(permanentAliases.count + map.count)
         permanentAliases.merge(map) { $1 }
-        awaitingPermanentIDs.subtract(map.keys)
+        if !awaitingPermanentIDs.isEmpty { awaitingPermanentIDs.subtract(map.keys) }
         // Only relationships hold IDs: in a model without any, no value changes.
         if model.entities.contains(where: { !$0.relationships.isEmpty }) {
             for object in registered.values where !model.allRelationships(of: object.entity).isEmpty {
@@ -121,7 +121,7 @@ extension ManagedObject {
     @discardableResult
     func mergeCommitted(_ values: PropertyValues) -> PropertyValues {
         var unread = PropertyValues(slots: committedValues.slots)
-        guard values.contains(where: \.value.isToManyChanges) else {
+        guard values.containsToManyChanges else {
             committedValues.merge(values)
             return unread
         }

@@ -15,12 +15,12 @@ extension ObjectContext {
             forgetDroppedInserts()
             return
         }
-        try validateForSave(updated: changed)
+        let inserted = insertionOrder.filter { insertedIDs.contains($0) }.compactMap { registered[$0] }
+        try validateForSave(inserted: inserted, updated: changed)
         if parent != nil {
             try pushToParent()
             return
         }
-        let inserted = insertionOrder.filter { insertedIDs.contains($0) }.compactMap { registered[$0] }
         var updated = changed.sortedByID()
         var deleted = deletedObjects
         var permanent: [ObjectID: ObjectID] = [:]
@@ -38,16 +38,16 @@ extension ObjectContext {
                     guard let id, let key = (permanent[id] ?? id).primaryKey else { return nil }
                     return RowReference(entityName: id.entityName, primaryKey: key)
                 }
-                var plans: [String: RowWritePlan] = [:]
+                // Objects are inserted entity by entity: a run of one entity uses one plan.
+                var plan: (scope: ObjectIDScope, plan: RowWritePlan)?
                 for object in inserted {
-                    let entityName = object.objectID.entityName
-                    let plan = try plans[entityName] ?? store.rowWritePlan(for: entityName)
-                    plans[entityName] = plan
-                    let (values, toOne) = try rowValues(of: object, plan: plan, reference: reference)
+                    let id = object.objectID
+                    if plan?.scope !== id.scope { plan = (id.scope, try store.rowWritePlan(for: id.entityName)) }
+                    let (values, toOne) = try rowValues(of: object, plan: plan!.plan, reference: reference)
                     // Every temporary ID got a key above; any other inserted object came with its row's key.
-                    let key = permanent[object.objectID]?.primaryKey ?? object.objectID.primaryKey!
-                    if permanent[object.objectID] == nil { try store.claimPrimaryKey(key, for: entityName) }
-                    try store.insertRow(plan, key: key, values: values, toOne: toOne)
+                    let assigned = permanent[id]?.primaryKey
+                    if assigned == nil { try store.claimPrimaryKey(id.primaryKey!, for: id.entityName) }
+                    try store.insertRow(plan!.plan, key: assigned ?? id.primaryKey!, values: values, toOne: toOne)
                 }
                 for (object, keys) in zip(updated, keysToWrite) {
                     let plan = try updatePlan(of: object, keys: keys)
@@ -146,7 +146,7 @@ extension ObjectContext {
     private func rowValues(
         of object: ManagedObject, plan: RowWritePlan, reference: (ObjectID?) -> RowReference?
     ) throws -> (values: [DatabaseValue], toOne: [RowReference?]) {
-        let values = try plan.attributes.map { try object.attributeValue(forKey: $0)?.databaseValue ?? .null }
+        let values = try plan.attributes.map { try object.currentAttributeValue(forKey: $0)?.databaseValue ?? .null }
         let toOne = try plan.toOnes.map { name -> RowReference? in
             guard case .toOne(let id) = try object.propertyValue(name) else { return nil }
             return reference(id)

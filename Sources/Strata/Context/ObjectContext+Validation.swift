@@ -4,7 +4,7 @@ extension ObjectContext {
     /// Every rule the objects about to be saved break, and every Deny delete rule still
     /// holding objects; the save fails with all of them, or with the first Deny. `updated` is
     /// ``updatedObjects`` when the caller has it already.
-    func validateForSave(updated: [ManagedObject]? = nil) throws(ContextError) {
+    func validateForSave(inserted: [ManagedObject]? = nil, updated: [ManagedObject]? = nil) throws(ContextError) {
         for id in deletedIDs.map({ ($0.description, $0) }).sorted(by: { $0.0 < $1.0 }).map(\.1) {
             guard let object = registered[id] else { continue }
             for relationship in model.allRelationships(of: object.entity) where relationship.deleteRule == .deny {
@@ -13,7 +13,8 @@ extension ObjectContext {
             }
         }
         var invalid: [(object: ManagedObject, failures: [ValidationFailure])] = []
-        for object in insertedObjects + (updated ?? updatedObjects) where !deferredValidation.contains(object.objectID) {
+        for object in (inserted ?? insertedObjects) + (updated ?? updatedObjects)
+        where deferredValidation.isEmpty || !deferredValidation.contains(object.objectID) {
             let failures = try validationFailures(of: object)
             if !failures.isEmpty { invalid.append((object, failures)) }
         }

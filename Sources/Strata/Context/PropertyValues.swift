@@ -71,11 +71,10 @@ struct PropertyValues: Sequence, Equatable, Sendable {
         self.slots = slots
     }
 
-    /// The values of `slots` in the array `values`, one per slot.
-    init(slots: PropertySlots, values: [PropertyValue?]) {
+    /// The values of `slots` in the array `values`, one per slot, `count` of them set.
+    init(slots: PropertySlots, values: [PropertyValue?], count: Int) {
         precondition(values.count == slots.names.count, "one value per slot")
-        (self.slots, self.values) = (slots, values)
-        count = values.reduce(0) { $1 == nil ? $0 : $0 + 1 }
+        (self.slots, self.values, self.count) = (slots, values, count)
     }
 
     var isEmpty: Bool { count == 0 }
@@ -121,7 +120,8 @@ struct PropertyValues: Sequence, Equatable, Sendable {
     /// Takes the values `other` holds, in place of these.
     mutating func merge(_ other: PropertyValues) {
         guard !other.isEmpty else { return }
-        if isEmpty && other.slots === slots {
+        if other.slots === slots, isEmpty || (others.isEmpty && other.others.isEmpty && other.count == slots.names.count) {
+            // `other` holds every slot, or these hold nothing: it replaces them whole.
             self = other
         } else if other.slots === slots, other.others.isEmpty {
             for (number, value) in other.values.enumerated() where value != nil { self[slot: number] = value }
@@ -147,6 +147,11 @@ struct PropertyValues: Sequence, Equatable, Sendable {
         var kept = PropertyValues(slots: slots)
         for element in self where try isIncluded(element) { kept[element.key] = element.value }
         return kept
+    }
+
+    /// Whether a value is a change to a to-many that was not read.
+    var containsToManyChanges: Bool {
+        values.contains { $0?.isToManyChanges == true } || others.values.contains(where: \.isToManyChanges)
     }
 
     /// Whether any value differs from the one `other` holds under the same name.

@@ -10,10 +10,12 @@ extension PersistentStore {
     }
 
     /// The rows `plan` selects in its order, leaving out `excludedKeys` (rows a context holds
-    /// unsaved changes for), from `offset` on, at most `limit` of them (`nil`: all).
-    func selectRows(
-        _ plan: FetchPlan, excluding excludedKeys: Set<Int64>, readsValues: Bool, readsSortValues: Bool, limit: Int?, offset: Int
-    ) throws -> [SelectedRow] {
+    /// unsaved changes for), from `offset` on, at most `limit` of them (`nil`: all), each made
+    /// into an entry by `entry` as it is read.
+    func selectRows<Entry>(
+        _ plan: FetchPlan, excluding excludedKeys: Set<Int64>, readsValues: Bool, readsSortValues: Bool, limit: Int?, offset: Int,
+        _ entry: (SelectedRow) throws -> Entry
+    ) throws -> [Entry] {
         var plan = plan
         let reader = readsValues ? RowReader(entity: plan.table, includesSubentities: plan.request.includesSubentities, store: self) : nil
         var select = reader?.selectList(alias: "t0") ?? "t0.Z_PK, t0.Z_ENT"
@@ -23,14 +25,18 @@ extension PersistentStore {
         sql += try exclusion(of: excludedKeys, in: &plan)
         sql += " \(plan.orderBy) LIMIT \(plan.bind(.integer(Int64(limit ?? -1)))) OFFSET \(plan.bind(.integer(Int64(offset))))"
         let names = layout.entityNamesByNumber
-        return try database.cachedStatement(sql).rows(plan.arguments).map { row in
+        var entries: [Entry] = []
+        try database.cachedStatement(sql).forEachRow(plan.arguments) { statement in
+            let row = statement.currentRow
             let snapshot = reader?.snapshot(row)
             let entityName = snapshot?.entityName
                 ?? (plan.table.holdsTableAlone ? plan.table.name : names[Int(row[1].int64Value ?? 0)] ?? plan.entity.name)
-            return SelectedRow(
+            entries.append(try entry(SelectedRow(
                 reference: RowReference(entityName: entityName, primaryKey: row[0].int64Value ?? 0), snapshot: snapshot,
-                sortValues: readsSortValues ? Array(row[sortStart...]) : [])
+                sortValues: readsSortValues ? Array(row[sortStart...]) : [])))
+            return true
         }
+        return entries
     }
 
     /// The number of rows `plan` selects, leaving out `excludedKeys`, before any limit.
