@@ -49,8 +49,13 @@ extension ObjectContext {
                     if assigned == nil { try store.claimPrimaryKey(id.primaryKey!, for: id.entityName) }
                     try store.insertRow(plan!.plan, key: assigned ?? id.primaryKey!, values: values, toOne: toOne)
                 }
+                // Objects changed alike in a row (a bulk edit) share the plan of the first.
+                var lastUpdate: (scope: ObjectIDScope, keys: Set<String>, plan: RowWritePlan)?
                 for (object, keys) in zip(updated, keysToWrite) {
-                    let plan = try updatePlan(of: object, keys: keys)
+                    if lastUpdate?.scope !== object.objectID.scope || lastUpdate?.keys != keys {
+                        lastUpdate = (object.objectID.scope, keys, try updatePlan(of: object, keys: keys))
+                    }
+                    let plan = lastUpdate!.plan
                     let (values, toOne) = try rowValues(of: object, plan: plan, reference: reference)
                     updatedVersions.append(try store.updateRow(
                         plan, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version, values: values, toOne: toOne))

@@ -74,7 +74,10 @@ extension [ManagedObject] {
     /// The objects in their IDs' order (``ObjectID/precedes(_:)``), which saves and their
     /// errors follow.
     func sortedByID() -> [ManagedObject] {
-        sorted { $0.objectID.precedes($1.objectID) }
+        // Sorting positions by IDs read once spares reading each object's ID, and retaining
+        // the object, at every comparison.
+        let ids = map(\.objectID)
+        return ids.indices.sorted { ids[$0].precedes(ids[$1]) }.map { self[$0] }
     }
 }
 

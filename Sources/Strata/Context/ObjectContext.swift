@@ -432,7 +432,8 @@ public final class ObjectContext: @unchecked Sendable {
         // Most registered objects have no changes: that test costs no look-up.
         guard !object.changedValues.isEmpty else { return false }
         let id = object.objectID
-        return !insertedIDs.contains(id) && !deletedIDs.contains(id) && !pendingDroppedInserts.contains(id) && object.hasChangedValues
+        return (insertedIDs.isEmpty || !insertedIDs.contains(id)) && (deletedIDs.isEmpty || !deletedIDs.contains(id))
+            && (pendingDroppedInserts.isEmpty || !pendingDroppedInserts.contains(id)) && object.hasChangedValues
     }
 
     /// Throws away every unsaved change: inserted objects leave the context, deleted ones come
