@@ -36,6 +36,18 @@ struct GRDBPerson: Codable, FetchableRecord, PersistableRecord {
         }
     }
 
+    /// Case 4's edit: every person's score raised by one, each row's version with it, as Core
+    /// Data stores keep `Z_OPT`.
+    static func raiseScores(in path: String) throws {
+        try queue(path).write { db in
+            for var person in try GRDBPerson.fetchAll(db) {
+                person.score += 1
+                person.version += 1
+                try person.update(db, columns: [CodingKeys.score.rawValue, CodingKeys.version.rawValue])
+            }
+        }
+    }
+
     static func fetchAll(from path: String) throws -> [GRDBPerson] {
         try queue(path).read { db in try GRDBPerson.fetchAll(db) }
     }

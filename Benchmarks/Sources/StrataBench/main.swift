@@ -108,9 +108,13 @@ struct StrataBench: ParsableCommand {
         try measure(2) { try context.fetchAll() }
         try measure(3) { try context.predicateFetches() }
         var update: CaseResult?
-        try measure(4) { let (result, _) = try context.updateAll(); update = result; return [result] }
+        try measure(4) {
+            let results = try context.updateAll()
+            update = results.first
+            return results
+        }
         try measure(6) {
-            let update = try update ?? context.updateAll().0
+            let update = try update ?? context.updateAll()[0]
             return [try ScriptCase(bench: bench, rounds: rounds).bulkEdit(comparedTo: update)]
         }
         var upsert: CaseResult?
