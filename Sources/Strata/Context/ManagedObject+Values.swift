@@ -22,20 +22,18 @@ extension ManagedObject {
 
     /// The attribute `key` as an ``AttributeValue``; `nil` when it is not set.
     public func attributeValue(forKey key: String) throws(ContextError) -> AttributeValue? {
+        // The common read first: an attribute of a loaded object, straight from its slots.
+        if !isFault, !isDetached, let number = committedValues.slots.number(of: key) {
+            #if DEBUG
+            managedObjectContext?.assertOnQueue()
+            #endif
+            let value = changedValues.isEmpty ? committedValues[slot: number] : changedValues[slot: number] ?? committedValues[slot: number]
+            if case .attribute(let attribute)? = value { return attribute }
+        }
         guard case .attribute(let value) = try propertyValue(key) else {
             throw .wrongType(entity: entity.name, property: key, value: "a read of an attribute", expected: "a relationship read")
         }
         return value
-    }
-
-    /// The attribute `key` as ``attributeValue(forKey:)`` gives it, read straight from the
-    /// slots of an object whose values are loaded: what a save reads for every column it binds.
-    func currentAttributeValue(forKey key: String) throws(ContextError) -> AttributeValue? {
-        if !isFault, let number = committedValues.slots.number(of: key),
-           case .attribute(let value)? = changedValues[slot: number] ?? committedValues[slot: number] {
-            return value
-        }
-        return try attributeValue(forKey: key)
     }
 
     /// The objects the to-many relationship `key` holds.

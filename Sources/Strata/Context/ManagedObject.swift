@@ -42,6 +42,10 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     var changedValues: PropertyValues {
         didSet { if !isTracked { managedObjectContext?.track(self) } }
     }
+    /// Whether the object's context let it go (it was deleted and saved, or the context reset):
+    /// reads then fail as they do for an object of no context. Reads check this flag rather
+    /// than loading the weak reference to the context, which costs more than the read.
+    var isDetached = false
     /// Whether the object waits in its context's list of objects changed since it last looked
     /// (see ``ObjectContext/absorbChanges()``).
     var isTracked = false
@@ -118,6 +122,7 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// Takes the object out of its context; call it under ``ownershipLock``.
     func detachLocked() {
         managedObjectContext = nil
+        isDetached = true
     }
 
     /// Whether the object has changes not saved yet (or is inserted or deleted).

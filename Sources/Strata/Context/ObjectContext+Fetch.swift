@@ -38,10 +38,15 @@ extension ObjectContext {
         objects.reserveCapacity(selected.count)
         registered.reserveCapacity(registered.count + selected.count)
         var recent: RecentKind?
-        for (id, row) in selected {
-            let object = object(with: id, recent: &recent)
-            if object.isFault, let row {
-                if request.returnsObjectsAsFaults { object.prefetchedRow = (row, generation) } else { load(row, into: object) }
+        // By position, so that rows are read where they lie rather than copied out first.
+        for index in selected.indices {
+            let object = object(with: selected[index].id, recent: &recent)
+            if object.isFault, selected[index].row != nil {
+                if request.returnsObjectsAsFaults {
+                    object.prefetchedRow = (selected[index].row!, generation)
+                } else {
+                    load(selected[index].row!, into: object)
+                }
             }
             objects.append(object)
         }

@@ -151,7 +151,7 @@ extension ObjectContext {
     private func rowValues(
         of object: ManagedObject, plan: RowWritePlan, reference: (ObjectID?) -> RowReference?
     ) throws -> (values: [DatabaseValue], toOne: [RowReference?]) {
-        let values = try plan.attributes.map { try object.currentAttributeValue(forKey: $0)?.databaseValue ?? .null }
+        let values = try plan.attributes.map { try object.attributeValue(forKey: $0)?.databaseValue ?? .null }
         let toOne = try plan.toOnes.map { name -> RowReference? in
             guard case .toOne(let id) = try object.propertyValue(name) else { return nil }
             return reference(id)

@@ -21,6 +21,20 @@ import Testing
         }
     }
 
+    @Test func anObjectDeletedAndSavedNoLongerReadsItsValues() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        try context.performAndWait {
+            let tag = try context.insert("Tag")
+            try tag.setValue("gone", forKey: "name")
+            try context.save()
+            #expect(try tag.attributeValue(forKey: "name") == .string("gone"))
+            try context.delete(tag)
+            try context.save()
+            #expect(throws: ContextError.foreignObject(tag.objectID)) { try tag.attributeValue(forKey: "name") }
+        }
+    }
+
     @Test func deletingAnInsertedObjectTwiceIsHarmless() throws {
         let fixture = try LibraryFixture()
         try fixture.context.performAndWait {
