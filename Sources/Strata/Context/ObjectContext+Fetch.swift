@@ -33,13 +33,22 @@ extension ObjectContext {
         // A child reads values through its parent, which may hold newer ones than the store.
         let readsValues = request.includesPropertyValues && parent == nil
         let generation = try store.writeGeneration
+        let selected = try select(plan, readsValues: readsValues && request.fetchBatchSize == 0, generation: generation)
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(selected.count)
+        registered.reserveCapacity(registered.count + selected.count)
         var recent: RecentKind?
-        let objects = try select(plan, readsValues: readsValues && request.fetchBatchSize == 0, generation: generation) { id, row in
-            let object = object(with: id, recent: &recent)
-            if object.isFault, let row {
-                if request.returnsObjectsAsFaults { object.prefetchedRow = (row, generation) } else { load(row, into: object) }
+        // By position, so that rows are read where they lie rather than copied out first.
+        for index in selected.indices {
+            let object = object(with: selected[index].id, recent: &recent)
+            if object.isFault, selected[index].row != nil {
+                if request.returnsObjectsAsFaults {
+                    object.prefetchedRow = (selected[index].row!, generation)
+                } else {
+                    load(selected[index].row!, into: object)
+                }
             }
-            return object
+            objects.append(object)
         }
         if readsValues, request.fetchBatchSize > 0 {
             let faults = objects.filter { $0.isFault && $0.prefetchedRow == nil && $0.objectID.primaryKey != nil }
@@ -58,7 +67,7 @@ extension ObjectContext {
     /// objects with unsaved changes: then the objects are read to be sorted.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
         assertOnQueue()
-        return try select(FetchPlan(request, store: store), readsValues: false, generation: store.writeGeneration) { id, _ in id }
+        return try select(FetchPlan(request, store: store), readsValues: false, generation: store.writeGeneration).map(\.id)
     }
 
     /// Calls `body` with the IDs ``fetchObjectIDs(_:)`` would return, in its order, `batchSize`
@@ -138,18 +147,12 @@ extension ObjectContext {
 
     // MARK: - Selecting with pending changes
 
-    /// The objects a plan selects, in order, each made into an entry by `entry` from its ID and
-    /// the row read for it. A context of the store makes each entry as its row is read, so that
-    /// rows are not kept beyond their entry.
-    private func select<Entry>(
-        _ plan: FetchPlan, readsValues: Bool, generation: Int64, _ entry: (ObjectID, RowSnapshot?) throws -> Entry
-    ) throws -> [Entry] {
-        try readingWithAncestorsHeld { try selectHoldingAncestors(plan, readsValues: readsValues, generation: generation, entry) }
+    /// The objects a plan selects, in order, with the rows read for them.
+    private func select(_ plan: FetchPlan, readsValues: Bool, generation: Int64) throws -> [(id: ObjectID, row: RowSnapshot?)] {
+        try readingWithAncestorsHeld { try selectHoldingAncestors(plan, readsValues: readsValues, generation: generation) }
     }
 
-    private func selectHoldingAncestors<Entry>(
-        _ plan: FetchPlan, readsValues: Bool, generation: Int64, _ entry: (ObjectID, RowSnapshot?) throws -> Entry
-    ) throws -> [Entry] {
+    private func selectHoldingAncestors(_ plan: FetchPlan, readsValues: Bool, generation: Int64) throws -> [(id: ObjectID, row: RowSnapshot?)] {
         let request = plan.request
         let limit = request.fetchLimit > 0 ? request.fetchLimit : nil
         let lookup = PendingIndex.Lookup(request.predicate, entity: plan.entity, model: model)
@@ -158,17 +161,11 @@ extension ObjectContext {
         let sortsInMemory = request.includesPendingChanges && !plan.sortedRelatedEntityNames.isEmpty
             && pendingObjects(among: plan.sortedRelatedEntityNames).candidates.contains { !$0.isTemporary }
         if pending.candidates.isEmpty && pending.storedKeys.isEmpty && !sortsInMemory {
-            // A child's entry may wait for its parent, which must not find the store's
-            // connection held: it makes its entries once the rows are read.
-            func selectStored<Made>(_ make: (ObjectID, RowSnapshot?) throws -> Made) throws -> [Made] {
-                try store.withConnection {
-                    try store.selectRows(plan, excluding: [], readsValues: readsValues, readsSortValues: false, limit: limit, offset: request.fetchOffset) {
-                        try make(objectID(for: $0.reference), $0.snapshot)
-                    }
+            return try store.withConnection {
+                try store.selectRows(plan, excluding: [], readsValues: readsValues, readsSortValues: false, limit: limit, offset: request.fetchOffset) {
+                    (objectID(for: $0.reference), $0.snapshot)
                 }
             }
-            guard parent == nil else { return try selectStored { ($0, $1) }.map { try entry($0.0, $0.1) } }
-            return try selectStored(entry)
         }
         // Saved rows without pending changes come sorted from SQL; the changed and inserted
         // objects are judged and sorted in memory, and both merge by the same order.
@@ -207,7 +204,7 @@ extension ObjectContext {
             entries.append(SortEntry(id: id, row: nil, sortValues: try sortValues(of: object, plan), rank: id.primaryKey.map { (0, $0) } ?? (1, Int64(index))))
         }
         entries.sort { SortEntry.precedes($0, $1, keys: plan.sortKeys) }
-        return try entries.dropFirst(request.fetchOffset).prefix(limit ?? .max).map { try entry($0.id, $0.row) }
+        return entries.dropFirst(request.fetchOffset).prefix(limit ?? .max).map { ($0.id, $0.row) }
     }
 
     /// The values of the plan's sort keys on an object as it is now, changes included.
