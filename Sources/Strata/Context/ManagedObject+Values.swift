@@ -90,8 +90,7 @@ extension ManagedObject {
     func setAttribute(_ value: AttributeValue?, forKey key: String) throws(ContextError) {
         let context = try requireContext()
         context.assertOnQueue()
-        let slots = committedValues.slots
-        guard let type = slots.number(of: key).flatMap({ slots.attributeTypes[$0] }) ?? context.model.attributeType(named: key, in: entity) else {
+        guard let type = committedValues.slots.attributeType(named: key) ?? context.model.attributeType(named: key, in: entity) else {
             if context.model.relationship(named: key, in: entity) != nil {
                 throw .wrongType(entity: entity.name, property: key, value: describe(value), expected: "an object or objects")
             }

@@ -137,7 +137,13 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
 
     /// The names of the properties changed since the last save.
     public var changedKeys: Set<String> {
-        Set(changedValues.filter { committedValues[$0.key] != $0.value }.map(\.key))
+        Set(effectiveChanges.keys)
+    }
+
+    /// The unsaved values that differ from the saved ones: setting a property to its saved
+    /// value is no change.
+    var effectiveChanges: PropertyValues {
+        changedValues.filter { committedValues[$0.key] != $0.value }
     }
 
     /// `<Book p12 {title="The Hobbit", rating=4.7}>`, the loaded attributes in name order.

@@ -11,7 +11,7 @@ extension ObjectContext {
         // To-many changes travel as what was added and removed, so that the parent's own
         // unsaved changes to the same relationship stay.
         let changes = updated.map { object in
-            let values = object.changedValues.filter { object.committedValues[$0.key] != $0.value }
+            let values = object.effectiveChanges
             var deltas: [String: ToManyChanges] = [:]
             for (key, value) in values {
                 switch (value, object.committedValues[key]) {

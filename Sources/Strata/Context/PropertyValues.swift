@@ -12,7 +12,7 @@ final class PropertySlots: Sendable {
     private let nameWords: [(UInt64, UInt64)]
 
     /// The type of each attribute, by number (`nil` for a relationship).
-    let attributeTypes: [AttributeType?]
+    private let attributeTypes: [AttributeType?]
 
     /// The slots of `attributes` then `relationships`; a name met again keeps its first number.
     init(attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
@@ -36,6 +36,11 @@ final class PropertySlots: Sendable {
         let words = Self.words(of: name)
         for number in nameWords.indices where nameWords[number] == words { return number }
         return numbers[name]
+    }
+
+    /// The type of the attribute `name`; `nil` for a relationship or an unknown name.
+    func attributeType(named name: String) -> AttributeType? {
+        number(of: name).flatMap { attributeTypes[$0] }
     }
 
     @inline(__always)

@@ -462,12 +462,6 @@ extension ImportSession {
 }
 
 extension ManagedObject {
-    /// The unsaved values that differ from the saved ones: setting a property to its saved
-    /// value is no change.
-    fileprivate var effectiveChanges: PropertyValues {
-        changedValues.filter { committedValues[$0.key] != $0.value }
-    }
-
     /// Whether ``effectiveChanges`` differs from `before`, found without building it: the
     /// question is asked of every updated record.
     fileprivate func hasEffectiveChanges(since before: PropertyValues) -> Bool {

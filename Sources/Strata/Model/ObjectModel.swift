@@ -41,7 +41,6 @@ public struct ObjectModel: Sendable, Equatable {
         let attributesByName: [String: AttributeDescription]
         let relationshipsByName: [String: RelationshipDescription]
         /// What reading and writing rows needs of the attributes, without copying descriptions.
-        let attributeTypes: [String: AttributeType]
         let storedAttributes: [(name: String, type: AttributeType)]
         let storedToOneNames: [String]
         /// The properties a save validates: those with a rule (required, bounds, a pattern, counts).
@@ -58,7 +57,6 @@ public struct ObjectModel: Sendable, Equatable {
             relationships = lineage.flatMap(\.relationships)
             attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
             relationshipsByName = Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
-            attributeTypes = Dictionary(attributes.map { ($0.name, $0.type) }, uniquingKeysWith: { _, last in last })
             storedAttributes = attributes.filter { !$0.isTransient }.map { ($0.name, $0.type) }
             storedToOneNames = relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.name)
             ruledAttributes = attributes.filter(\.hasRules)
@@ -167,7 +165,7 @@ extension ObjectModel {
     /// The type of the attribute `name` of the entity or an ancestor: ``attribute(named:in:)``
     /// without copying the description, for the look-ups of every property access.
     func attributeType(named name: String, in entity: EntityDescription) -> AttributeType? {
-        if let properties = indexedProperties(of: entity) { return properties.attributeTypes[name] }
+        if let properties = indexedProperties(of: entity) { return properties.slots.attributeType(named: name) }
         return attribute(named: name, in: entity)?.type
     }
 

@@ -26,18 +26,7 @@ extension PersistentStore {
         var rootByEntity: [String: String] = [:]
         var positionsByRoot: [String: [Int]] = [:]
         var roots: [String] = []
-        // Saves list new objects entity by entity: a run of one name is looked up once.
-        var run: (name: String, root: String, positions: [Int])?
-        func endRun() {
-            guard let run else { return }
-            if positionsByRoot[run.root] == nil { roots.append(run.root) }
-            positionsByRoot[run.root, default: []].append(contentsOf: run.positions)
-        }
         for (position, name) in entityNames.enumerated() {
-            if run?.name == name {
-                run?.positions.append(position)
-                continue
-            }
             let root: String
             if let known = rootByEntity[name] {
                 root = known
@@ -45,10 +34,9 @@ extension PersistentStore {
                 root = try rootEntity(of: name).name
                 rootByEntity[name] = root
             }
-            endRun()
-            run = (name, root, [position])
+            if positionsByRoot[root] == nil { roots.append(root) }
+            positionsByRoot[root, default: []].append(position)
         }
-        endRun()
         var keys = [Int64](repeating: 0, count: entityNames.count)
         for root in roots {
             let positions = positionsByRoot[root] ?? []

@@ -22,7 +22,10 @@ import Testing
         #expect(slots.number(of: "cafe\u{301}te\u{301}ria") == 2)
         #expect(slots.number(of: "author") == 3)
         #expect(slots.number(of: "nope") == nil)
-        #expect(slots.attributeTypes == [.string, .integer64, .double, nil])
+        #expect(slots.attributeType(named: "title") == .string)
+        #expect(slots.attributeType(named: ["aVeryLong", "AttributeName", "Indeed"].joined()) == .integer64)
+        #expect(slots.attributeType(named: "author") == nil)
+        #expect(slots.attributeType(named: "nope") == nil)
     }
 
     @Test func valuesRoundTripBySlotAndByNameAndKeepUnknownNamesAside() {
