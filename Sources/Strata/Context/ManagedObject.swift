@@ -21,43 +21,46 @@ import Foundation
 /// `beginUpdate` capture objects), but its values are read and written on its context's queue
 /// only: debug builds stop otherwise. Another context takes it with ``ObjectContext/use(_:)-(Object)``.
 open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
+    // The state below is read and written on the context's queue only (see ``ObjectContext``'s
+    // own state), so it is not checked for exclusive access at run time.
+
     /// The object's identity: temporary until its first save, then permanent.
-    public internal(set) var objectID: ObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The object's entity.
     public let entity: EntityDescription
     /// The context the object lives in; `nil` once that context is gone.
     public internal(set) weak var managedObjectContext: ObjectContext?
 
     /// Whether the object's values have not been loaded from the store yet.
-    public internal(set) var isFault: Bool
+    @exclusivity(unchecked) public internal(set) var isFault: Bool
     /// Whether the object was inserted and not yet saved.
     public var isInserted: Bool { managedObjectContext?.insertedIDs.contains(objectID) ?? false }
     /// Whether the object was deleted and the deletion not yet saved.
     public var isDeleted: Bool { managedObjectContext?.deletedIDs.contains(objectID) ?? false }
 
     /// Values as last loaded from or saved to the store, by property name.
-    var committedValues: PropertyValues
+    @exclusivity(unchecked) var committedValues: PropertyValues
     /// Values with this context's changes, by property name; a property absent here is read
     /// from ``committedValues`` (to-many relationships load on first use).
-    var changedValues: PropertyValues {
+    @exclusivity(unchecked) var changedValues: PropertyValues {
         didSet { if !isTracked { managedObjectContext?.track(self) } }
     }
     /// Whether the object's context let it go (it was deleted and saved, or the context reset):
     /// reads then fail as they do for an object of no context. Reads check this flag rather
     /// than loading the weak reference to the context, which costs more than the read.
-    var isDetached = false
+    @exclusivity(unchecked) var isDetached = false
     /// Whether the object waits in its context's list of objects changed since it last looked
     /// (see ``ObjectContext/absorbChanges()``).
-    var isTracked = false
+    @exclusivity(unchecked) var isTracked = false
     /// Whether the object is in its context's ``ObjectContext/changedSavedObjects``.
-    var isListedAsChanged = false
+    @exclusivity(unchecked) var isListedAsChanged = false
     /// `Z_OPT` of the row when it was read: a save checks that no one else saved since.
-    var version: Int64 = 0
+    @exclusivity(unchecked) var version: Int64 = 0
     /// The row a fetch read for this fault, loaded on first access without a query unless the
     /// store's connection has written since (``PersistentStore/writeGeneration``).
-    var prefetchedRow: (row: RowSnapshot, generation: Int64)?
+    @exclusivity(unchecked) var prefetchedRow: (row: RowSnapshot, generation: Int64)?
     /// The faults a batched fetch returned together with this one: the first access loads them all.
-    var faultBatch: FaultBatch?
+    @exclusivity(unchecked) var faultBatch: FaultBatch?
 
     /// Creates an object of `entity` registered in `context`; contexts call it, and typed
     /// subclasses through ``init(context:)``.

@@ -98,12 +98,12 @@ extension ObjectContext {
         // Only the objects that got permanent IDs move in the identity map.
         ManagedObject.ownershipLock.withLock {
             for (temporary, permanent) in map {
-                guard let object = registered.removeValue(forKey: temporary) else { continue }
+                guard let (object, displaced) = registered.changeKey(temporary, to: permanent) else { continue }
                 object.objectID = permanent
                 // A second instance of the row, made from its permanent ID before this context
                 // learnt which of its objects had it: the one that held the temporary ID, with
                 // this context's values, stays; the other leaves the context.
-                if let other = registered.updateValue(object, forKey: permanent), other !== object { other.detachLocked() }
+                if let displaced, displaced !== object { displaced.detachLocked() }
             }
         }
         if !insertedIDs.isEmpty { insertedIDs = Set(insertedIDs.map { map[$0] ?? $0 }) }

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// The identity map keeps its objects in an array and their positions in a hash table: every
+/// removal and change of key must leave each ID finding its own object.
+@Suite struct IdentityMapTests {
+    private let fixture: LibraryFixture
+    private let store = UUID().uuidString
+
+    init() throws {
+        fixture = try LibraryFixture()
+    }
+
+    private func id(_ key: Int64) -> ObjectID {
+        ObjectID(entityName: "Tag", storeIdentifier: store, key: .permanent(key))
+    }
+
+    private func object(_ key: Int64) -> ManagedObject {
+        let entity = fixture.context.model.entity(named: "Tag")!
+        return ManagedObject(entity: entity, objectID: id(key), context: fixture.context, isFault: true)
+    }
+
+    /// Every ID maps to the object made for it, and the map holds nothing else.
+    private func expectConsistent(_ map: IdentityMap, holding keys: [Int64], sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        #expect(map.count == keys.count, sourceLocation: sourceLocation)
+        #expect(Set(map.keys) == Set(keys.map(id)), sourceLocation: sourceLocation)
+        for (key, object) in map { #expect(object.objectID == key, sourceLocation: sourceLocation) }
+        for key in keys { #expect(map[id(key)]?.objectID == id(key), sourceLocation: sourceLocation) }
+    }
+
+    @Test func objectsKeepTheOrderTheyWereRegisteredInUntilOneLeaves() {
+        var map = IdentityMap()
+        let made = (1...5).map(object)
+        for object in made { map[object.objectID] = object }
+        #expect(map.values.elementsEqual(made, by: ===))
+        #expect(map[id(3)] === made[2])
+        let sixth = object(6)
+        #expect(map.updateValue(sixth, forKey: id(6)) == nil)
+        #expect(map.values.last === sixth)
+
+        #expect(map.removeValue(forKey: id(2)) === made[1])
+        #expect(map.removeValue(forKey: id(2)) == nil)
+        expectConsistent(map, holding: [1, 3, 4, 5, 6])
+        map[id(6)] = nil
+        map[id(1)] = nil
+        expectConsistent(map, holding: [3, 4, 5])
+        let replacement = object(4)
+        #expect(map.updateValue(replacement, forKey: id(4)) === made[3])
+        #expect(map[id(4)] === replacement)
+        map.removeAll()
+        #expect(map.isEmpty)
+    }
+
+    @Test func aChangedKeyKeepsItsObjectAndDisplacesTheOneRegisteredUnderTheNewKey() throws {
+        var map = IdentityMap()
+        let made = (1...4).map(object)
+        for object in made { map[object.objectID] = object }
+
+        // A key no object holds changes nothing.
+        #expect(map.changeKey(id(9), to: id(10)) == nil)
+        expectConsistent(map, holding: [1, 2, 3, 4])
+
+        // The last object takes the key of an earlier one, whose removal moves it into that place.
+        let firstChange = map.changeKey(id(4), to: id(2))
+        let moved = try #require(firstChange)
+        #expect(moved.object === made[3])
+        #expect(moved.displaced === made[1])
+        #expect(map[id(2)] === made[3])
+        #expect(map[id(4)] == nil)
+        #expect(map.count == 3)
+
+        // An earlier object takes the key of the last one.
+        let secondChange = map.changeKey(id(1), to: id(2))
+        let other = try #require(secondChange)
+        #expect(other.object === made[0])
+        #expect(other.displaced === made[3])
+        #expect(map[id(2)] === made[0])
+        #expect(Set(map.keys) == [id(2), id(3)])
+        #expect(map.changeKey(id(3), to: id(7))?.displaced == nil)
+        #expect(map[id(7)] === made[2])
+        #expect(Set(map.keys) == [id(2), id(7)])
+    }
+}
