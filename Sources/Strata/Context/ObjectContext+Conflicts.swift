@@ -78,13 +78,19 @@ extension ObjectContext {
             for name in model.storedToOneNames(of: entity) { values[name] = .toOne(references[name].map(objectID(for:))) }
             return values
         }
-        var values = [PropertyValue?](repeating: nil, count: slots.names.count)
+        return values(of: row, in: columns)
+    }
+
+    /// The values `cells` hold in the columns `columns` finds them in, in the slots of
+    /// `columns`' entity.
+    func values(of cells: some RowCells, in columns: RowColumns) -> PropertyValues {
+        var values = [PropertyValue?](repeating: nil, count: columns.slots.names.count)
         for (slot, position, type) in columns.attributeSlots {
-            values[slot] = .attribute(position.flatMap { AttributeValue(row.cell($0), type: type) })
+            values[slot] = .attribute(position.flatMap { AttributeValue(cells.cell($0), type: type) })
         }
         for (slot, reference) in columns.referenceSlots {
-            values[slot] = .toOne(reference.flatMap(row.reference).map(objectID(for:)))
+            values[slot] = .toOne(reference.flatMap { columns.reference($0, in: cells) }.map(objectID(for:)))
         }
-        return PropertyValues(slots: slots, values: values, count: columns.attributeSlots.count + columns.referenceSlots.count)
+        return PropertyValues(slots: columns.slots, values: values, count: columns.attributeSlots.count + columns.referenceSlots.count)
     }
 }

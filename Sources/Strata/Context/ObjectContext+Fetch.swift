@@ -33,22 +33,27 @@ extension ObjectContext {
         // A child reads values through its parent, which may hold newer ones than the store.
         let readsValues = request.includesPropertyValues && parent == nil
         let generation = try store.writeGeneration
-        let selected = try select(plan, readsValues: readsValues && request.fetchBatchSize == 0, generation: generation)
         var objects: [ManagedObject] = []
-        objects.reserveCapacity(selected.count)
-        registered.reserveCapacity(registered.count + selected.count)
-        var recent: RecentKind?
-        // By position, so that rows are read where they lie rather than copied out first.
-        for index in selected.indices {
-            let object = object(with: selected[index].id, recent: &recent)
-            if object.isFault, selected[index].row != nil {
-                if request.returnsObjectsAsFaults {
-                    object.prefetchedRow = (selected[index].row!, generation)
-                } else {
-                    load(selected[index].row!, into: object)
+        if readsValues, !request.returnsObjectsAsFaults, request.fetchBatchSize == 0, !(request.includesPendingChanges && hasChanges) {
+            // Nothing unsaved takes part: each object loads its row as the statement steps.
+            objects = try loadObjects(plan)
+        } else {
+            let selected = try select(plan, readsValues: readsValues && request.fetchBatchSize == 0, generation: generation)
+            objects.reserveCapacity(selected.count)
+            registered.reserveCapacity(registered.count + selected.count)
+            var recent: RecentKind?
+            // By position, so that rows are read where they lie rather than copied out first.
+            for index in selected.indices {
+                let object = object(with: selected[index].id, recent: &recent)
+                if object.isFault, selected[index].row != nil {
+                    if request.returnsObjectsAsFaults {
+                        object.prefetchedRow = (selected[index].row!, generation)
+                    } else {
+                        load(selected[index].row!, into: object)
+                    }
                 }
+                objects.append(object)
             }
-            objects.append(object)
         }
         if readsValues, request.fetchBatchSize > 0 {
             let faults = objects.filter { $0.isFault && $0.prefetchedRow == nil && $0.objectID.primaryKey != nil }
@@ -143,6 +148,28 @@ extension ObjectContext {
         case .dictionary: .dictionaries(try fetchDictionaries(request))
         case .count: .count(try count(for: request))
         }
+    }
+
+    /// The objects `plan` selects, each made and loaded as the statement steps to its row, so
+    /// that no row outlives its step. Objects the context already holds loaded keep their values.
+    private func loadObjects(_ plan: FetchPlan) throws -> [ManagedObject] {
+        let request = plan.request
+        var objects: [ManagedObject] = []
+        var recent: RecentKind?
+        try store.withConnection {
+            try store.forEachSelectedRow(plan, limit: request.fetchLimit > 0 ? request.fetchLimit : nil, offset: request.fetchOffset) { row in
+                let object = object(with: objectID(for: row.reference), recent: &recent)
+                if object.isFault {
+                    if let columns = row.columns, columns.slots === object.committedValues.slots {
+                        load(values(of: row, in: columns), version: row.version, into: object)
+                    } else {
+                        load(row.snapshot, into: object)
+                    }
+                }
+                objects.append(object)
+            }
+        }
+        return objects
     }
 
     // MARK: - Selecting with pending changes

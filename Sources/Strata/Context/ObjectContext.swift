@@ -351,13 +351,17 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Replaces an object's committed values with a row read from the store.
     func load(_ row: RowSnapshot, into object: ManagedObject) {
-        let loaded = values(of: row, for: object.entity, in: object.committedValues.slots)
+        load(values(of: row, for: object.entity, in: object.committedValues.slots), version: row.version, into: object)
+    }
+
+    /// Replaces an object's committed values with `loaded`, read at `version`.
+    func load(_ loaded: PropertyValues, version: Int64, into object: ManagedObject) {
         if object.committedValues.isEmpty {
             object.committedValues = loaded
         } else {
             object.committedValues.merge(loaded)
         }
-        object.version = row.version
+        object.version = version
         object.isFault = false
     }
 

@@ -16,17 +16,12 @@ extension PersistentStore {
         _ plan: FetchPlan, excluding excludedKeys: Set<Int64>, readsValues: Bool, readsSortValues: Bool, limit: Int?, offset: Int,
         _ entry: (SelectedRow) throws -> Entry
     ) throws -> [Entry] {
-        var plan = plan
         let reader = readsValues ? RowReader(entity: plan.table, includesSubentities: plan.request.includesSubentities, store: self) : nil
-        var select = reader?.selectList(alias: "t0") ?? "t0.Z_PK, t0.Z_ENT"
         let sortStart = reader.map { 3 + $0.columns.count } ?? 2
-        if readsSortValues { select += plan.sortKeys.map { ", \($0.sql)" }.joined() }
-        var sql = "SELECT \(select) FROM \(plan.table.tableName) t0 WHERE \(plan.condition)"
-        sql += try exclusion(of: excludedKeys, in: &plan)
-        sql += " \(plan.orderBy) LIMIT \(plan.bind(.integer(Int64(limit ?? -1)))) OFFSET \(plan.bind(.integer(Int64(offset))))"
+        let (sql, arguments) = try selection(plan, reader: reader, excluding: excludedKeys, readsSortValues: readsSortValues, limit: limit, offset: offset)
         let names = layout.entityNamesByNumber
         var entries: [Entry] = []
-        try database.cachedStatement(sql).forEachRow(plan.arguments) { statement in
+        try database.cachedStatement(sql).forEachRow(arguments) { statement in
             let row = statement.currentRow
             let snapshot = reader?.snapshot(row)
             let entityName = snapshot?.entityName
@@ -37,6 +32,32 @@ extension PersistentStore {
             return true
         }
         return entries
+    }
+
+    /// Calls `body` with each row `plan` selects, in its order, from `offset` on, at most
+    /// `limit` of them: its values read from the statement as it steps, with no copy of the
+    /// row kept. For a reader that takes each row's values into objects and lets the row go.
+    func forEachSelectedRow(_ plan: FetchPlan, limit: Int?, offset: Int, _ body: (StatementRow) throws -> Void) throws {
+        let reader = RowReader(entity: plan.table, includesSubentities: plan.request.includesSubentities, store: self)
+        let (sql, arguments) = try selection(plan, reader: reader, excluding: [], readsSortValues: false, limit: limit, offset: offset)
+        try database.cachedStatement(sql).forEachRow(arguments) { statement in
+            try body(reader.currentRow(of: statement))
+            return true
+        }
+    }
+
+    /// The `SELECT` of `plan`'s rows: `Z_PK, Z_ENT` (and `reader`'s columns after `Z_OPT` when
+    /// given), then the sort keys' values when `readsSortValues`.
+    private func selection(
+        _ plan: FetchPlan, reader: RowReader?, excluding excludedKeys: Set<Int64>, readsSortValues: Bool, limit: Int?, offset: Int
+    ) throws -> (sql: String, arguments: [DatabaseValue]) {
+        var plan = plan
+        var select = reader?.selectList(alias: "t0") ?? "t0.Z_PK, t0.Z_ENT"
+        if readsSortValues { select += plan.sortKeys.map { ", \($0.sql)" }.joined() }
+        var sql = "SELECT \(select) FROM \(plan.table.tableName) t0 WHERE \(plan.condition)"
+        sql += try exclusion(of: excludedKeys, in: &plan)
+        sql += " \(plan.orderBy) LIMIT \(plan.bind(.integer(Int64(limit ?? -1)))) OFFSET \(plan.bind(.integer(Int64(offset))))"
+        return (sql, plan.arguments)
     }
 
     /// The number of rows `plan` selects, leaving out `excludedKeys`, before any limit.

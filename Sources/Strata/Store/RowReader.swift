@@ -64,12 +64,44 @@ struct RowReader {
 
     /// The snapshot of a row selected with ``selectList(alias:)``, from `firstCell` of `row` on.
     func snapshot(_ row: [DatabaseValue], from firstCell: Int = 0) -> RowSnapshot {
-        let number = soleEntityNumber ?? Int(row[firstCell + 1].int64Value ?? 0)
-        let entityName = soleEntityNumber == nil ? entityNames[number] ?? fallbackEntity : fallbackEntity
-        let primaryKey = row[firstCell].int64Value ?? 0, version = row[firstCell + 2].int64Value ?? 0
-        guard let columns = soleReader ?? readers[number] else {
-            return RowSnapshot(entityName: entityName, primaryKey: primaryKey, version: version)
-        }
+        let (entityName, primaryKey, version, columns) = header { row[firstCell + $0] }
+        guard let columns else { return RowSnapshot(entityName: entityName, primaryKey: primaryKey, version: version) }
         return RowSnapshot(entityName: entityName, primaryKey: primaryKey, version: version, columns: columns, cells: row, firstCell: firstCell + 3)
+    }
+
+    /// The current row of `statement`, selected with ``selectList(alias:)`` first, read in place.
+    func currentRow(of statement: Statement) -> StatementRow {
+        let (entityName, primaryKey, version, columns) = header { statement.value(at: Int32($0)) }
+        return StatementRow(statement: statement, reference: RowReference(entityName: entityName, primaryKey: primaryKey), version: version, columns: columns)
+    }
+
+    /// What `Z_PK, Z_ENT, Z_OPT`, read by `cell` at 0, 1 and 2, say of a row.
+    private func header(_ cell: (Int) -> DatabaseValue) -> (entityName: String, primaryKey: Int64, version: Int64, columns: RowColumns?) {
+        let number = soleEntityNumber ?? Int(cell(1).int64Value ?? 0)
+        let entityName = soleEntityNumber == nil ? entityNames[number] ?? fallbackEntity : fallbackEntity
+        return (entityName, cell(0).int64Value ?? 0, cell(2).int64Value ?? 0, soleReader ?? readers[number])
+    }
+}
+
+/// A row of a statement selected with ``RowReader/selectList(alias:)``, its cells read from
+/// the statement: valid only until the statement steps again.
+struct StatementRow: RowCells {
+    let statement: Statement
+    let reference: RowReference
+    /// `Z_OPT`.
+    let version: Int64
+    /// Where the entity's properties are; `nil` for an entity the reader does not know.
+    let columns: RowColumns?
+
+    func cell(_ position: Int) -> DatabaseValue {
+        statement.value(at: Int32(3 + position))
+    }
+
+    /// The row copied out of the statement, to be kept.
+    var snapshot: RowSnapshot {
+        guard let columns else { return RowSnapshot(entityName: reference.entityName, primaryKey: reference.primaryKey, version: version) }
+        return RowSnapshot(
+            entityName: reference.entityName, primaryKey: reference.primaryKey, version: version, columns: columns,
+            cells: statement.currentRow, firstCell: 3)
     }
 }

@@ -1,5 +1,12 @@
+/// The cells of one selected row, wherever they are read from: a ``RowSnapshot``'s array, or
+/// a statement's current row as it is stepped. ``RowColumns`` says which cell holds what.
+protocol RowCells {
+    /// The value of the column at `position` of the row's ``RowColumns``.
+    func cell(_ position: Int) -> DatabaseValue
+}
+
 /// One entity row as the store keeps it: its key, entity, version and column values.
-public struct RowSnapshot: Sendable, Equatable {
+public struct RowSnapshot: RowCells, Sendable, Equatable {
     /// The row's entity (a sub-entity's rows name the sub-entity).
     public var entityName: String
     /// `Z_PK`.
@@ -50,11 +57,7 @@ public struct RowSnapshot: Sendable, Equatable {
 
     /// The row the to-one `columns.references[index]` holds, if any.
     func reference(_ index: Int) -> RowReference? {
-        guard let columns else { return nil }
-        let reference = columns.references[index]
-        guard let key = cell(reference.key).int64Value else { return nil }
-        let exact = reference.entity.flatMap { cell($0).int64Value }.flatMap { columns.entityNames[Int($0)] }
-        return RowReference(entityName: exact ?? reference.destination, primaryKey: key)
+        columns?.reference(index, in: self)
     }
 
     public static func == (lhs: RowSnapshot, rhs: RowSnapshot) -> Bool {
@@ -90,5 +93,13 @@ final class RowColumns: Sendable {
         let referenceIndexes = Dictionary(references.indices.map { (references[$0].relationship, $0) }, uniquingKeysWith: { first, _ in first })
         attributeSlots = stored.attributes.map { ($0.slot, positions[slots.names[$0.slot]], $0.type) }
         referenceSlots = stored.toOnes.map { ($0.slot, referenceIndexes[$0.name]) }
+    }
+
+    /// The row the to-one `references[index]` holds in `cells`, if any.
+    func reference(_ index: Int, in cells: some RowCells) -> RowReference? {
+        let reference = references[index]
+        guard let key = cells.cell(reference.key).int64Value else { return nil }
+        let exact = reference.entity.flatMap { cells.cell($0).int64Value }.flatMap { entityNames[Int($0)] }
+        return RowReference(entityName: exact ?? reference.destination, primaryKey: key)
     }
 }

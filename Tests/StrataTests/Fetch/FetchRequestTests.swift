@@ -150,6 +150,36 @@ import Testing
         }
     }
 
+    @Test func objectsLoadedAsRowsAreReadMatchTheirFaultsAndKeepTheirIdentity() throws {
+        let library = try FetchTestLibrary()
+        var request = FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("title")])
+        request.fetchOffset = 1
+        request.fetchLimit = 5
+        // What faults read when touched, in a context of their own.
+        let other = try library.fixture.otherContext()
+        let expected = try other.performAndWait {
+            try other.fetch(request).map { book in
+                [book.entity.name, try book.value(forKey: "title") as? String, (try book.value(forKey: "author") as? ManagedObject)?.objectID.uriRepresentation().absoluteString,
+                 (try? book.value(forKey: "format")) as? String]
+            }
+        }
+        let context = library.context
+        try context.performAndWait {
+            request.returnsObjectsAsFaults = false
+            let books = try context.fetch(request)
+            #expect(books.allSatisfy { !$0.isFault })
+            let loaded = try books.map { book in
+                [book.entity.name, try book.value(forKey: "title") as? String, (try book.value(forKey: "author") as? ManagedObject)?.objectID.uriRepresentation().absoluteString,
+                 (try? book.value(forKey: "format")) as? String]
+            }
+            #expect(loaded == expected)
+            #expect(Set(books.map(\.entity.name)) == ["Book", "EBook"])
+            // A second fetch hands out the same objects, their values as they were.
+            let again = try context.fetch(request)
+            #expect(zip(books, again).allSatisfy { $0 === $1 })
+        }
+    }
+
     @Test func batchedFetchesLoadOneBatchAtATime() throws {
         let library = try FetchTestLibrary()
         let context = library.context
