@@ -34,6 +34,21 @@ struct FetchCommandTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: Self.books)) == before)
     }
 
+    /// A predicate that starts with `-` is the value of --where, not an option; arithmetic and a
+    /// date written as ISO 8601 text select what SQL selects.
+    @Test func wherePredicatesMayStartWithADashAndUseArithmeticAndDates() throws {
+        let since2000 = "SELECT ZTITLE FROM ZBOOK WHERE ZCOPYRIGHT > -31622400 ORDER BY ZTITLE"
+        for predicate in ["-copyright < 31622400", "copyright > CAST('2000-01-01', 'NSDate')", "(copyright + 31622400) / 86400 > 0"] {
+            let result = try StrataRunner.run(["fetch", "Book", "--store", Self.books, "--where", predicate, "--sort", "title", "--select", "title", "--format", "json"])
+            #expect(result.status == 0, "\(predicate): \(result.standardError)")
+            let titles = try json(result.standardOutput).map { $0["title"] as? String }
+            #expect(titles == (try sql(Self.books, since2000)).map { $0[0].stringValue }, "\(predicate)")
+            #expect(titles.count == 5)
+        }
+        let counted = try StrataRunner.run(["count", "Book", "--store", Self.books, "--where", "-copyright > 0"])
+        #expect(counted.standardOutput == "\(try sql(Self.books, "SELECT count(*) FROM ZBOOK WHERE ZCOPYRIGHT < 0")[0][0].int64Value!)\n", "\(counted.standardError)")
+    }
+
     @Test func toOnesPrintAsTheDestinationsURI() throws {
         let path = Self.stores.appendingPathComponent("TavantTrade.sqlite").path
         let model = StrataRunner.sharedFixtures.appendingPathComponent("models/TavantTrade.xcdatamodeld").path

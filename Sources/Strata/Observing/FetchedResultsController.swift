@@ -254,8 +254,7 @@ public final class FetchedResultsController: @unchecked Sendable {
                 guard let first = path.first, let entity else { return true }
                 return path.count > 1 || model.relationship(named: first, in: entity) != nil
             case .subquery: return true
-            case .castToDate(let inner): return reads(inner)
-            case .value, .variable, .evaluatedObject: return false
+            default: return expression.operands.contains(where: reads)
             }
         }
         switch predicate {

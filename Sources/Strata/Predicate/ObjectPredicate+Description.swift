@@ -55,7 +55,50 @@ extension ObjectPredicate.Expression: CustomStringConvertible {
         case .subquery(let collection, let variable, let predicate, let then):
             "SUBQUERY(\(collection), $\(variable), \(predicate))" + (then.isEmpty ? "" : "." + Self.keyPathText(then))
         case .castToDate(let value): "CAST(\(value), \"NSDate\")"
+        case .aggregate(let members): "{" + members.map(\.description).joined(separator: ", ") + "}"
+        case .function(let name, let arguments): Self.functionText(name, arguments)
         }
+    }
+
+    /// The arithmetic functions' operators, with their precedence: `**` binds tighter than `*`
+    /// and `/`, which bind tighter than `+` and `-`.
+    static let arithmeticOperators: [String: (symbol: String, precedence: Int)] = [
+        "add:to:": ("+", 1), "from:subtract:": ("-", 1), "multiply:by:": ("*", 2), "divide:by:": ("/", 2), "raise:toPower:": ("**", 3),
+    ]
+
+    /// `a + b` for arithmetic, parenthesized where precedence needs it; `name(arguments)` for
+    /// the other functions, by the name the parser reads.
+    private static func functionText(_ name: String, _ arguments: [Self]) -> String {
+        guard let (symbol, precedence) = arithmeticOperators[name], arguments.count == 2 else {
+            let called = ExpressionFunction(rawValue: name)?.shortName ?? name
+            return "\(called)(" + arguments.map(\.description).joined(separator: ", ") + ")"
+        }
+        // 0 - x is how the parser reads -x, and how it is written back (but for a number,
+        // which `-` would make a negative number).
+        if name == "from:subtract:", arguments[0] == .value(.integer(0)), !arguments[1].isValue {
+            guard case .function(let inner, let innerArguments) = arguments[1], innerArguments.count == 2,
+                let innerPrecedence = arithmeticOperators[inner]?.precedence, innerPrecedence < 3
+            else { return "-" + arguments[1].description }
+            return "-(\(arguments[1]))"
+        }
+        // `**` groups to the right, the others to the left: the side that would regroup needs
+        // parentheses at the same precedence.
+        let rightAssociative = symbol == "**"
+        func operand(_ expression: Self, isLeft: Bool) -> String {
+            // `-2 ** 2` reads as -(2 ** 2): a negative base keeps its parentheses.
+            if rightAssociative, isLeft, case .value(let value) = expression, (value.number ?? 0) < 0 { return "(\(expression))" }
+            guard case .function(let inner, let innerArguments) = expression, innerArguments.count == 2,
+                let innerPrecedence = arithmeticOperators[inner]?.precedence
+            else { return expression.description }
+            let needsParentheses = innerPrecedence < precedence || (innerPrecedence == precedence && isLeft == rightAssociative)
+            return needsParentheses ? "(\(expression))" : expression.description
+        }
+        return "\(operand(arguments[0], isLeft: true)) \(symbol) \(operand(arguments[1], isLeft: false))"
+    }
+
+    private var isValue: Bool {
+        if case .value = self { return true }
+        return false
     }
 
     /// `components` joined by dots, each written `#name` where it must be to read back as a key.
@@ -76,6 +119,7 @@ extension ObjectPredicate.Expression: CustomStringConvertible {
     static let keywords: Set = [
         "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE",
         "MATCHES", "TRUE", "FALSE", "YES", "NO", "NIL", "NULL", "SELF", "SUBQUERY", "CAST", "TRUEPREDICATE", "FALSEPREDICATE",
+        "FUNCTION",
     ]
 }
 

@@ -46,10 +46,8 @@ extension ObjectPredicate.Expression {
             var inner = variables
             inner[variable] = destination
             try predicate.checkKeys(for: destination, in: model, variables: inner)
-        case .castToDate(let value):
-            try value.checkKeys(for: entity, in: model, variables: variables)
         default:
-            return
+            for operand in operands { try operand.checkKeys(for: entity, in: model, variables: variables) }
         }
     }
 

@@ -38,25 +38,36 @@ extension ObjectPredicate {
 }
 
 extension ObjectPredicate.Expression {
+    /// `{…}` of `members`: a constant array when every member is a constant.
+    static func list(_ members: [ObjectPredicate.Expression]) -> ObjectPredicate.Expression {
+        var values: [PredicateValue] = []
+        for member in members {
+            guard case .value(let value) = member else { return .aggregate(members) }
+            values.append(value)
+        }
+        return .value(.array(values))
+    }
+
     var variables: Set<String> {
         switch self {
         case .variable(let name): [name]
-        case .castToDate(let value): value.variables
         case .subquery(let collection, let variable, let predicate, _):
             collection.variables.union(predicate.variables.subtracting([variable]))
-        default: []
+        default: operands.reduce(into: []) { $0.formUnion($1.variables) }
         }
     }
 
     func replacingVariables(_ values: [String: PredicateValue]) -> ObjectPredicate.Expression {
         switch self {
         case .variable(let name): values[name].map(ObjectPredicate.Expression.value) ?? self
-        case .castToDate(let value): .castToDate(value.replacingVariables(values))
         case .subquery(let collection, let variable, let predicate, let then):
             .subquery(
                 collection: collection.replacingVariables(values), variable: variable,
                 predicate: predicate.replacingVariables(values.filter { $0.key != variable }), then: then)
-        default: self
+        case .aggregate(let members):
+            // Filled in, a list of constants is a constant, as the parser makes it.
+            Self.list(members.map { $0.replacingVariables(values) })
+        default: mappingOperands { $0.replacingVariables(values) }
         }
     }
 }

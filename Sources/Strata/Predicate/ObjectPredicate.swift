@@ -100,6 +100,38 @@ extension ObjectPredicate {
         case subquery(collection: Expression, variable: String, predicate: ObjectPredicate, then: [String])
         /// `CAST(value, "NSDate")`: a number of seconds since 2001-01-01 as a date.
         case castToDate(Expression)
+        /// `{low, $HIGH}`: a list whose members are not all constants (a list of constants is
+        /// a ``PredicateValue/array(_:)`` value).
+        case aggregate([Expression])
+        /// One of Core Data's built-in functions, by its selector name, applied to `arguments`:
+        /// the arithmetic operators (`age + 1` is `add:to:`, `-x` is `from:subtract:` of 0),
+        /// `sqrt:`, `now`, `sum:` and the others `NSExpression` documents.
+        case function(String, arguments: [Expression])
+    }
+}
+
+extension ObjectPredicate.Expression {
+    /// The expressions this one is made of, for walks that treat each of them alike.
+    var operands: [ObjectPredicate.Expression] {
+        switch self {
+        case .castToDate(let value): [value]
+        case .aggregate(let members): members
+        case .function(_, let arguments): arguments
+        case .subquery(let collection, _, _, _): [collection]
+        case .keyPath, .value, .variable, .evaluatedObject: []
+        }
+    }
+
+    /// The expression with each of its ``operands`` replaced by `transform`'s result.
+    func mappingOperands(_ transform: (ObjectPredicate.Expression) throws -> ObjectPredicate.Expression) rethrows -> ObjectPredicate.Expression {
+        switch self {
+        case .castToDate(let value): .castToDate(try transform(value))
+        case .aggregate(let members): .aggregate(try members.map(transform))
+        case .function(let name, let arguments): .function(name, arguments: try arguments.map(transform))
+        case .subquery(let collection, let variable, let predicate, let then):
+            .subquery(collection: try transform(collection), variable: variable, predicate: predicate, then: then)
+        case .keyPath, .value, .variable, .evaluatedObject: self
+        }
     }
 }
 

@@ -115,6 +115,23 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
                 if try evaluate(predicate, on: try object.relatedObject(id), variables: inner) { matching += 1 }
             }
             return then == ["@count"] ? .one(.integer(Int64(matching))) : .one(.null)
+        case .aggregate(let members):
+            var values: [PredicateValue] = []
+            for member in members { values.append(try operand(member, of: object, variables: variables).single) }
+            return .one(.array(values))
+        case .function(let name, let arguments):
+            guard let function = ExpressionFunction(rawValue: name) else { return .one(.null) }
+            var values: [PredicateValue] = []
+            for argument in arguments {
+                let value = try operand(argument, of: object, variables: variables)
+                // An aggregate reduces the members of its collection (or its arguments, nil
+                // included, as SQL passes them); other functions take one value each.
+                switch (function.isAggregate, value) {
+                case (true, .one(.array(let members))), (true, .many(let members)): values += members
+                default: values.append(value.single)
+                }
+            }
+            return .one(PredicateValue(function.apply(values.map { $0.databaseValue ?? .null })))
         }
     }
 
@@ -268,6 +285,17 @@ extension PredicateValue {
         case .bool(let value): value ? 1 : 0
         case .date(let value): value.timeIntervalSinceReferenceDate
         default: nil
+        }
+    }
+
+    /// The predicate value of a stored value: what a function's result is in memory, as in SQL.
+    init(_ value: DatabaseValue) {
+        switch value {
+        case .null: self = .null
+        case .integer(let v): self = .integer(v)
+        case .real(let v): self = .double(v)
+        case .text(let v): self = .string(v)
+        case .blob(let v): self = .data(v)
         }
     }
 

@@ -101,12 +101,29 @@ private struct PredicateParser {
 
     private mutating func parsePrimary() throws(PredicateSyntaxError) -> ObjectPredicate {
         if isSymbol("(") {
-            try enterLevel()
-            defer { depth -= 1 }
-            advance()
-            let predicate = try parseOr()
-            try expectSymbol(")", "to close '('")
-            return predicate
+            // `(` opens a predicate, `(a OR b)`, or an expression, `(age + 1) > 41`: the
+            // predicate is tried first, and the expression when it fails or a comparison or an
+            // operator follows its `)`.
+            let start = (index: index, arguments: arguments)
+            let predicateError: PredicateSyntaxError
+            do throws(PredicateSyntaxError) {
+                try enterLevel()
+                defer { depth -= 1 }
+                advance()
+                let predicate = try parseOr()
+                try expectSymbol(")", "to close '('")
+                if !continuesExpression { return predicate }
+                predicateError = error("expected AND, OR or the end of the predicate, found '\(current.text)'")
+            } catch {
+                predicateError = error
+            }
+            (index, arguments) = start
+            do throws(PredicateSyntaxError) {
+                return .comparison(try parseComparison())
+            } catch {
+                // The reading that got further names the better token.
+                throw error.offset >= predicateError.offset ? error : predicateError
+            }
         }
         if isKeyword("TRUEPREDICATE") { advance(); return .constant(true) }
         if isKeyword("FALSEPREDICATE") { advance(); return .constant(false) }
@@ -147,7 +164,12 @@ private struct PredicateParser {
         guard current.kind != .end else { throw error("expected a value after '\(operatorToken.text)', found '\(current.text)'") }
         let right = try parseExpression(after: operatorToken)
         if comparison == .between {
-            guard case .value(.array(let bounds)) = right, bounds.count == 2 else {
+            let bounds: Int? = switch right {
+            case .value(.array(let values)): values.count
+            case .aggregate(let members): members.count
+            default: nil
+            }
+            guard bounds == 2 else {
                 throw PredicateSyntaxError(message: "BETWEEN needs {low, high}", predicate: source, offset: operatorToken.offset)
             }
         }
@@ -171,7 +193,68 @@ private struct PredicateParser {
 
     // MARK: - Expressions
 
+    /// Whether the current token goes on with an expression or a comparison: what may follow
+    /// an expression's `)` but not a predicate's.
+    private var continuesExpression: Bool {
+        if case .symbol(let symbol) = current.kind { return Self.symbolOperators[symbol] != nil || Self.arithmetic[symbol] != nil }
+        if case .identifier(let word) = current.kind { return Self.keywordOperators[word.uppercased()] != nil }
+        return false
+    }
+
+    /// The arithmetic operators, by symbol, as the functions they stand for.
+    private static let arithmetic: [String: ExpressionFunction] = [
+        "+": .add, "-": .subtract, "*": .multiply, "/": .divide, "**": .power,
+    ]
+
+    /// `a + b - c`: the loosest arithmetic, grouping to the left.
     private mutating func parseExpression(after previous: PredicateToken? = nil) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
+        var expression = try parseProduct(after: previous)
+        while case .symbol(let symbol) = current.kind, symbol == "+" || symbol == "-" {
+            let token = current
+            advance()
+            expression = .function(Self.arithmetic[symbol]!.rawValue, arguments: [expression, try parseProduct(after: token)])
+        }
+        return expression
+    }
+
+    /// `a * b / c`.
+    private mutating func parseProduct(after previous: PredicateToken?) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
+        var expression = try parseNegation(after: previous)
+        while case .symbol(let symbol) = current.kind, symbol == "*" || symbol == "/" {
+            let token = current
+            advance()
+            expression = .function(Self.arithmetic[symbol]!.rawValue, arguments: [expression, try parseNegation(after: token)])
+        }
+        return expression
+    }
+
+    /// `-a`: a negative number, or 0 minus anything else; binds looser than `**`, so that
+    /// `-2 ** 2` is -4.
+    private mutating func parseNegation(after previous: PredicateToken?) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
+        guard isSymbol("-") else { return try parsePower(after: previous) }
+        try enterLevel()
+        defer { depth -= 1 }
+        let token = current
+        advance()
+        let operand = try parseNegation(after: token)
+        switch operand {
+        case .value(.integer(let value)) where value != .min: return .value(.integer(-value))
+        case .value(.double(let value)): return .value(.double(-value))
+        default: return .function(ExpressionFunction.subtract.rawValue, arguments: [.value(.integer(0)), operand])
+        }
+    }
+
+    /// `a ** b`, grouping to the right.
+    private mutating func parsePower(after previous: PredicateToken?) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
+        let base = try parseTerm(after: previous)
+        guard isSymbol("**") else { return base }
+        let token = current
+        advance()
+        return .function(ExpressionFunction.power.rawValue, arguments: [base, try parseNegation(after: token)])
+    }
+
+    /// A value, key path, variable, list, function call or parenthesized expression.
+    private mutating func parseTerm(after previous: PredicateToken? = nil) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
         try enterLevel()
         defer { depth -= 1 }
         let token = current
@@ -182,11 +265,11 @@ private struct PredicateParser {
         case .number(let literal):
             advance()
             return .value(Self.number(literal))
-        case .symbol("-"):
+        case .symbol("("):
             advance()
-            guard case .number(let literal) = current.kind else { throw error("expected a number after '-'") }
-            advance()
-            return .value(Self.number("-" + literal))
+            let expression = try parseExpression()
+            try expectSymbol(")", "to close '('")
+            return expression
         case .symbol("{"):
             return try parseArray()
         case .variable(let name):
@@ -200,10 +283,7 @@ private struct PredicateParser {
             }
             let argument = arguments.removeFirst().value
             if letters == "K" {
-                guard case .string(let key) = argument else {
-                    throw PredicateSyntaxError(message: "%K needs a key path string", predicate: source, offset: token.offset)
-                }
-                return .keyPath(key.split(separator: ".").map(String.init) + (try parseKeyPathTail()))
+                return .keyPath(try Self.keyPath(from: argument, at: token, in: source) + (try parseKeyPathTail()))
             }
             return .value(argument)
         case .identifier(let word) where word.unicodeScalars.first == "#":
@@ -220,6 +300,11 @@ private struct PredicateParser {
                 return path.isEmpty ? .evaluatedObject : .keyPath(path)
             case "SUBQUERY": return try parseSubquery()
             case "CAST": return try parseCast()
+            case "FUNCTION":
+                throw error("FUNCTION(…) calls a method by its Objective-C name, which Strata cannot; "
+                    + "call a built-in function instead: \(ExpressionFunction.allCases.map { $0.shortName + "(…)" }.joined(separator: ", "))")
+            case _ where tokens[index + 1].kind == .symbol("(") || tokens[index + 1].kind == .symbol(":"):
+                return try parseFunction()
             case "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE",
                 "MATCHES", "TRUEPREDICATE", "FALSEPREDICATE":
                 throw error(previous.map { "expected a value after '\($0.text)', found '\(token.text)'" } ?? "expected a key path or value, found '\(token.text)'")
@@ -251,6 +336,13 @@ private struct PredicateParser {
             } else if case .identifier(let name) = current.kind {
                 advance()
                 components.append(Self.unescaped(name))
+            } else if case .argument("K") = current.kind {
+                let token = current
+                advance()
+                guard !arguments.isEmpty else {
+                    throw PredicateSyntaxError(message: "no argument left for '%K'", predicate: source, offset: token.offset)
+                }
+                components += try Self.keyPath(from: arguments.removeFirst().value, at: token, in: source)
             } else {
                 throw error("expected a key after '.', found '\(current.text)'")
             }
@@ -258,23 +350,67 @@ private struct PredicateParser {
         return components
     }
 
+    /// The components of the key path a `%K` argument names.
+    private static func keyPath(from argument: PredicateValue, at token: PredicateToken, in source: String) throws(PredicateSyntaxError) -> [String] {
+        guard case .string(let key) = argument, !key.isEmpty else {
+            throw PredicateSyntaxError(message: "%K needs a key path string, found \(argument)", predicate: source, offset: token.offset)
+        }
+        return key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// `{a, b, …}`: a constant array when every member is a constant.
     private mutating func parseArray() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
         advance()  // {
-        var values: [PredicateValue] = []
+        var members: [ObjectPredicate.Expression] = []
         if isSymbol("}") {
             advance()
             return .value(.array([]))
         }
         while true {
-            let token = current
-            guard case .value(let value) = try parseExpression() else {
-                throw PredicateSyntaxError(message: "an array holds only constants", predicate: source, offset: token.offset)
-            }
-            values.append(value)
+            members.append(try parseExpression())
             if isSymbol(",") { advance(); continue }
             try expectSymbol("}", "to close the array")
-            return .value(.array(values))
+            return .list(members)
         }
+    }
+
+    /// `sqrt(x)`, `now()`, `sum(books.rating)`, `modulus:by:(a, b)`: a built-in function, by
+    /// its selector or the selector's first word.
+    private mutating func parseFunction() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
+        let start = current
+        var name = current.text
+        advance()
+        while isSymbol(":") {
+            name += ":"
+            advance()
+            if case .identifier(let part) = current.kind, tokens[index + 1].kind == .symbol(":") {
+                name += part
+                advance()
+            }
+        }
+        guard let function = ExpressionFunction(named: name) else {
+            throw PredicateSyntaxError(
+                message: "unknown function '\(name)'; known: \(ExpressionFunction.allCases.map(\.shortName).joined(separator: ", "))",
+                predicate: source, offset: start.offset)
+        }
+        try expectSymbol("(", "after the function name")
+        var arguments: [ObjectPredicate.Expression] = []
+        if !isSymbol(")") {
+            repeat {
+                if !arguments.isEmpty { advance() }
+                arguments.append(try parseExpression())
+            } while isSymbol(",")
+        }
+        try expectSymbol(")", "to close the arguments of \(name)")
+        if let arity = function.arity, arguments.count != arity {
+            throw PredicateSyntaxError(
+                message: "\(function.shortName) takes \(arity) argument\(arity == 1 ? "" : "s"), found \(arguments.count)", predicate: source,
+                offset: start.offset)
+        }
+        if function.isAggregate, arguments.isEmpty {
+            throw PredicateSyntaxError(message: "\(function.shortName) needs a collection or values", predicate: source, offset: start.offset)
+        }
+        return .function(function.rawValue, arguments: arguments)
     }
 
     private mutating func parseSubquery() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
@@ -299,6 +435,7 @@ private struct PredicateParser {
     private mutating func parseCast() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
         advance()  // CAST
         try expectSymbol("(", "after CAST")
+        let valueToken = current
         let value = try parseExpression()
         try expectSymbol(",", "after the CAST value")
         guard case .string(let type) = current.kind, type == "NSDate" else {
@@ -311,12 +448,21 @@ private struct PredicateParser {
         switch value {
         case .value(.integer(let seconds)): return .value(.date(Date(timeIntervalSinceReferenceDate: Double(seconds))))
         case .value(.double(let seconds)): return .value(.date(Date(timeIntervalSinceReferenceDate: seconds)))
+        case .value(.string(let text)):
+            guard let date = ISO8601Text.date(from: text) else {
+                throw PredicateSyntaxError(
+                    message: "CAST(…, \"NSDate\") reads seconds since 2001-01-01 or an ISO 8601 date (2000-01-31, 2000-01-31T12:00:00Z), found \(valueToken.text)",
+                    predicate: source, offset: valueToken.offset)
+            }
+            return .value(.date(date))
         default: return .castToDate(value)
         }
     }
 
     private static func number(_ literal: String) -> PredicateValue {
         if let integer = Int64(literal) { return .integer(integer) }
+        let radix = ["0x": 16, "0X": 16, "0o": 8, "0O": 8, "0b": 2, "0B": 2][String(literal.prefix(2))]
+        if let radix, let integer = Int64(literal.dropFirst(2).filter { $0 != "_" }, radix: radix) { return .integer(integer) }
         return .double(Double(literal) ?? 0)
     }
 

@@ -97,6 +97,12 @@ struct PredicateCompiler {
     }
 
     private mutating func comparison(_ comparison: ObjectPredicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> String {
+        if comparison.operator == .contains, comparison.quantifier == nil, Self.listMembers(comparison.left) != nil {
+            // `{28, 33} CONTAINS age` asks whether age is one of the list.
+            var swapped = comparison
+            (swapped.left, swapped.operator, swapped.right) = (comparison.right, .in, comparison.left)
+            return try self.comparison(swapped, in: scope)
+        }
         if comparison.operator == .in, case .keyPath(let path) = comparison.right, case .members(let toMany, let rest) = try resolve(path[...], in: scope) {
             // `value IN toMany` asks whether any member equals the value.
             let value = try scalar(comparison.left, in: scope)
@@ -165,12 +171,21 @@ struct PredicateCompiler {
 
     private mutating func rightOperand(_ comparison: ObjectPredicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> Right {
         guard comparison.operator == .in || comparison.operator == .between else { return .value(try scalar(comparison.right, in: scope)) }
-        guard case .value(.array(let members)) = comparison.right else {
+        guard let members = Self.listMembers(comparison.right) else {
             throw PredicateCompileError(message: "\(comparison.operator.rawValue) needs a list\(comparison.operator == .in ? " or a to-many key path" : "") on its right")
         }
         var operands: [Operand] = []
-        for member in members { operands.append(try bind(member)) }
+        for member in members { operands.append(try scalar(member, in: scope)) }
         return .list(operands)
+    }
+
+    /// The members of `{…}`, constant or not; `nil` for any other expression.
+    private static func listMembers(_ expression: ObjectPredicate.Expression) -> [ObjectPredicate.Expression]? {
+        switch expression {
+        case .value(.array(let values)): values.map(ObjectPredicate.Expression.value)
+        case .aggregate(let members): members
+        default: nil
+        }
     }
 
     private func leaf(_ left: Operand, _ op: ComparisonOperator, _ right: Right, options: ComparisonOptions) throws(PredicateCompileError) -> String {
@@ -252,6 +267,10 @@ struct PredicateCompiler {
             case .scalar(let value): return value
             case .members: throw PredicateCompileError(message: "to-many key path '\(path.joined(separator: "."))' needs ANY, ALL, NONE or an aggregate here")
             }
+        case .aggregate:
+            throw PredicateCompileError(message: "a list is only allowed after IN or BETWEEN, before CONTAINS, or in a function")
+        case .function(let name, let arguments):
+            return try function(name, arguments, in: scope)
         case .subquery(let collection, let variable, let predicate, let then):
             guard case .keyPath(let path) = collection, case .members(let toMany, let rest) = try resolve(path[...], in: scope), rest.isEmpty else {
                 throw PredicateCompileError(message: "SUBQUERY needs a to-many key path as its collection")
@@ -263,6 +282,30 @@ struct PredicateCompiler {
             let inner = try condition(predicate, in: toMany.scope)
             return Operand(sql: "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link) AND (\(inner)))", isString: false)
         }
+    }
+
+    /// A built-in function, through `strata_function`, which applies ``ExpressionFunction`` as
+    /// the evaluator does; an aggregate of a to-many key path, as the matching SQL aggregate of
+    /// the members.
+    private mutating func function(_ name: String, _ arguments: [ObjectPredicate.Expression], in scope: Scope) throws(PredicateCompileError) -> Operand {
+        guard let function = ExpressionFunction(rawValue: name) else { throw PredicateCompileError(message: "unknown function '\(name)'") }
+        if function.isAggregate, arguments.count == 1, case .keyPath(let path) = arguments[0],
+            case .members(let toMany, let rest) = try resolve(path[...], in: scope)
+        {
+            if function == .count { return Operand(sql: "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link))", isString: false) }
+            let aggregates: [ExpressionFunction: String] = [
+                .sum: "TOTAL", .average: "AVG", .min: "MIN", .max: "MAX", .median: "strata_median", .standardDeviation: "strata_stddev",
+            ]
+            return Operand(sql: try aggregate(aggregates[function]!, of: rest, over: toMany, named: "\(function.shortName)(\(path.joined(separator: ".")))"), isString: false)
+        }
+        var parts = ["'\(function.rawValue)'"]
+        for argument in arguments {
+            // An aggregate's list gives its members as arguments, as the evaluator reduces them.
+            for member in function.isAggregate ? Self.listMembers(argument) ?? [argument] : [argument] {
+                parts.append(try scalar(member, in: scope).sql)
+            }
+        }
+        return Operand(sql: "strata_function(\(parts.joined(separator: ", ")))", isString: function.returnsString)
     }
 
     private mutating func bind(_ value: PredicateValue) throws(PredicateCompileError) -> Operand {
@@ -363,9 +406,17 @@ struct PredicateCompiler {
     /// to-many sums to 0 and has no average, minimum or maximum.
     private mutating func aggregate(_ name: String, _ rest: ArraySlice<String>, over toMany: ToMany) throws(PredicateCompileError) -> String {
         if name == "@count", rest.isEmpty { return "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link))" }
-        let function = ["@sum": "TOTAL", "@avg": "AVG", "@min": "MIN", "@max": "MAX"][name]
-        guard let function, rest.count == 1, case .scalar(let value) = try resolve(rest, in: toMany.scope), !value.isString else {
+        guard let function = ["@sum": "TOTAL", "@avg": "AVG", "@min": "MIN", "@max": "MAX"][name] else {
             throw PredicateCompileError(message: "\(name)\(rest.map { "." + $0 }.joined()) is not an aggregate of a numeric attribute")
+        }
+        return try aggregate(function, of: rest, over: toMany, named: name + rest.map { "." + $0 }.joined())
+    }
+
+    /// The SQL aggregate `function` of the members' numeric attribute `rest`; `named` is how
+    /// the predicate wrote it, for the error.
+    private mutating func aggregate(_ function: String, of rest: ArraySlice<String>, over toMany: ToMany, named: String) throws(PredicateCompileError) -> String {
+        guard rest.count == 1, case .scalar(let value) = try resolve(rest, in: toMany.scope), !value.isString else {
+            throw PredicateCompileError(message: "\(named) is not an aggregate of a numeric attribute")
         }
         return "(SELECT \(function)(\(value.sql)) FROM \(toMany.from) WHERE \(toMany.link))"
     }

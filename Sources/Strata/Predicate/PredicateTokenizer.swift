@@ -63,7 +63,10 @@ struct PredicateTokenizer {
         }
     }
 
-    private static let symbols = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "@", "-", "+"]
+    private static let symbols = [
+        "==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**", "=", "<", ">", "!", "(", ")", "{", "}", ",", ".", "[", "]", "@", "-",
+        "+", "*", "/", ":",
+    ]
 
     private mutating func next() throws(PredicateSyntaxError) -> PredicateToken {
         while position < characters.count, characters[position].properties.isWhitespace { position += 1 }
@@ -77,6 +80,16 @@ struct PredicateTokenizer {
             guard position > nameStart else { throw error("expected a name after '#'", at: start) }
             // An escaped name keeps its '#', so that the parser never reads it as a keyword.
             return PredicateToken(kind: .identifier(text(start..<position)), offset: characterOffsets[start])
+        }
+        if character == "0", position + 1 < characters.count, let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][characters[position + 1]] {
+            // 0x1F, 0o17, 0b101: C's integer literals, as Core Data's parser reads them.
+            position += 2
+            while position < characters.count, characters[position].properties.isASCIIHexDigit || characters[position] == "_" { position += 1 }
+            let literal = text(start..<position)
+            guard Int64(literal.dropFirst(2).filter { $0 != "_" }, radix: radix) != nil else {
+                throw error("'\(literal)' is not a number in base \(radix)", at: start)
+            }
+            return PredicateToken(kind: .number(literal), offset: characterOffsets[start])
         }
         if Self.isDigit(character) {
             while position < characters.count, Self.isDigit(characters[position]) || characters[position] == "." || characters[position] == "e"

@@ -5,7 +5,7 @@ import Strata
 /// The options that choose what a read command looks at: an entity's objects narrowed by a
 /// predicate, or a model's fetch request template with its variables.
 struct PredicateOptions: ParsableArguments {
-    @Option(name: .customLong("where"), help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format.", valueName: "predicate"))
+    @Option(name: .customLong("where"), parsing: .unconditional, help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format.", valueName: "predicate"))
     var predicate: String?
 
     @Option(help: ArgumentHelp("Run the model's fetch request template of this name (ENTITY may then be left out).", valueName: "name"))

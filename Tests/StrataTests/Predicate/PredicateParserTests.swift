@@ -103,10 +103,15 @@ import Testing
         ("books.@total > 1", "expected count, sum, avg, min or max after '@', found 'total'", 7),
         ("name == ", "expected a value after '==', found 'the end of the predicate'", 8),
         ("name ~ 'x'", "unexpected character '~'", 5),
-        ("tags IN {name}", "an array holds only constants", 9),
+        ("sqrt(1, 2) > 0", "sqrt takes 1 argument, found 2", 0),
+        ("rating > now(1)", "now takes 0 arguments, found 1", 9),
+        ("sum() > 0", "sum needs a collection or values", 0),
+        ("rating > 0b102", "'0b102' is not a number in base 2", 9),
+        ("(rating + 1 > 2", "expected ')' to close '(', found 'the end of the predicate'", 15),
+        ("rating * > 2", "expected a value after '*', found '>'", 9),
         ("SUBQUERY(tags, t, t == 1).@count > 0", "expected a $variable in SUBQUERY, found 't'", 15),
         ("CAST(1, \"NSString\") > 0", "CAST supports \"NSDate\", found '\"NSString\"'", 8),
-        ("rating > -'x'", "expected a number after '-'", 10),
+        ("published > CAST('yesterday', 'NSDate')", "CAST(…, \"NSDate\") reads seconds since 2001-01-01 or an ISO 8601 date (2000-01-31, 2000-01-31T12:00:00Z), found \"yesterday\"", 17),
         ("author. == 'x'", "expected a key after '.', found '=='", 8),
         ("# == 1", "expected a name after '#'", 0),
         ("rating > 1e", "'1e' is not a number", 9),
@@ -127,6 +132,45 @@ import Testing
             #expect(error.offset == offset)
             #expect(error.description == "\(message)\n  \(format)\n  \(String(repeating: " ", count: offset))^")
         }
+    }
+
+    @Test func unknownFunctionsAndFUNCTIONAreRefusedWithTheFunctionsThereAre() {
+        for (format, start, offset) in [("rating > frobnicate(1)", "unknown function 'frobnicate'; known: add, from, multiply", 9),
+                                        ("FUNCTION(SELF, 'title') == 'x'", "FUNCTION(…) calls a method by its Objective-C name", 0)] {
+            #expect { try ObjectPredicate(format: format) } throws: { error in
+                guard let error = error as? PredicateSyntaxError else { return false }
+                return error.message.hasPrefix(start) && error.message.contains("sqrt") && error.offset == offset
+            }
+        }
+    }
+
+    @Test(arguments: [
+        ("rating + 1 > 4", "rating + 1 > 4"),
+        ("(rating + 1) * 2 > 9", "(rating + 1) * 2 > 9"),
+        ("rating+1*2>6", "rating + 1 * 2 > 6"),
+        ("2 ** 3 ** 2 == 512", "2 ** 3 ** 2 == 512"),
+        ("(2 ** 3) ** 2 == 64", "(2 ** 3) ** 2 == 64"),
+        ("(-2) ** 2 == 4", "(-2) ** 2 == 4"),
+        ("-2 ** 2 == -4", "-2 ** 2 == -4"),
+        ("-rating < -4", "-rating < -4"),
+        ("-(rating + 1) < 0", "-(rating + 1) < 0"),
+        ("0 - -5 == 5", "0 - -5 == 5"),
+        ("10 - (4 - 3) == 9", "10 - (4 - 3) == 9"),
+        ("10 - 4 - 3 == 3", "10 - 4 - 3 == 3"),
+        ("a / (b * c) > 1", "a / (b * c) > 1"),
+        ("modulus:by:(pages.@count, 2) == 1", "modulus(pages.@count, 2) == 1"),
+        ("SQRT(x) > 2 AND now() > published", "sqrt(x) > 2 AND now() > published"),
+        ("sum({1, 2.5}) == 3.5 AND avg(books.rating) > 4", "sum({1, 2.5}) == 3.5 AND average(books.rating) > 4"),
+        ("rating BETWEEN {$LOW, $HIGH + 1}", "rating BETWEEN {$LOW, $HIGH + 1}"),
+        ("{28, 33} CONTAINS age", "{28, 33} CONTAINS age"),
+        ("flags == 0x1F OR flags == 0o17 OR flags == 0b101", "flags == 31 OR flags == 15 OR flags == 5"),
+        ("published > CAST('2000-01-01', 'NSDate')", "published > CAST(-31622400.0, \"NSDate\")"),
+        ("(a + b > 1) AND (c == 2)", "a + b > 1 AND c == 2"),
+    ])
+    func expressionsPrintAsTheyReadAndReadBackTheSame(format: String, description: String) throws {
+        let predicate = try ObjectPredicate(format: format)
+        #expect(predicate.description == description)
+        #expect(try ObjectPredicate(format: predicate.description) == predicate)
     }
 
     /// Regression: each level of nesting was a call on the stack, and 20,000 `(` or NOTs (a

@@ -14,7 +14,7 @@ import Testing
 @Suite struct PredicateTableTests {
     @Test func everyPredicateSelectsWhatTheHandWrittenSQLSelects() throws {
         let library = try TableLibrary()
-        let entries = Self.attributeEntries + Self.relationshipEntries
+        let entries = Self.attributeEntries + Self.relationshipEntries + Self.expressionEntries
         var trivial: [String] = [], results: Set<[Int64]> = []
         for entry in entries {
             #expect(!entry.sql.contains("NSCoreData"), "\(entry): the expected answer must not use Strata's functions")

@@ -67,6 +67,13 @@ extension Database {
         }
         // NSCoreDataNow(): the current time as seconds since 2001-01-01, as dates are stored.
         try defineFunction("NSCoreDataNow", arity: 0, isDeterministic: false) { _ in .real(Date().timeIntervalSinceReferenceDate) }
+        // strata_function(name, arguments…): Strata's own, the built-in function `name` of
+        // Core Data's expressions (`sqrt:`, `add:to:`), as ExpressionFunction applies it in
+        // memory; NULL for an unknown name. Not deterministic, since `now` is not.
+        try defineFunction("strata_function", arity: -1, isDeterministic: false) { arguments in
+            guard let name = arguments.first?.stringValue, let function = ExpressionFunction(rawValue: name) else { return .null }
+            return function.apply(Array(arguments.dropFirst()))
+        }
         // Functions whose effect lies in Core Data's object graph, not in the database (external
         // storage markers, Codable conversion): Strata returns the value they convert unchanged.
         try defineFunction("NSCoreDataPrependExternalReferenceMarker", arity: 2) { $0[1] }

@@ -29,7 +29,7 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Option(name: .customLong("group-by"), help: ArgumentHelp("Group by this key path; repeatable.", valueName: "key"))
     var groupBy: [String] = []
 
-    @Option(help: ArgumentHelp("Keep only the groups that satisfy this predicate over the selected names.", valueName: "predicate"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Keep only the groups that satisfy this predicate over the selected names.", valueName: "predicate"))
     var having: String?
 
     @Flag(help: "Print each distinct row once.")

@@ -44,7 +44,7 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Argument(help: ArgumentHelp("The entities to export; none exports every entity that is not abstract.", valueName: "entity"))
     var entities: [String] = []
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format; every exported entity must have its keys.", valueName: "predicate"))
+    @Option(name: .customLong("where"), parsing: .unconditional, help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format; every exported entity must have its keys.", valueName: "predicate"))
     var predicate: String?
 
     @Option(help: "How to write the records: JSON (an array, or an object of arrays by entity), NDJSON (one record per line) or CSV with a header.")

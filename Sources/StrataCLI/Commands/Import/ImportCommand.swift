@@ -36,7 +36,7 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Flag(help: "After the import, delete the objects of every imported entity (nested ones too) that the records did not hold.")
     var prune = false
 
-    @Option(name: .customLong("prune-where"), help: ArgumentHelp("Prune only ENTITY's objects that satisfy this predicate (a page of a paginated payload).", valueName: "predicate"))
+    @Option(name: .customLong("prune-where"), parsing: .unconditional, help: ArgumentHelp("Prune only ENTITY's objects that satisfy this predicate (a page of a paginated payload).", valueName: "predicate"))
     var pruneWhere: String?
 
     @Option(help: ArgumentHelp("Find the objects of ENTITY by this attribute instead of the model's conventions.", valueName: "attribute"))

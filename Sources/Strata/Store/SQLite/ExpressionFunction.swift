@@ -1,0 +1,209 @@
+import Foundation
+
+/// The built-in functions of Core Data's expressions (`NSExpression`'s), by the names Core Data
+/// gives them (`add:to:`, `sqrt:`, `now`), on stored values.
+///
+/// This is the one implementation: a predicate evaluated in memory applies it to its values,
+/// and SQL calls it through the function `strata_function(name, arguments…)` every connection
+/// registers, so that a fetch answers the same in SQL as in memory. Dates are their stored
+/// form, seconds since 2001-01-01.
+///
+/// Nil, and any value of the wrong kind (a string to `sqrt:`, a number to `uppercase:`), gives
+/// nil, as SQL's NULL propagates. So do results that are not numbers: a division or modulus by
+/// zero, the square root or logarithm of a negative number. Integer arithmetic stays integer
+/// until it would overflow, and then is carried out in floating point, as SQLite does.
+enum ExpressionFunction: String, CaseIterable, Sendable {
+    case add = "add:to:"
+    case subtract = "from:subtract:"
+    case multiply = "multiply:by:"
+    case divide = "divide:by:"
+    case modulus = "modulus:by:"
+    case power = "raise:toPower:"
+    case squareRoot = "sqrt:"
+    case logarithm = "log:"
+    case naturalLogarithm = "ln:"
+    case exponential = "exp:"
+    case floor = "floor:"
+    case ceiling = "ceiling:"
+    case absolute = "abs:"
+    case truncate = "trunc:"
+    case uppercase = "uppercase:"
+    case lowercase = "lowercase:"
+    case bitwiseAnd = "bitwiseAnd:with:"
+    case bitwiseOr = "bitwiseOr:with:"
+    case bitwiseXor = "bitwiseXor:with:"
+    case leftShift = "leftshift:by:"
+    case rightShift = "rightshift:by:"
+    case onesComplement = "onesComplement:"
+    case now = "now"
+    case sum = "sum:"
+    case count = "count:"
+    case min = "min:"
+    case max = "max:"
+    case average = "average:"
+    case median = "median:"
+    case standardDeviation = "stddev:"
+
+    /// How many arguments it takes; `nil` for the aggregates, which take a collection or any
+    /// number of values.
+    var arity: Int? {
+        if isAggregate { return nil }
+        return rawValue.count { $0 == ":" }
+    }
+
+    /// Whether it reduces a collection (`sum:`, `count:`, …) to one value.
+    var isAggregate: Bool {
+        switch self {
+        case .sum, .count, .min, .max, .average, .median, .standardDeviation: true
+        default: false
+        }
+    }
+
+    /// Whether its result is a string.
+    var returnsString: Bool { self == .uppercase || self == .lowercase }
+
+    /// The function named `name` in a format string: its selector (`modulus:by:`) or the
+    /// selector's first word (`modulus`, `sqrt`, `now`); `average` is also `avg`.
+    init?(named name: String) {
+        if let exact = Self(rawValue: name) {
+            self = exact
+        } else if let found = Self.allCases.first(where: { $0.shortName.caseInsensitiveCompare(name) == .orderedSame }) {
+            self = found
+        } else if name.lowercased() == "avg" {
+            self = .average
+        } else {
+            return nil
+        }
+    }
+
+    /// The selector's first word: what a format string may call it by.
+    var shortName: String { String(rawValue.prefix { $0 != ":" }) }
+
+    // MARK: - Applying
+
+    /// The function's value for `arguments` (for an aggregate, the members of its collection).
+    func apply(_ arguments: [DatabaseValue]) -> DatabaseValue {
+        if isAggregate { return aggregate(arguments) }
+        guard arguments.count == arity ?? 0 else { return .null }
+        switch self {
+        case .add: return arithmetic(arguments[0], arguments[1], { $0.addingReportingOverflow($1) }, +)
+        case .subtract: return arithmetic(arguments[0], arguments[1], { $0.subtractingReportingOverflow($1) }, -)
+        case .multiply: return arithmetic(arguments[0], arguments[1], { $0.multipliedReportingOverflow(by: $1) }, *)
+        case .divide:
+            guard let a = arguments[0].number, let b = arguments[1].number, b != 0 else { return .null }
+            return .real(a / b)
+        case .modulus:
+            if case .integer(let a) = arguments[0], case .integer(let b) = arguments[1] {
+                guard b != 0 else { return .null }
+                return b == -1 ? .integer(0) : .integer(a % b)
+            }
+            guard let a = arguments[0].number, let b = arguments[1].number, b != 0 else { return .null }
+            return .real(fmod(a, b))
+        case .power: return real(arguments[0]) { Foundation.pow($0, arguments[1].number ?? .nan) }
+        case .squareRoot: return real(arguments[0]) { $0 >= 0 ? $0.squareRoot() : .nan }
+        case .logarithm: return real(arguments[0]) { $0 > 0 ? log10($0) : .nan }
+        case .naturalLogarithm: return real(arguments[0]) { $0 > 0 ? Foundation.log($0) : .nan }
+        case .exponential: return real(arguments[0]) { Foundation.exp($0) }
+        case .floor: return rounded(arguments[0], .down)
+        case .ceiling: return rounded(arguments[0], .up)
+        case .truncate: return rounded(arguments[0], .towardZero)
+        case .absolute:
+            if case .integer(let value) = arguments[0] { return value == .min ? .real(-Double(value)) : .integer(Swift.abs(value)) }
+            return real(arguments[0]) { Swift.abs($0) }
+        case .uppercase: return arguments[0].stringValue.map { .text($0.uppercased()) } ?? .null
+        case .lowercase: return arguments[0].stringValue.map { .text($0.lowercased()) } ?? .null
+        case .bitwiseAnd: return integers(arguments) { $0 & $1 }
+        case .bitwiseOr: return integers(arguments) { $0 | $1 }
+        case .bitwiseXor: return integers(arguments) { $0 ^ $1 }
+        case .leftShift: return integers(arguments) { $1 >= 0 && $1 < 64 ? $0 << $1 : 0 }
+        case .rightShift: return integers(arguments) { $1 >= 0 && $1 < 64 ? $0 >> $1 : ($0 < 0 ? -1 : 0) }
+        case .onesComplement: return arguments[0].exactInteger.map { .integer(~$0) } ?? .null
+        case .now: return .real(Date().timeIntervalSinceReferenceDate)
+        case .sum, .count, .min, .max, .average, .median, .standardDeviation: return .null
+        }
+    }
+
+    /// An aggregate of `members`: nil members are left out, except by `count:`, which counts
+    /// every member, as `@count` does.
+    private func aggregate(_ members: [DatabaseValue]) -> DatabaseValue {
+        if self == .count { return .integer(Int64(members.count)) }
+        let numbers = members.compactMap(\.number)
+        switch self {
+        case .sum:
+            var total: Int64 = 0
+            for member in members {
+                guard case .integer(let value) = member else { continue }
+                let (sum, overflow) = total.addingReportingOverflow(value)
+                if overflow { return .real(numbers.reduce(0, +)) }
+                total = sum
+            }
+            // Only integers sum to an integer; a real among them makes the sum real.
+            return members.contains { if case .real = $0 { true } else { false } } ? .real(numbers.reduce(0, +)) : .integer(total)
+        case .min: return members.filter { $0.number != nil }.min { $0.number! < $1.number! } ?? .null
+        case .max: return members.filter { $0.number != nil }.max { $0.number! < $1.number! } ?? .null
+        case .average: return numbers.isEmpty ? .null : .real(numbers.reduce(0, +) / Double(numbers.count))
+        case .median:
+            guard !numbers.isEmpty else { return .null }
+            let sorted = numbers.sorted(), middle = sorted.count / 2
+            return .real(sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2)
+        case .standardDeviation:
+            guard !numbers.isEmpty else { return .null }
+            let mean = numbers.reduce(0, +) / Double(numbers.count)
+            return .real((numbers.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(numbers.count)).squareRoot())
+        default: return .null
+        }
+    }
+
+    // MARK: - Kinds of arithmetic
+
+    /// Integers by `exact` while it does not overflow, anything else numeric by `real`.
+    private func arithmetic(
+        _ a: DatabaseValue, _ b: DatabaseValue, _ exact: (Int64, Int64) -> (partialValue: Int64, overflow: Bool), _ real: (Double, Double) -> Double
+    ) -> DatabaseValue {
+        if case .integer(let x) = a, case .integer(let y) = b {
+            let (value, overflow) = exact(x, y)
+            if !overflow { return .integer(value) }
+        }
+        guard let x = a.number, let y = b.number else { return .null }
+        return Self.finite(real(x, y))
+    }
+
+    private func real(_ value: DatabaseValue, _ body: (Double) -> Double) -> DatabaseValue {
+        value.number.map { Self.finite(body($0)) } ?? .null
+    }
+
+    private func rounded(_ value: DatabaseValue, _ rule: FloatingPointRoundingRule) -> DatabaseValue {
+        if case .integer = value { return value }
+        return real(value) { $0.rounded(rule) }
+    }
+
+    private func integers(_ arguments: [DatabaseValue], _ body: (Int64, Int64) -> Int64) -> DatabaseValue {
+        guard let a = arguments[0].exactInteger, let b = arguments[1].exactInteger else { return .null }
+        return .integer(body(a, b))
+    }
+
+    private static func finite(_ value: Double) -> DatabaseValue {
+        value.isFinite ? .real(value) : .null
+    }
+}
+
+extension DatabaseValue {
+    /// The value as a number, when it is one: text and blobs are not, as they are not to
+    /// comparisons of numbers.
+    fileprivate var number: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .real(let value): value
+        default: nil
+        }
+    }
+
+    /// An integer, or a real with no fraction that an integer holds.
+    fileprivate var exactInteger: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .real: int64Value
+        default: nil
+        }
+    }
+}

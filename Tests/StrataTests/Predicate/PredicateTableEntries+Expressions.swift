@@ -1,0 +1,74 @@
+import Foundation
+@testable import Strata
+
+/// The table's entries on expressions: arithmetic, the built-in functions, lists with
+/// variables, literals in other bases, date literals and key paths built from arguments.
+extension PredicateTableTests {
+    static let expressionEntries: [Entry] = [
+        // Arithmetic, with its precedence: `**` before `*` and `/`, before `+` and `-`.
+        book("rating + 1 > 4", sql: "b.ZRATING + 1 > 4"),
+        book("rating * 2 >= 9", sql: "b.ZRATING * 2 >= 9"),
+        book("-rating < -4", sql: "-b.ZRATING < -4"),
+        book("- rating <= -4 AND rating - 1 < 4", sql: "b.ZRATING >= 4 AND b.ZRATING < 5"),
+        book("rating - 1 / 2 == 2.5", sql: "b.ZRATING = 3"),
+        book("(rating + 1) * 2 > 9", sql: "(b.ZRATING + 1) * 2 > 9"),
+        book("rating + 1 * 2 > 6", sql: "b.ZRATING > 4"),
+        book("rating ** 2 > 10", sql: "b.ZRATING * b.ZRATING > 10"),
+        book("2 ** 3 ** 2 == 512 AND rating < 2", sql: "b.ZRATING < 2"),
+        book("-2 ** 2 == -4 AND rating >= 4.5", sql: "b.ZRATING >= 4.5"),
+        book("10 - 4 - 3 == 3 AND rating == 3", sql: "b.ZRATING = 3"),
+        book("rating / 2 == 1.75", sql: "b.ZRATING = 3.5"),
+        book("rating / 0 == nil AND published == nil", sql: "b.ZPUBLISHED IS NULL"),
+        book("pages.@count + tags.@count == 4", sql: "(SELECT COUNT(*) \(pagesOfB)) + (SELECT COUNT(*) \(tagsOfB)) = 4"),
+        book("pages.@count * 2 - tags.@count > 3", sql: "(SELECT COUNT(*) \(pagesOfB)) * 2 - (SELECT COUNT(*) \(tagsOfB)) > 3"),
+        book("published + 86400 * 365 > CAST(0, 'NSDate')", sql: "b.ZPUBLISHED + 31536000 > 0"),
+        book("(rating) >= 4.5", sql: "b.ZRATING >= 4.5"),
+        book("((rating + 1)) > 5 OR (title == 'Dune')", sql: "b.ZRATING > 4 OR b.ZTITLE = 'Dune'"),
+
+        // Functions, by their first word or their selector.
+        book("modulus:by:(pages.@count, 2) == 1", sql: "(SELECT COUNT(*) \(pagesOfB)) % 2 = 1"),
+        book("modulus(pages.@count, 3) == 0", sql: "(SELECT COUNT(*) \(pagesOfB)) % 3 = 0"),
+        book("abs(rating - 3) <= 1", sql: "abs(b.ZRATING - 3) <= 1"),
+        book("sqrt(rating) > 2", sql: "b.ZRATING > 4"),
+        book("floor(rating) == 4", sql: "b.ZRATING >= 4 AND b.ZRATING < 5"),
+        book("ceiling(rating) == 4", sql: "b.ZRATING > 3 AND b.ZRATING <= 4"),
+        book("trunc(rating / 2) == 1", sql: "b.ZRATING >= 2 AND b.ZRATING < 4"),
+        book("uppercase(title) BEGINSWITH 'THE'", sql: "upper(b.ZTITLE) GLOB 'THE*'"),
+        book("lowercase(title) == 'mort'", sql: "lower(b.ZTITLE) = 'mort'"),
+        book("add:to:(rating, 1) == 5", sql: "b.ZRATING = 4"),
+        book("raise:toPower:(2, pages.@count) == 4", sql: "(SELECT COUNT(*) \(pagesOfB)) = 2"),
+        book("bitwiseAnd:with:(pages.@count, 1) == 1", sql: "(SELECT COUNT(*) \(pagesOfB)) % 2 = 1"),
+        book("published < now()", sql: "b.ZPUBLISHED < (julianday('now') - 2451910.5) * 86400"),
+
+        // Aggregates of a to-many, and of lists.
+        book("sum(pages.number) > 5", sql: "(SELECT TOTAL(p.ZNUMBER) \(pagesOfB)) > 5"),
+        book("count(pages) == 2", sql: "(SELECT COUNT(*) \(pagesOfB)) = 2"),
+        book("max(pages.number) == 3", sql: "(SELECT MAX(p.ZNUMBER) \(pagesOfB)) = 3"),
+        book("min(pages.number) == 1 AND average(pages.number) > 1.5", sql: "(SELECT AVG(p.ZNUMBER) \(pagesOfB)) > 1.5"),
+        book("median(pages.number) == 1.5", sql: "(SELECT COUNT(*) \(pagesOfB)) = 2"),
+        book("stddev(pages.number) == 0.5", sql: "(SELECT COUNT(*) \(pagesOfB)) = 2"),
+        book("average({rating, 5}) > 4.5", sql: "COALESCE((b.ZRATING + 5) / 2.0, 5) > 4.5"),
+        book("max({rating, 2}) == 2", sql: "b.ZRATING <= 2 OR b.ZRATING IS NULL"),
+        book("count({rating, 1}) == 2 AND sum(rating, 1) >= 5", sql: "b.ZRATING >= 4"),
+
+        // Lists with variables, and a list that contains the value.
+        book("rating BETWEEN {$LOW, $HIGH}", variables: ["LOW": 2, "HIGH": 4], sql: "b.ZRATING BETWEEN 2 AND 4"),
+        book("rating IN {$A, 5}", variables: ["A": 3], sql: "b.ZRATING IN (3, 5)"),
+        book("{3, 5} CONTAINS rating", sql: "b.ZRATING IN (3, 5)"),
+        book("{'Dune', $T} CONTAINS title", variables: ["T": "Mort"], sql: "b.ZTITLE IN ('Dune', 'Mort')"),
+        book("rating IN {pages.@count, 5}", sql: "b.ZRATING = (SELECT COUNT(*) \(pagesOfB)) OR b.ZRATING = 5"),
+
+        // Integers in other bases.
+        book("rating > 0x3", sql: "b.ZRATING > 3"),
+        book("pages.@count == 0b10", sql: "(SELECT COUNT(*) \(pagesOfB)) = 2"),
+        book("rating < 0o4 AND rating >= 0X1", sql: "b.ZRATING < 4 AND b.ZRATING >= 1"),
+
+        // Dates written as ISO 8601 text.
+        book("published > CAST('2000-01-01', 'NSDate')", sql: "b.ZPUBLISHED > -31622400"),
+        book("published < CAST(\"2001-01-01T00:00:00+01:00\", \"NSDate\")", sql: "b.ZPUBLISHED < -3600"),
+
+        // Key paths put together from arguments.
+        book("%K.%K == %@", .value("author"), .value("name"), .value("Tolkien"), sql: "\(authorName) = 'Tolkien'"),
+        book("%K.name BEGINSWITH 'L'", .value("author"), sql: "\(authorName) GLOB 'L*'"),
+    ]
+}
