@@ -164,6 +164,10 @@ struct FetchCommandTests {
         (["fetch", "Book", "--include", ""], "strata: '' is not a key path"),
         (["fetch", "Book", "--limit", "0"], "Error: --limit must be at least 1"),
         (["fetch", "Book", "--var", "A=1"], "Error: --var needs --template"),
+        // Each matched nothing with exit status 0.
+        (["count", "Book", "--where", "title MATCHES '(unclosed'"], "strata: MATCHES: '(unclosed' is not a valid ICU regular expression"),
+        (["fetch", "Book", "--where", "copyright > 'soon'"], "strata: 'Book.copyright' is a date compared with the text \"soon\", which is no ISO 8601 date"),
+        (["fetch", "Book", "--where", "FUNCTION(title, 'length') > 3"], "strata: --where: FUNCTION(…) calls a method by its Objective-C name"),
     ])
     func mistakesAreUsageErrors(arguments: [String], message: String) throws {
         let result = try StrataRunner.run(arguments + ["--store", Self.books])

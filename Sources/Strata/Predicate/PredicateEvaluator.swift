@@ -54,7 +54,8 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
             case nil:
                 if case .many(let values) = left {
                     if comparison.operator == .contains { return values.contains { equal($0, right.single, comparison.options) } }
-                    // A to-many without a quantifier means ANY, as Core Data reads it.
+                    // A to-many without a quantifier means ANY here; SQL refuses it, as Core
+                    // Data's fetches do, so that only a predicate in memory meets this.
                     return values.contains { compare($0, comparison.operator, right, comparison.options) }
                 }
                 return compare(left.single, comparison.operator, right, comparison.options)
@@ -267,6 +268,9 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
         case (.string(let a), .string(let b)):
             let x = CoreDataStringMatching.fold(a, .init(options)), y = CoreDataStringMatching.fold(b, .init(options))
             return x < y ? .orderedAscending : x > y ? .orderedDescending : .orderedSame
+        // Text compared with a date is read as the ISO 8601 date it writes, as SQL reads it.
+        case (.date, .string(let text)): return ISO8601Text.date(from: text).flatMap { order(left, .date($0), options) }
+        case (.string(let text), .date): return ISO8601Text.date(from: text).flatMap { order(.date($0), right, options) }
         case (.objectID(let a), .objectID(let b)): return a == b ? .orderedSame : nil
         case (.uuid(let a), .uuid(let b)): return a == b ? .orderedSame : nil
         case (.data(let a), .data(let b)): return a == b ? .orderedSame : nil

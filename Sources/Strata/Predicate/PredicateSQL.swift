@@ -121,8 +121,14 @@ struct PredicateCompiler {
             if let quantifier = comparison.quantifier { throw PredicateCompileError(message: "\(quantifier.rawValue) needs a to-many key path") }
             return try leaf(value, comparison.operator, right, options: comparison.options)
         case .members(let toMany, let rest):
+            guard comparison.quantifier != nil || comparison.operator == .contains else {
+                // Core Data refuses it too ("to-many key not allowed here"): it could mean ANY or ALL.
+                guard case .keyPath(let path) = comparison.left else { throw PredicateCompileError(message: "a to-many value needs ANY, ALL or NONE") }
+                throw PredicateCompileError(
+                    message: "to-many key path '\(path.joined(separator: "."))' needs ANY, ALL or NONE before it, or an aggregate (@count, @sum, …) after it")
+            }
             // A to-many CONTAINS an object (or value) when one of its members equals it.
-            let op = comparison.quantifier == nil && comparison.operator == .contains ? .equal : comparison.operator
+            let op = comparison.quantifier == nil ? .equal : comparison.operator
             return try quantified(comparison.quantifier, toMany, rest, op, right, options: comparison.options)
         }
     }
@@ -161,6 +167,12 @@ struct PredicateCompiler {
         /// For an object's key: the table of its entity, so that objects of another table,
         /// whose keys may be equal, never compare equal to it.
         var table: String?
+        /// Whether the value is a date: an attribute, a constant or a cast.
+        var isDate = false
+        /// For a constant: its place in ``PredicateCompiler/arguments``.
+        var argument: Int?
+        /// For an attribute: `Entity.attribute`, for messages.
+        var attribute: String?
     }
 
     /// The right side of a comparison: one value, or the constants of `IN {…}` and `BETWEEN {…}`.
@@ -188,8 +200,20 @@ struct PredicateCompiler {
         }
     }
 
-    private func leaf(_ left: Operand, _ op: ComparisonOperator, _ right: Right, options: ComparisonOptions) throws(PredicateCompileError) -> String {
+    private mutating func leaf(_ left: Operand, _ op: ComparisonOperator, _ right: Right, options: ComparisonOptions) throws(PredicateCompileError) -> String {
         let options = options.rawValue
+        var left = left, right = right
+        switch right {
+        case .value(let value):
+            if left.isDate { right = .value(try readingDate(value, comparedWith: left)) }
+            if value.isDate { left = try readingDate(left, comparedWith: value) }
+        case .list(let members) where left.isDate:
+            var read: [Operand] = []
+            for member in members { read.append(try readingDate(member, comparedWith: left)) }
+            right = .list(read)
+        case .list:
+            break
+        }
         switch (op, right) {
         case (.in, .list(let members)):
             // Plain values of the left side's kind compare as SQL's IN does, which an index
@@ -218,10 +242,32 @@ struct PredicateCompiler {
             case .beginsWith: return search(left, right, compareOptions: 8, options: options)
             case .endsWith: return search(left, right, compareOptions: 8 | 4, options: options)
             case .like: return "COALESCE(NSCoreDataLike(\(left.sql), \(right.sql), \(options)), 0)"
-            case .matches: return "COALESCE(NSCoreDataMatches(\(left.sql), \(right.sql), \(options)), 0)"
+            case .matches:
+                if let index = right.argument, case .text(let pattern) = arguments[index],
+                    CoreDataStringMatching.regularExpression(pattern, options: .init(rawValue: Int64(options))) == nil
+                {
+                    throw PredicateCompileError(message: "MATCHES: '\(pattern)' is not a valid ICU regular expression")
+                }
+                return "COALESCE(NSCoreDataMatches(\(left.sql), \(right.sql), \(options)), 0)"
             case .in, .between: throw PredicateCompileError(message: "\(op.rawValue) needs a list on its right")
             }
         }
+    }
+
+    /// A text constant compared with a date, read as the ISO 8601 date it writes (as the
+    /// evaluator reads it); any other operand unchanged.
+    ///
+    /// - Throws: ``PredicateCompileError`` for text that is no date: SQL would compare it as
+    ///   text with a number, and match nothing without a word.
+    private mutating func readingDate(_ operand: Operand, comparedWith date: Operand) throws(PredicateCompileError) -> Operand {
+        guard operand.isString, let index = operand.argument, case .text(let text) = arguments[index] else { return operand }
+        guard let read = ISO8601Text.date(from: text) else {
+            throw PredicateCompileError(
+                message: "\(date.attribute.map { "'\($0)' is a date" } ?? "a date") compared with the text \"\(text)\", which is no ISO 8601 date; "
+                    + "write a date as CAST('2000-01-31', 'NSDate') or CAST('2000-01-31T12:00:00Z', 'NSDate')")
+        }
+        arguments[index] = AttributeValue.date(read).databaseValue
+        return Operand(sql: operand.sql, isString: false, isDate: true, argument: index)
     }
 
     /// Equality that holds for two nils, as `IS` does; strings compare through the options.
@@ -313,7 +359,10 @@ struct PredicateCompiler {
         guard let stored = value.databaseValue else { throw PredicateCompileError(message: "a list is only allowed after IN or BETWEEN") }
         arguments.append(stored)
         let table: String? = if case .objectID(let id) = value { layout.entity(named: id.entityName)?.tableName ?? "" } else { nil }
-        return Operand(sql: "?\(arguments.count)", isString: { if case .text = stored { true } else { false } }(), table: table)
+        let isDate = if case .date = value { true } else { false }
+        return Operand(
+            sql: "?\(arguments.count)", isString: { if case .text = stored { true } else { false } }(), table: table, isDate: isDate,
+            argument: arguments.count - 1)
     }
 
     // MARK: - Key paths
@@ -347,7 +396,9 @@ struct PredicateCompiler {
                     throw PredicateCompileError(message: "attribute '\(entity.name).\(name)' cannot be followed or is not stored")
                 }
                 let sql = columnValue(column, table: layoutEntity.tableName, row: row, key: key)
-                return .scalar(Operand(sql: sql, isString: attribute.type == .string || attribute.type == .uri))
+                return .scalar(Operand(
+                    sql: sql, isString: attribute.type == .string || attribute.type == .uri, isDate: attribute.type == .date,
+                    attribute: "\(entity.name).\(name)"))
             }
             guard let relationship = model.relationship(named: name, in: entity), let destination = model.entity(named: relationship.destinationEntityName) else {
                 throw PredicateCompileError(message: "entity '\(entity.name)' has no property '\(name)'")

@@ -13,7 +13,7 @@ import Testing
         "published == nil", "published > CAST(0, 'NSDate')", "published != nil AND published < CAST(100000000, 'NSDate')",
         "author == nil", "author.name == 'Tolkien'", "author.name != 'Tolkien'", "author.name BEGINSWITH[cd] 'LE'",
         "author.remoteID > 5", "author.books.@count > 2", "author.books.@avg.rating > 2",
-        "ANY tags.name == 'Classic'", "tags.name ==[c] 'fantasy'", "ALL tags.name BEGINSWITH 'F'", "NONE tags.name == 'Classic'",
+        "ANY tags.name == 'Classic'", "tags.name CONTAINS[c] 'fantasy'", "ALL tags.name BEGINSWITH 'F'", "NONE tags.name == 'Classic'",
         "tags.@count == 0", "tags.@count >= 2", "ANY pages.number > 2", "ALL pages.text == nil", "ANY pages.text == nil",
         "pages.@sum.number > 3", "pages.@max.number == 3", "pages.@avg.number < 2", "pages.@min.number == nil",
         "ANY pages.text CONTAINS[c] 'once'", "SUBQUERY(pages, $p, $p.number > 1 AND $p.text != nil).@count > 0",
@@ -88,11 +88,18 @@ import Testing
     @Test(arguments: [
         ("subtitle == 'x'", "entity 'Book' has no property 'subtitle'"),
         ("tags.name == $NAME", "no value for $NAME"),
-        ("tags == 'x' AND rating.foo == 1", "attribute 'Book.rating' cannot be followed or is not stored"),
+        ("ANY tags == 'x' AND rating.foo == 1", "attribute 'Book.rating' cannot be followed or is not stored"),
+        // Core Data refuses these too: without ANY, ALL or NONE they could mean either.
+        ("tags.name == 'x'", "to-many key path 'tags.name' needs ANY, ALL or NONE before it, or an aggregate (@count, @sum, …) after it"),
+        ("author.books.rating > 3", "to-many key path 'author.books.rating' needs ANY, ALL or NONE before it, or an aggregate (@count, @sum, …) after it"),
         ("ANY rating > 1", "ANY needs a to-many key path"),
         ("pages.@sum.text > 1", "@sum.text is not an aggregate of a numeric attribute"),
         ("rating == {1, 2}", "a list is only allowed after IN or BETWEEN"),
         ("author.books.tags.@count > 1", "@count must follow the first to-many of a key path"),
+        // Both matched nothing without a word.
+        ("title MATCHES '(unclosed'", "MATCHES: '(unclosed' is not a valid ICU regular expression"),
+        ("published > 'yesterday'", "'Book.published' is a date compared with the text \"yesterday\", which is no ISO 8601 date; "
+            + "write a date as CAST('2000-01-31', 'NSDate') or CAST('2000-01-31T12:00:00Z', 'NSDate')"),
     ])
     func badPredicatesNameTheirFault(format: String, message: String) throws {
         let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model

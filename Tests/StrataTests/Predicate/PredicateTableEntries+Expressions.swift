@@ -67,6 +67,11 @@ extension PredicateTableTests {
         book("published > CAST('2000-01-01', 'NSDate')", sql: "b.ZPUBLISHED > -31622400"),
         book("published < CAST(\"2001-01-01T00:00:00+01:00\", \"NSDate\")", sql: "b.ZPUBLISHED < -3600"),
 
+        // Text compared with a date reads as the ISO 8601 date it writes.
+        book("published > '2000-01-01'", sql: "b.ZPUBLISHED > -31622400"),
+        book("'2001-01-01' == published", sql: "b.ZPUBLISHED = 0"),
+        book("published IN {'2001-01-01T00:00:00Z', '1998-02-01'}", sql: "b.ZPUBLISHED IN (0, -92016000)"),
+
         // Key paths put together from arguments.
         book("%K.%K == %@", .value("author"), .value("name"), .value("Tolkien"), sql: "\(authorName) = 'Tolkien'"),
         book("%K.name BEGINSWITH 'L'", .value("author"), sql: "\(authorName) GLOB 'L*'"),

@@ -115,8 +115,8 @@ struct RandomPredicates {
             return comparison(key(prefix + scalar.path), scalar.domain)
         case 12..<20:
             let many = random.pick(shape.manyValues)
-            let quantifier = self.quantifier(many.path, ["ANY ", "SOME ", "ALL ", "NONE ", ""])
-            if quantifier.isEmpty, random.chance(1, in: 4) {
+            let quantifier = self.quantifier(many.path, ["ANY ", "SOME ", "ALL ", "NONE ", "", "ANY "])
+            if quantifier.isEmpty {
                 // A to-many CONTAINS a value when one of its members equals it; so does IN.
                 let value = self.value(many.domain)
                 return random.chance(1, in: 2) ? "\(prefix + many.path) CONTAINS\(options(many.domain)) \(value)" : "\(value) IN \(prefix + many.path)"
@@ -152,7 +152,8 @@ struct RandomPredicates {
         }
     }
 
-    /// A quantifier for a to-many value path; none means ANY.
+    /// A quantifier for a to-many value path; none asks for CONTAINS or IN, which alone take a
+    /// to-many without one.
     private mutating func quantifier(_ path: String, _ choices: [String]) -> String {
         random.pick(choices)
     }
@@ -177,7 +178,7 @@ struct RandomPredicates {
             let numeric = shape.manyValues.filter { if case .rating = $0.domain { true } else if case .integer = $0.domain { true } else { false } }
             guard !numeric.isEmpty else { return "\(left) == \(left)" }
             let many = random.pick(numeric)
-            return "\(quantifier(many.path, ["ANY ", "ALL ", "NONE ", ""]))\(prefix + many.path) \(numberOperator()) \(left)"
+            return "\(quantifier(many.path, ["ANY ", "ALL ", "NONE "]))\(prefix + many.path) \(numberOperator()) \(left)"
         default:
             let strings = shape.scalars.filter { if case .string = $0.domain { true } else { false } }
             let manyStrings = shape.manyValues.filter { if case .string = $0.domain { true } else { false } }
