@@ -151,6 +151,29 @@ struct FetchCommandTests {
         #expect(unknown.standardError.contains("no fetch request template 'ObjectIDFetchRequests'; did you mean 'ObjectIDFetchRequest'?"), "\(unknown.standardError)")
     }
 
+    /// Lists in a template: `{$LOW, $HIGH}` filled from --var, and a --var that is a list.
+    @Test func templateListsTakeVariablesAndVariablesTakeLists() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.libraryStore(titles: ["Zero", "One", "Two", "Three"])
+        let source = StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/Library.xcdatamodeld")
+        let bundle = folder.url.appendingPathComponent("Library.xcdatamodeld")
+        try FileManager.default.copyItem(at: source, to: bundle)
+        let contents = bundle.appendingPathComponent("Library.xcdatamodel/contents")
+        let template = #"<fetchRequest name="Picked" entity="Book" predicateString="rating BETWEEN {$LOW, $HIGH} OR isbn IN $ISBNS"/>"#
+        try String(contentsOf: contents, encoding: .utf8).replacingOccurrences(of: "</model>", with: template + "\n</model>")
+            .write(to: contents, atomically: true, encoding: .utf8)
+        let store = try PersistentStore.open(at: path, model: try ModelLoader.load(bundle).currentVersion.model)
+        try store.withConnection { try store.database.execute("UPDATE ZBOOK SET ZRATING = Z_PK") }
+        store.close()
+        let base = ["fetch", "--store", path, "--model", bundle.path, "--template", "Picked", "--select", "title", "--sort", "title", "--format", "csv"]
+        let result = try StrataRunner.run(base + ["--var", "LOW=2", "--var", "HIGH=3", "--var", "ISBNS={'0123456783', '9'}"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.components(separatedBy: "\r\n").dropFirst().compactMap { $0.split(separator: ",").last } == ["One", "Three", "Two"])
+        let broken = try StrataRunner.run(base + ["--var", "LOW=2", "--var", "HIGH=3", "--var", "ISBNS={'0123456783', }"])
+        #expect(broken.status == 2)
+        #expect(broken.standardError.hasPrefix("Error: --var 'ISBNS={'0123456783', }': VALUE is not a list: expected a key path or value, found '}'"), "\(broken.standardError)")
+    }
+
     @Test(arguments: [
         (["fetch", "Book", "--sort", "titel"], "strata: entity 'Book' has no property 'titel' (in titel); did you mean 'title'?"),
         (["fetch", "Book", "--sort", "title:up"], "strata: --sort: sort key 'title:up': unknown modifier 'up' (use asc, desc or nocase)"),

@@ -14,14 +14,18 @@ struct PredicateOptions: ParsableArguments {
     @Option(
         name: .customLong("var"),
         help: ArgumentHelp(
-            "A value for a $VARIABLE of the template's predicate; repeatable. VALUE is read as a number, YES/NO, nil, or a quoted string; anything else is a string.",
+            "A value for a $VARIABLE of the template's predicate; repeatable. VALUE is read as a number, YES/NO, nil, a quoted string, or a list such as {1, 2, 'three'}; anything else is a string.",
             valueName: "name=value"))
     var variables: [String] = []
 
     func validate() throws {
         if template == nil, !variables.isEmpty { throw ValidationError("--var needs --template") }
-        for variable in variables where !variable.contains("=") {
-            throw ValidationError("--var '\(variable)': expected NAME=VALUE")
+        for variable in variables {
+            guard let equals = variable.firstIndex(of: "=") else { throw ValidationError("--var '\(variable)': expected NAME=VALUE") }
+            let value = String(variable[variable.index(after: equals)...])
+            if PredicateValue.looksLikeList(value), case .failure(let error) = PredicateValue.list(value) {
+                throw ValidationError("--var '\(variable)': VALUE is not a list: \(error)")
+            }
         }
     }
 
@@ -111,7 +115,9 @@ extension PredicateValue {
     /// `false`, `nil`/`null`, a string in single or double quotes; anything else is a string.
     init(commandLine text: String) {
         let lowered = text.lowercased()
-        if let integer = Int64(text) {
+        if Self.looksLikeList(text), case .success(let list) = Self.list(text) {
+            self = list
+        } else if let integer = Int64(text) {
             self = .integer(integer)
         } else if let number = Double(text), number.isFinite, text.contains(where: \.isNumber) {
             self = .double(number)
@@ -125,6 +131,23 @@ extension PredicateValue {
             self = .string(String(text.dropFirst().dropLast()))
         } else {
             self = .string(text)
+        }
+    }
+
+    static func looksLikeList(_ text: String) -> Bool {
+        text.hasPrefix("{") && text.hasSuffix("}")
+    }
+
+    /// `{1, 2, 'three'}` as a list, read as the predicate format reads one; the problem with
+    /// it otherwise.
+    static func list(_ text: String) -> Result<PredicateValue, ValidationError> {
+        do {
+            if case .comparison(let comparison) = try ObjectPredicate(format: "SELF IN " + text), case .value(let list) = comparison.right {
+                return .success(list)
+            }
+            return .failure(ValidationError("only constants may be listed, such as {1, 2, 'three'}"))
+        } catch {
+            return .failure(ValidationError(error.message))
         }
     }
 }
