@@ -20,7 +20,7 @@ enum ExitStatus: Int32 {
         switch error {
         case .notFound, .folderNotFound, .locked, .closed, .alreadyExists, .strayJournal, .database: self = .failure
         case .unknownEntity, .unknownProperty: self = .usage
-        case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .modelCacheUnreadable, .invalidModel: self = .dataError
+        case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .uniquenessConflict, .modelCacheUnreadable, .invalidModel: self = .dataError
         }
     }
 
@@ -41,7 +41,7 @@ enum ExitStatus: Int32 {
     init(for error: LuaError) {
         switch error.code {
         case "syntax": self = .usage
-        case "validation": self = .dataError
+        case "validation", "uniqueness": self = .dataError
         default: self = .failure
         }
     }

@@ -45,6 +45,7 @@ extension LuaError {
             case .validation: "validation"
             // A stale save: a script retries it after `ctx:refresh()`, telling it apart by this code.
             case .conflict: "conflict"
+            case .uniquenessConflict: "uniqueness"
             default: "context"
             }
         case is ImportError, is JSONSyntaxError: "import"

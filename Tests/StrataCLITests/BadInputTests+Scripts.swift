@@ -53,6 +53,10 @@ extension BadInputTests {
          "eval:1: Page.number is Integer 32: inf is not a finite number\nstack traceback:\n\t[C]: in method 'create'\n\teval:1: in function <eval:1>\n\teval:1: in main chunk"),
         ("eval", "ctx:create('Tag', {name = 'a\\xff'}); ctx:save()", 1,
          "eval:1: Tag.name is String: the string is not valid UTF-8\nstack traceback:\n\t[C]: in method 'create'\n\teval:1: in function <eval:1>\n\teval:1: in main chunk"),
+        // Regression: a uniqueness clash printed SQLite's message, the SQL and its arguments,
+        // with exit status 1.
+        ("eval", "local a = ctx:first('Author', 'remoteID == 1'); a.remoteID = 2; ctx:save()", 3,
+         "eval:1: <Author p1>: another Author already has remoteID 2, which the uniqueness constraint on remoteID forbids\nstack traceback:\n\t[C]: in method 'save'\n\teval:1: in function <eval:1>\n\teval:1: in main chunk"),
         ("eval", "return ctx:fetch('Book', {where = 'title =='})", 1,
          "eval:1: expected a value after '==', found 'the end of the predicate'\n  title ==\n          ^\nstack traceback:\n\t[C]: in method 'fetch'\n\teval:1: in function <eval:1>\n\teval:1: in main chunk"),
     ])

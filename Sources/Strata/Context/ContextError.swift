@@ -18,6 +18,10 @@ public enum ContextError: Error, Sendable, Equatable {
     case deleteDenied(object: ObjectID, relationship: String, count: Int)
     /// Another context or process saved an object since this context read it.
     case conflict(object: ObjectID, expectedVersion: Int64, storeVersion: Int64?)
+    /// The save would give `object` the values of `properties` another object of its entity
+    /// holds, which a uniqueness constraint of the model forbids (Core Data's
+    /// `NSManagedObjectConstraintMergeError`); nothing was saved.
+    case uniquenessConflict(object: ObjectID, properties: [String], values: [String])
     /// The store failed.
     case store(String)
 }
@@ -55,6 +59,9 @@ extension ContextError: CustomStringConvertible, LocalizedError {
             "cannot delete \(object): its relationship '\(relationship)' (delete rule Deny) still holds \(count) object\(count == 1 ? "" : "s")"
         case .conflict(let object, let expected, let actual):
             "\(object) was changed by another context or process (version \(actual.map(String.init) ?? "deleted"), read \(expected))"
+        case .uniquenessConflict(let object, let properties, let values):
+            "\(object): another \(object.entityName) already has \(zip(properties, values).map { "\($0) \($1)" }.joined(separator: " and ")), "
+                + "which the uniqueness constraint on \(properties.joined(separator: ", ")) forbids"
         case .store(let message): message
         }
     }

@@ -73,6 +73,11 @@ extension ObjectContext {
             } }
         } catch let error as ContextError {
             throw error
+        } catch StoreError.uniquenessConflict(_, let entity, let key, let attributes, let values) {
+            // An inserted object is named by the temporary ID its holder knows: the key it was given is undone.
+            let id = permanentID(entityName: entity, primaryKey: key)
+            let object = permanent.first { $0.value == id }?.key ?? id
+            throw .uniquenessConflict(object: object, properties: attributes, values: values.map(\.readable))
         } catch StoreError.conflict(_, let entity, let key, let expected, let actual) {
             throw .conflict(
                 object: permanentID(entityName: entity, primaryKey: key),

@@ -90,7 +90,7 @@ extension PersistentStore {
         var arguments: [DatabaseValue] = [.integer(key), .integer(Int64(plan.table.number)), .integer(1)]
         arguments.reserveCapacity(3 + values.count + 2 * toOne.count)
         try appendArguments(of: plan, values: values, toOne: toOne, to: &arguments)
-        try database.cachedStatement(plan.insertSQL).execute(arguments)
+        try write(plan.insertSQL, arguments, plan: plan, key: key, values: values)
     }
 
     /// Updates a row's columns by `plan` and raises its version. Fails with
@@ -104,9 +104,37 @@ extension PersistentStore {
         arguments.reserveCapacity(values.count + 2 * toOne.count + 2)
         try appendArguments(of: plan, values: values, toOne: toOne, to: &arguments)
         arguments += [.integer(primaryKey), .integer(expectedVersion)]
-        try database.cachedStatement(plan.updateSQL).execute(arguments)
+        try write(plan.updateSQL, arguments, plan: plan, key: primaryKey, values: values)
         guard database.changedRowCount == 1 else { throw try conflict(plan.table, primaryKey, expectedVersion) }
         return expectedVersion + 1
+    }
+
+    /// Runs a row's write, telling a broken uniqueness constraint from other failures.
+    private func write(_ sql: String, _ arguments: [DatabaseValue], plan: RowWritePlan, key: Int64, values: [DatabaseValue]) throws {
+        do {
+            try database.cachedStatement(sql).execute(arguments)
+        } catch {
+            guard error.extendedCode == 2067, let conflict = try uniquenessConflict(error, plan: plan, key: key, values: values) else { throw error }  // SQLITE_CONSTRAINT_UNIQUE
+            throw conflict
+        }
+    }
+
+    /// The uniqueness conflict SQLite reports as `UNIQUE constraint failed: ZAUTHOR.ZREMOTEID`,
+    /// with the values the row would have had: those written, else those it holds.
+    private func uniquenessConflict(_ error: DatabaseError, plan: RowWritePlan, key: Int64, values: [DatabaseValue]) throws -> StoreError? {
+        guard let range = error.message.range(of: "constraint failed: ") else { return nil }
+        let columns = error.message[range.upperBound...].components(separatedBy: ", ").map { $0.components(separatedBy: ".").last ?? $0 }
+        var attributes: [String] = [], found: [DatabaseValue] = []
+        for column in columns {
+            guard let name = plan.table.attributeColumns.first(where: { $0.value == column })?.key else { return nil }
+            attributes.append(name)
+            if let index = plan.attributeColumns.firstIndex(of: column) {
+                found.append(values[index])
+            } else {
+                found.append(try database.scalar("SELECT \(column) FROM \(plan.table.tableName) WHERE Z_PK = ?", [.integer(key)]) ?? .null)
+            }
+        }
+        return .uniquenessConflict(path: path, entity: plan.entityName, primaryKey: key, attributes: attributes, values: found)
     }
 
     private func appendArguments(of plan: RowWritePlan, values: [DatabaseValue], toOne: [RowReference?], to arguments: inout [DatabaseValue]) throws {

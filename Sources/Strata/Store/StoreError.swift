@@ -23,6 +23,9 @@ public enum StoreError: Error, Sendable {
     case strayJournal(path: String)
     /// An update found the row changed since it was read (`Z_OPT` moved on).
     case conflict(path: String, entity: String, primaryKey: Int64, expectedVersion: Int64, actualVersion: Int64?)
+    /// A write would give the row `primaryKey` of `entity` the values another row of the entity
+    /// holds in `attributes`, which a uniqueness constraint of the model forbids.
+    case uniquenessConflict(path: String, entity: String, primaryKey: Int64, attributes: [String], values: [DatabaseValue])
     /// The model a store was to be created for breaks the rules of ``ObjectModel/validate()``.
     case invalidModel(path: String, issues: [ModelIssue])
     /// The model has no entity of that name.
@@ -59,6 +62,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .unknownProperty(let path, let entity, let property, let known):
             "\(path): entity '\(entity)' has no stored property '\(property)'\(didYouMean(property, among: known)); properties: \(known.joined(separator: ", "))"
         case .modelCacheUnreadable(let path, let reason): "\(path): the model cache cannot be read: \(reason)"
+        case .uniquenessConflict(let path, let entity, _, let attributes, let values):
+            "\(path): another \(entity) already has \(UniquenessText.values(attributes, values)), which the uniqueness constraint on \(attributes.joined(separator: ", ")) forbids"
         case .database(let error): error.description
         }
     }
@@ -66,4 +71,22 @@ extension StoreError: CustomStringConvertible, LocalizedError {
     /// The same text as ``description``, so that `localizedDescription` names the store and what
     /// is wrong with it.
     public var errorDescription: String? { description }
+}
+
+/// How a uniqueness conflict's values read: `remoteID 1`, `name "Dune" and year 1965`.
+enum UniquenessText {
+    static func values(_ attributes: [String], _ values: [DatabaseValue]) -> String {
+        zip(attributes, values).map { "\($0) \($1.readable)" }.joined(separator: " and ")
+    }
+}
+
+extension DatabaseValue {
+    /// The value as a message shows it: text quoted, numbers plain.
+    var readable: String {
+        switch self {
+        case .text(let text): "\"\(text)\""
+        case .blob(let data): "<\(data.count) bytes>"
+        default: description
+        }
+    }
 }

@@ -21,6 +21,34 @@ import Testing
         }
     }
 
+    /// Regression: a save that broke a uniqueness constraint failed with SQLite's message and
+    /// the SQL; it names the object, the properties and the values, and saves nothing.
+    @Test func aUniquenessClashNamesTheObjectAndTheValues() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        try context.performAndWait {
+            let first = try context.insert("Author")
+            try first.setValue(Int64(7), forKey: "remoteID")
+            try first.setValue("First", forKey: "name")
+            try context.save()
+            let second = try context.insert("Author")
+            try second.setValue(Int64(7), forKey: "remoteID")
+            try second.setValue("Second", forKey: "name")
+            #expect(throws: ContextError.uniquenessConflict(object: second.objectID, properties: ["remoteID"], values: ["7"])) { try context.save() }
+            #expect(second.objectID.isTemporary)
+            try second.setValue(Int64(8), forKey: "remoteID")
+            try context.save()
+            // An update that takes another object's value is named by its saved ID.
+            try first.setValue(Int64(8), forKey: "remoteID")
+            #expect(throws: ContextError.uniquenessConflict(object: first.objectID, properties: ["remoteID"], values: ["8"])) { try context.save() }
+        }
+        let reader = try fixture.otherContext()
+        try reader.performAndWait {
+            let saved = try reader.fetch(FetchRequest(entityName: "Author", sortDescriptors: [ObjectSortDescriptor("remoteID")]))
+            #expect(try saved.map { try $0.value(forKey: "remoteID") as? Int64 } == [7, 8])
+        }
+    }
+
     @Test func anObjectDeletedAndSavedNoLongerReadsItsValues() throws {
         let fixture = try LibraryFixture()
         let context = fixture.context

@@ -72,11 +72,14 @@ import Testing
 
     @Test func aFailedTransactionLeavesTheStoreAsItWas() throws {
         try store.database.inTransaction { _ = try store.insert("Tag", values: ["name": .text("kept")]) }
-        #expect(throws: DatabaseError.self) {
+        #expect {
             try store.database.inTransaction {
                 _ = try store.insert("Tag", values: ["name": .text("new")])
                 _ = try store.insert("Tag", values: ["name": .text("kept")])  // violates the uniqueness constraint
             }
+        } throws: { error in
+            guard case StoreError.uniquenessConflict(_, "Tag", 3, ["name"], [.text("kept")]) = error else { return false }
+            return true
         }
         #expect(try store.rows("Tag").map { $0.values["name"] } == [.text("kept")])
         #expect(try store.database.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag'") == .integer(1))
