@@ -24,6 +24,29 @@ import Testing
         #expect(try StrataRunner.run(["count", "Tag", "--store", path], in: folder.url).standardOutput == "3\n")
     }
 
+    /// Regression: a mistyped --store given to run, eval or shell made a new, empty store
+    /// without a word. A missing store is an error that names it, and nothing is created;
+    /// --create makes it.
+    @Test func scriptsCreateAMissingStoreOnlyWhenAskedTo() throws {
+        let folder = try TemporaryFolder()
+        let script = folder.url.appendingPathComponent("count.lua").path
+        try "print(ctx:count('Tag'))".write(toFile: script, atomically: true, encoding: .utf8)
+        let path = folder.url.appendingPathComponent("Libary.sqlite").path
+        for command in [["run", script], ["eval", "ctx:count('Tag')"], ["shell"]] {
+            let refused = try StrataRunner.run(command + ["--store", path, "--model", BadInputTests.model], input: Data())
+            #expect(refused.status == 1, "\(command)")
+            #expect(refused.standardError == "strata: \(path): no such store; pass --create to make one (or strata setup)\n", "\(command)")
+            #expect(!FileManager.default.fileExists(atPath: path), "\(command)")
+        }
+        // Without --store, the stack's own store in the current folder.
+        let unnamed = try StrataRunner.run(["eval", "1", "--model", BadInputTests.model], in: folder.url)
+        #expect(unnamed.standardError == "strata: Library.sqlite: no such store; pass --create to make one (or strata setup)\n")
+        let created = try StrataRunner.run(["run", script, "--store", path, "--model", BadInputTests.model, "--create"])
+        #expect(created.status == 0, "\(created.standardError)")
+        #expect(created.standardOutput == "0\n")
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
     /// An absolute path that starts with `//` is still a path (a URI would read `//` as the
     /// start of a host name).
     @Test func anAbsolutePathStartingWithTwoSlashes() throws {

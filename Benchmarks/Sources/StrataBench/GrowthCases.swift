@@ -77,7 +77,7 @@ struct GrowthCases {
             let store = bench.path("authors-\(count).sqlite")
             Workbench.remove(store)
             defer { Workbench.remove(store) }
-            let run = try runCommand(tools.strata, ["run", script, "--store", store, "--model", model, "--", String(count)], measuresMemory: true)
+            let run = try runCommand(tools.strata, ["run", script, "--store", store, "--model", model, "--create", "--", String(count)], measuresMemory: true)
             guard run.output == "\(count)\n" else { throw CommandFailure(description: "the look-up loop of \(count) authors printed \(run.output)") }
             runs.append(run)
         }

@@ -7,6 +7,9 @@ struct ScriptOptions: ParsableArguments {
     @Flag(name: .customLong("allow-io"), help: "Give scripts the io and os libraries, dofile and loadfile: files, processes and the environment.")
     var allowsIO = false
 
+    @Flag(help: "Create the store when it is missing (as strata setup does); without it, a missing store is an error, so that a mistyped --store is not taken for a new store.")
+    var create = false
+
     @Option(
         name: .customLong("budget"),
         help: ArgumentHelp(

@@ -117,6 +117,11 @@ struct StoreOptions: ParsableArguments {
         return store
     }
 
+    /// Where the stack's store is without --store: `<model name>.sqlite` in the current folder.
+    func defaultStorePath() throws -> String {
+        URL(fileURLWithPath: try requireModelURL().path).deletingPathExtension().lastPathComponent + ".sqlite"
+    }
+
     /// The stack on the store (default: `<model name>.sqlite` in the current folder), creating
     /// the store when it is missing. A store made with an earlier version of the bundle is
     /// migrated when `automigrates`; a store of another model is refused.

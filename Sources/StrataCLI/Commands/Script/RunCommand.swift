@@ -13,7 +13,8 @@ struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
             strata (see the README's Lua section), and its arguments as ... and in the table \
             arg, arg[0] being the script's path, as the lua interpreter gives them; write -- \
             before arguments that begin with a dash. The store is opened as strata setup opens \
-            it: created when missing, migrated from an earlier version of the --model bundle.
+            it, migrated from an earlier version of the --model bundle; a missing store is an \
+            error unless --create is given.
 
             Changes reach the store only when the script saves them, with ctx:save() or at the \
             end of ctx:transaction(fn): whatever is unsaved when the script ends or fails is \

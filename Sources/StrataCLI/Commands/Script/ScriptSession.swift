@@ -43,6 +43,12 @@ final class ScriptSession {
     static func with(
         storeOptions: StoreOptions, scriptOptions: ScriptOptions, _ body: @escaping @Sendable (ScriptSession) throws -> Void
     ) async throws {
+        if !scriptOptions.create {
+            let path = try storeOptions.storePath ?? storeOptions.defaultStorePath()
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw CLIError("\(path): no such store; pass --create to make one (or strata setup)")
+            }
+        }
         let stack = try storeOptions.openStack()
         // The session blocks a thread of its own (waiting for the main queue, then running
         // the scripts), not one of Swift concurrency's.
