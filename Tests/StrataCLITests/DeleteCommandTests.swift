@@ -81,8 +81,21 @@ import Testing
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == "deleted 1 Author, 3 Book (cascade), 7 Page (cascade)\n")
         for entity in ["Author", "Book", "Page"] { #expect(try count(entity) == 0) }
-        let none = try StrataRunner.run(["delete", "Author", "--all", "--store", store])
+        let none = try StrataRunner.run(["delete", "Author", "--all", "--yes", "--store", store])
         #expect(none.status == 0 && none.standardOutput == "deleted 0 Author\n")
+    }
+
+    /// Regression: off a terminal, --all deleted without --yes, while reset asked for it.
+    @Test func deletingEverythingOffATerminalNeedsYes() throws {
+        let before = try snapshot()
+        let result = try StrataRunner.run(["delete", "Author", "--all", "--store", store], input: Data())
+        #expect(result.status == 2)
+        #expect(result.standardError == "strata: delete --all removes every Author object; pass --yes to confirm\n")
+        #expect(try snapshot() == before)
+        // Objects chosen by a predicate are deleted off a terminal without --yes, as before.
+        let chosen = try StrataRunner.run(["delete", "Book", "--where", "title == 'A'", "--store", store], input: Data())
+        #expect(chosen.status == 0, "\(chosen.standardError)")
+        #expect(chosen.standardOutput == "deleted 1 Book, 3 Page (cascade)\n")
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no /dev/ptmx: the terminal test is skipped"))
@@ -142,7 +155,7 @@ import Testing
             $0.replacingOccurrences(of: #"name="books" optional="YES" toMany="YES" deletionRule="Cascade""#, with: #"name="books" optional="YES" toMany="YES" deletionRule="Deny""#)
         }
         let before = try snapshot()
-        let result = try StrataRunner.run(["delete", "Author", "--all", "--store", store, "--model", deny])
+        let result = try StrataRunner.run(["delete", "Author", "--all", "--yes", "--store", store, "--model", deny])
         #expect(result.status == 3)
         #expect(result.standardError == "strata: cannot delete <Author p1>: its relationship 'books' (delete rule Deny) still holds 3 objects; nothing was deleted\n")
         #expect(result.standardOutput.isEmpty)

@@ -73,6 +73,31 @@ import Testing
         #expect(backups.count == 1)
     }
 
+    /// Regression: reset needed --model, though the store keeps its model. It keeps that one;
+    /// a store whose model would only be inferred from its tables still needs --model.
+    @Test func resetKeepsTheStoresOwnModelWithoutModel() throws {
+        let store = folder.appendingPathComponent("Own.sqlite").path
+        let imported = try StrataRunner.run(["import", "Tag", "--store", store, "--model", model], input: Data(#"[{"name": "a"}]"#.utf8))
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let reset = try StrataRunner.run(["reset", "--yes", "--store", store])
+        #expect(reset.status == 0, "\(reset.standardError)")
+        #expect(try StrataRunner.run(["count", "Tag", "--store", store]).standardOutput == "0\n")
+        // The reset store is still the model's: setup opens it without migrating.
+        let opened = try StrataRunner.run(["setup", "--no-automigrate", "--store", store, "--model", model, "--format", "json"])
+        #expect(opened.status == 0, "\(opened.standardError)")
+
+        let inferred = folder.appendingPathComponent("Inferred.sqlite").path
+        let database = try Database(path: store)
+        try database.execute("VACUUM INTO '\(inferred)'")
+        database.close()
+        let plain = try Database(path: inferred)
+        try plain.execute("UPDATE Z_METADATA SET Z_PLIST = NULL")
+        plain.close()
+        let refused = try StrataRunner.run(["reset", "--yes", "--store", inferred])
+        #expect(refused.status == 2)
+        #expect(refused.standardError == "strata: \(inferred) keeps no model of its own (inferred from the schema); pass --model\n", "\(refused.standardError)")
+    }
+
     @Test func resetOfAMissingStoreSaysSo() throws {
         let store = folder.appendingPathComponent("Missing.sqlite").path
         let result = try StrataRunner.run(["reset", "--yes", "--store", store, "--model", model])

@@ -117,6 +117,25 @@ struct StoreOptions: ParsableArguments {
         return store
     }
 
+    /// The stack on --store with the model the store keeps (Core Data's model cache, or the
+    /// model Strata recorded creating it): for a command that rewrites the store whole and
+    /// needs no --model. A store that keeps none is a usage error, since a model inferred from
+    /// its tables is not the app's own.
+    func openStackWithStoresModel() throws -> DataStack {
+        let path = try requireStorePath()
+        let (store, _) = try openStoreForReading()
+        let (model, source) = (store.model, store.modelSource)
+        store.close()
+        guard source == .modelCache || source == .storeMetadata else {
+            throw CLIError("\(path) keeps no model of its own (\(source)); pass --model", status: .usage)
+        }
+        var stackOptions = DataStack.Options()
+        stackOptions.configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
+        stackOptions.automigrates = false
+        let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        return try DataStack(model: model, modelName: name, store: .sqlite(URL(fileURLWithPath: path)), options: stackOptions)
+    }
+
     /// Where the stack's store is without --store: `<model name>.sqlite` in the current folder.
     func defaultStorePath() throws -> String {
         URL(fileURLWithPath: try requireModelURL().path).deletingPathExtension().lastPathComponent + ".sqlite"

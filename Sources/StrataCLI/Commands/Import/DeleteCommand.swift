@@ -25,7 +25,8 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
 
             When standard input and standard output are both a terminal, it asks first \
             ("Delete 3 Book objects (and 7 Page by cascade)? [y/N]") unless --yes is given. \
-            Otherwise (a script, a pipe) it deletes without asking.
+            Otherwise (a script, a pipe) it deletes without asking, but for --all, which needs \
+            --yes there, as strata reset does.
 
             The store is opened for writing with the model of --model, which must be the \
             store's (as strata setup opens it), else with the store's own model.
@@ -60,6 +61,9 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
         defer { target.close() }
         let context = target.context
         let asks = !yes && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        if all, !yes, !asks {
+            throw CLIError("delete --all removes every \(entity ?? "") object; pass --yes to confirm", status: .usage)
+        }
         let summary = try Cleanup.mapped {
             try context.performAndWait { () throws -> Cleanup.Summary in
                 let request = all ? FetchRequest(entityName: entity ?? "") : try selection.makeRequest(entity: entity, model: context.model)

@@ -11,7 +11,8 @@ struct ResetCommand: AsyncParsableCommand, ReadsModelOrStore {
             Removes the store file, its -wal, -shm and -journal, and its external data folder, \
             then creates an empty store for the model, and lists the files removed. On a terminal \
             it asks first; otherwise --yes is required. A store made with another model is \
-            refused (exit status 3).
+            refused (exit status 3). Without --model, the store's own model is kept: the one \
+            Core Data wrote in its model cache, or Strata in its metadata.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -27,7 +28,7 @@ struct ResetCommand: AsyncParsableCommand, ReadsModelOrStore {
         guard let path = options.storePath, FileManager.default.fileExists(atPath: path) else {
             throw CLIError("\(options.storePath ?? "no store given"): no such store; pass --store PATH", status: options.storePath == nil ? .usage : .failure)
         }
-        let stack = try options.openStack()
+        let stack = try options.modelPath == nil ? options.openStackWithStoresModel() : options.openStack()
         if !yes {
             guard isatty(STDIN_FILENO) == 1 else {
                 throw CLIError("reset removes every object in \(path); pass --yes to confirm", status: .usage)
