@@ -198,6 +198,12 @@ public final class Exporter {
             + plan.links.filter { $0.kind == .identity && !silenced.contains($0.id) }.map(\.identityKey)
     }
 
+    /// The relationships of `entityName` that flat records (``writesNestedRecords`` off) leave
+    /// out: those whose destinations have no identity attribute, written as nested records.
+    public func relationshipsLeftOutOfFlatRecords(of entityName: String) throws -> [String] {
+        try plan(for: entityName).links.filter { $0.kind == .nested && !silenced.contains($0.id) }.map(\.relationship.name)
+    }
+
     // MARK: - Records
 
     private func record(of object: ManagedObject, through came: RelationshipDescription?, depth: Int = 0) throws -> JSONValue {

@@ -34,7 +34,8 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
             its entity), so its JSON output is an object of arrays.
 
             NDJSON and CSV (with a header; identity values of a to-many separated by spaces; \
-            nested records left out) hold exactly one entity. The store is opened read-only; \
+            nested records left out, with a warning naming the relationships) hold exactly one \
+            entity; sub-entities with no objects to export do not count. The store is opened read-only; \
             records are printed as they are made, so an error part-way may leave part of the \
             output.
             """)
@@ -66,6 +67,14 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
         if nested, format == .csv { throw ValidationError("--nested cannot be used with --format csv") }
     }
 
+    /// Whether `entity` itself (not its sub-entities) has objects that satisfy `filter`.
+    private func holdsObjects(_ entity: String, where filter: ObjectPredicate?, in context: ObjectContext) throws -> Bool {
+        var request = FetchRequest(entityName: entity, predicate: filter)
+        request.includesSubentities = false
+        request.fetchLimit = 1
+        return try context.count(for: request) > 0
+    }
+
     func run() async throws {
         let filter: ObjectPredicate?
         do {
@@ -84,7 +93,13 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
         try context.performAndWait {
             let exporter = try Exporter(
                 context: context, entities: entities.isEmpty ? nil : entities, includingSubentities: !excludeSubentities, nested: nested)
-            let names = exporter.entityNames
+            var names = exporter.entityNames
+            if format != .json, entities.count == 1, names.count > 1,
+                try names.filter({ $0 != entities[0] }).allSatisfy({ try !holdsObjects($0, where: filter, in: context) })
+            {
+                // Sub-entities without objects to export add nothing the one entity's records lack.
+                names = [entities[0]]
+            }
             if format != .json, entities.count == 1, names.count > 1 {
                 throw CLIError(
                     "--format \(format.rawValue) writes the records of one entity, and \(entities[0]) has sub-entities (\(names.filter { $0 != entities[0] }.joined(separator: ", "))): add --exclude-subentities for \(entities[0])'s own objects, or use --format json",
@@ -124,6 +139,11 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
                 }
             case .csv:
                 exporter.writesNestedRecords = false
+                for relationship in try exporter.relationshipsLeftOutOfFlatRecords(of: names[0]) {
+                    let destination = model.relationship(named: relationship, in: model.entity(named: names[0])!)?.destinationEntityName ?? "?"
+                    StrataCLI.printError(
+                        "strata: warning: the CSV leaves out \(names[0]).\(relationship): \(destination) has no identity attribute, so its objects are nested records, which only --format json holds")
+                }
                 let keys = try exporter.fieldKeys(of: names[0])
                 let paths = keys.map { $0.split(separator: ".").map(String.init) }
                 output.flush()
