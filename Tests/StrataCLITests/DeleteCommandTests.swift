@@ -173,6 +173,20 @@ import Testing
 
     // MARK: - prune
 
+    /// Regression: pruning a Page failed because its Book, which the deletion updates, held a
+    /// bad ISBN the prune did not touch.
+    @Test func pruneOfOneEntityIsNotStoppedByAnotherEntitysOldFaults() throws {
+        let database = try Database(path: store)
+        try database.execute("UPDATE ZPAGE SET ZNUMBER = 0 WHERE Z_PK = 1")
+        try database.execute("UPDATE ZBOOK SET ZISBN = 'spoilt' WHERE Z_PK = (SELECT ZBOOK FROM ZPAGE WHERE Z_PK = 1)")
+        database.close()
+        let pruned = try StrataRunner.run(["prune", "--invalid", "Page", "--store", store])
+        #expect(pruned.status == 0, "\(pruned.standardError)")
+        #expect(pruned.standardOutput == "Page p1: number value 0 is below the minimum 1\ndeleted 1 invalid object: 1 Page\n")
+        #expect(try count("Page") == 6)
+        #expect(try count("Book") == 3)
+    }
+
     @Test func pruneInvalidListsThenDeletesAndDryRunDeletesNothing() throws {
         let database = try Database(path: store)
         try database.execute("UPDATE ZBOOK SET ZTITLE = NULL WHERE ZISBN = '9780000000001'")

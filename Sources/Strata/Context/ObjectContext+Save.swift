@@ -1,6 +1,9 @@
 extension ObjectContext {
     /// Writes the context's changes to the store in one `BEGIN IMMEDIATE` transaction, after
     /// validating them (see ``ContextError/validation(_:)``) and checking delete rules of Deny.
+    /// Inserted objects are validated whole; a saved object, by the properties the save changes,
+    /// so that a value already in the store and left alone does not stop it (Core Data judges
+    /// the whole object).
     ///
     /// Each saved object's row must still have the `Z_OPT` the context read; when another
     /// context or process saved it since, the save fails with ``ContextError/conflict(object:expectedVersion:storeVersion:)``

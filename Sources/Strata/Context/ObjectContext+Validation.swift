@@ -15,7 +15,13 @@ extension ObjectContext {
         var invalid: [(object: ManagedObject, failures: [ValidationFailure])] = []
         for object in (inserted ?? insertedObjects) + (updated ?? updatedObjects)
         where deferredValidation.isEmpty || !deferredValidation.contains(object.objectID) {
-            let failures = try validationFailures(of: object)
+            var failures = try validationFailures(of: object)
+            // An update is judged by what it changes: a value already in the store, left as it
+            // is, does not stop the save (a Page pruned from a Book whose ISBN was already bad).
+            if !failures.isEmpty, !object.objectID.isTemporary, !insertedIDs.contains(object.objectID) {
+                let changed = object.changedKeys
+                failures.removeAll { $0.property.map { !changed.contains($0) } ?? false }
+            }
             if !failures.isEmpty { invalid.append((object, failures)) }
         }
         // Reported in ID order whatever the order of the context's tables.

@@ -49,6 +49,31 @@ import Testing
         }
     }
 
+    /// Regression: a save refused an update because of a value it did not touch, already in
+    /// the store (pruning a Page from a Book whose ISBN another program had spoilt).
+    @Test func anUpdateIsJudgedByWhatItChanges() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        let book = try context.performAndWait {
+            let book = try fixture.book("Dune", isbn: "9780441172719")
+            try context.save()
+            return book.objectID
+        }
+        try fixture.store.withConnection { try fixture.store.database.execute("UPDATE ZBOOK SET ZISBN = 'spoilt'") }
+        let reader = try fixture.otherContext()
+        try reader.performAndWait {
+            let dune = try reader.existingObject(with: book)
+            try dune.setValue(4.5, forKey: "rating")
+            try reader.save()
+            // A change to the bad value is judged, and refused.
+            try dune.setValue("still bad", forKey: "isbn")
+            #expect { try reader.save() } throws: { error in
+                guard case ContextError.validation(let failures) = error else { return false }
+                return failures.map(\.property) == ["isbn"]
+            }
+        }
+    }
+
     @Test func anObjectDeletedAndSavedNoLongerReadsItsValues() throws {
         let fixture = try LibraryFixture()
         let context = fixture.context
