@@ -103,10 +103,16 @@ import Testing
 
         let changes = (1_201...3_600).map { #"{"id": \#($0), "name": "P\#($0)", "age": \#($0 % 90 + ($0 % 2 == 0 ? 1 : 0))}"# }
             + [#"{"id": 3601}"#]
+        // Regression: an import that deleted invalid records exited with status 0, which a CI
+        // job could not tell from a clean one. The other records are still saved.
         let second = try StrataRunner.run(["import", "Person", "-", "--store", store], input: Data(changes.joined(separator: "\n").utf8))
-        #expect(second.status == 0, "\(second.standardError)")
+        #expect(second.status == 3)
+        #expect(second.standardError == "strata: 1 record made invalid objects, which were deleted; the others were saved (--allow-invalid to accept this)\n")
         #expect(second.standardOutput == "Person: 1100 created, 650 updated, 650 unchanged, 1 deleted\ninvalid Person 3601: name is required\n",
                 "\(second.standardOutput)")
+        let accepted = try StrataRunner.run(["import", "Person", "-", "--store", store, "--allow-invalid"], input: Data(#"{"id": 3602}"#.utf8))
+        #expect(accepted.status == 0, "\(accepted.standardError)")
+        #expect(accepted.standardOutput == "Person: 1 deleted\ninvalid Person 3602: name is required\n", "\(accepted.standardOutput)")
         #expect(try rows(store, "SELECT COUNT(*), MAX(Z_PK), SUM(Z_OPT) FROM ZPERSON")[0] == [.integer(3_600), .integer(3_600), .integer(3_600 + 650)])
 
         let before = BadInputTests.checksum(store)

@@ -23,6 +23,10 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
             The whole import is one transaction: an error leaves the store as it was, and \
             --dry-run rolls back after printing the report. Records are saved in batches \
             within that transaction, so memory stays bounded whatever the file's size.
+
+            Records that make invalid objects (the model's validation, or strata.invalidIf) \
+            are deleted and listed, and the others are saved; the import then exits with \
+            status 3, so that a script notices, unless --allow-invalid is given.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -44,6 +48,9 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @Flag(help: "Import, print the report, and roll everything back.")
     var dryRun = false
+
+    @Flag(help: "Exit with status 0 when records made invalid objects, which the import deleted (status 3 without it).")
+    var allowInvalid = false
 
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Records per batch: looked up together and saved together.", valueName: "n"))
     var batchSize = 1000
@@ -99,6 +106,12 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
             if dryRun { print("dry run: rolled back") }
         case .json:
             print(JSONWriter.string(from: result.json(dryRun: dryRun)))
+        }
+        if !result.invalid.isEmpty, !allowInvalid {
+            let count = result.invalid.count
+            throw CLIError(
+                "\(count) record\(count == 1 ? "" : "s") made invalid objects, which were deleted\(dryRun ? "" : "; the others were saved") (--allow-invalid to accept this)",
+                status: .dataError)
         }
     }
 }
