@@ -49,6 +49,58 @@ struct FetchCommandTests {
         #expect(counted.standardOutput == "\(try sql(Self.books, "SELECT count(*) FROM ZBOOK WHERE ZCOPYRIGHT < 0")[0][0].int64Value!)\n", "\(counted.standardError)")
     }
 
+    /// Regressions of the table: a 60-character URI began every row even with --select, the
+    /// text NULL read as nil, tabs and wide characters broke the columns, binary data printed
+    /// as base64, and an empty result printed a header alone.
+    @Test func tablesShowWhatEachValueIs() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.libraryStore(titles: ["NULL", "tab\there", "日本語の本", "plain"])
+        let chosen = try StrataRunner.run(["fetch", "Book", "--store", path, "--select", "title,isbn", "--sort", "isbn"])
+        #expect(chosen.status == 0, "\(chosen.standardError)")
+        #expect(chosen.standardOutput == """
+            title       isbn
+            "NULL"      0123456780
+            tab\\there   0123456781
+            日本語の本  0123456782
+            plain       0123456783
+
+            """)
+        let whole = try StrataRunner.run(["fetch", "Book", "--store", path, "--where", "title == 'plain'"])
+        #expect(whole.standardOutput.hasPrefix("uri      isbn        published  rating  title  author\nBook/p4  0123456783  NULL"), "\(whole.standardOutput)")
+        let none = try StrataRunner.run(["fetch", "Book", "--store", path, "--where", "title == 'none'", "--select", "title"])
+        #expect(none.standardOutput == "title\n(0 rows)\n")
+
+        let model = folder.url.appendingPathComponent("Docs.json")
+        try #"{"entities": [{"name": "Doc", "attributes": [{"name": "name", "type": "string"}, {"name": "body", "type": "binary"}]}]}"#
+            .write(to: model, atomically: true, encoding: .utf8)
+        let docs = folder.url.appendingPathComponent("Docs.sqlite").path
+        let store = try PersistentStore.create(at: docs, model: try ModelLoader.load(model).currentVersion.model)
+        try store.withConnection { try store.database.inTransaction { _ = try store.insert("Doc", values: ["name": .text("a"), "body": .blob(Data(repeating: 7, count: 3000))]) } }
+        store.close()
+        let table = try StrataRunner.run(["fetch", "Doc", "--store", docs, "--select", "name,body"])
+        #expect(table.standardOutput == "name  body\na     <3000 bytes>\n", "\(table.standardError)")
+        let json = try StrataRunner.run(["fetch", "Doc", "--store", docs, "--select", "body", "--format", "json"])
+        #expect(json.standardOutput.contains(Data(repeating: 7, count: 3000).base64EncodedString()))
+    }
+
+    /// On a terminal, a table is cut to the terminal's width, the widest column first.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no /dev/ptmx: the terminal test is skipped"))
+    func onATerminalATableFitsTheWidth() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.libraryStore(titles: ["A title much longer than the terminal is wide, by far", "Short"])
+        let terminal = try PseudoTerminal()
+        var size = winsize(ws_row: 24, ws_col: 30, ws_xpixel: 0, ws_ypixel: 0)
+        #expect(ioctl(terminal.primary, UInt(TIOCSWINSZ), &size) == 0)
+        let process = Process()
+        process.executableURL = StrataRunner.binary
+        process.arguments = ["fetch", "Book", "--store", path, "--select", "isbn,title", "--sort", "isbn"]
+        (process.standardInput, process.standardOutput, process.standardError) = (terminal.secondary, terminal.secondary, terminal.secondary)
+        try process.run()
+        let shown = try terminal.read(until: "Short\r\n")
+        process.waitUntilExit()
+        #expect(shown == "isbn        title\r\n0123456780  A title much long…\r\n0123456781  Short\r\n", "\(shown.debugDescription)")
+    }
+
     @Test func toOnesPrintAsTheDestinationsURI() throws {
         let path = Self.stores.appendingPathComponent("TavantTrade.sqlite").path
         let model = StrataRunner.sharedFixtures.appendingPathComponent("models/TavantTrade.xcdatamodeld").path

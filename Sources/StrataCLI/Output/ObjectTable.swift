@@ -1,7 +1,8 @@
 import Foundation
 import Strata
 
-/// The objects of a fetch as rows: their URI, then the selected key paths' values.
+/// The objects of a fetch as rows: their URI (in a table, `Entity/p12`, and not at all when the
+/// key paths are selected), then the selected key paths' values.
 enum ObjectTable {
     /// Objects are read this many at a time and turned back into faults once printed, so that
     /// a fetch of any size prints in bounded memory.
@@ -25,13 +26,15 @@ enum ObjectTable {
         for path in paths {
             try model.checkKeyPath(path, from: entity)
         }
-        var writer = RowWriter(columns: ["uri"] + keys + includes, format: format)
+        // A table of chosen key paths is for reading them: the URI would take most of each line.
+        let namesObjects = !(format == .table && select != nil)
+        var writer = RowWriter(columns: (namesObjects ? ["uri"] : []) + keys + includes, format: format)
         if paths.dropLast(includes.count).allSatisfy({ readsInSQL($0, from: entity, model: model) }),
             includes.allSatisfy({ model.relationship(named: $0, in: entity)?.isToMany == true })
         {
-            try stream(request, store: store, keys: keys, includes: includes, into: &writer)
+            try stream(request, store: store, keys: keys, includes: includes, namesObjects: namesObjects, into: &writer)
         } else {
-            try writeObjects(request, store: store, paths: paths, into: &writer)
+            try writeObjects(request, store: store, paths: paths, namesObjects: namesObjects, into: &writer)
         }
         writer.finish()
     }
@@ -52,7 +55,10 @@ enum ObjectTable {
 
     /// Prints the rows as SQLite reads them, without objects: the first row at once, in
     /// bounded memory. The members of `includes` are read a batch of rows at a time.
-    private static func stream(_ request: FetchRequest, store: PersistentStore, keys: [String], includes: [String], into writer: inout RowWriter) throws {
+    private static func stream(
+        _ request: FetchRequest, store: PersistentStore, keys: [String], includes: [String], namesObjects: Bool, into writer: inout RowWriter
+    ) throws {
+        let format = writer.format
         var dictionary = request
         dictionary.resultType = .dictionary
         // Aliases, since a key may be selected twice and "self" may also be an attribute's name.
@@ -63,14 +69,14 @@ enum ObjectTable {
             for (key, row) in waiting {
                 writer.write(row + members.map { references in
                     .array((references[key] ?? []).map {
-                        uri(ObjectID(entityName: $0.entityName, storeIdentifier: store.metadata.uuid, key: .permanent($0.primaryKey)))
+                        ValueFormatting.row(ObjectID(entityName: $0.entityName, storeIdentifier: store.metadata.uuid, key: .permanent($0.primaryKey)), format: format)
                     })
                 })
             }
             waiting.removeAll(keepingCapacity: true)
         }
         try store.forEachDictionary(dictionary) { values in
-            let row = values.map(json)
+            let row = values.dropFirst(namesObjects ? 0 : 1).map { ValueFormatting.row($0, format: format) }
             guard !includes.isEmpty, case .object(let id)? = values[0], let key = id.primaryKey else {
                 writer.write(row)
                 return
@@ -83,8 +89,11 @@ enum ObjectTable {
 
     /// Prints the rows through objects, a batch at a time: for key paths SQL cannot read
     /// (through or to to-manys, transient attributes).
-    private static func writeObjects(_ request: FetchRequest, store: PersistentStore, paths: [[String]], into writer: inout RowWriter) throws {
+    private static func writeObjects(
+        _ request: FetchRequest, store: PersistentStore, paths: [[String]], namesObjects: Bool, into writer: inout RowWriter
+    ) throws {
         let context = ObjectContext(store: store, name: "strata")
+        let format = writer.format
         try context.performAndWait {
             try context.forEachBatchOfObjectIDs(request, batchSize: batchSize) { ids in
                 // Each entity's rows are read in one query: sub-entities' objects apart.
@@ -96,8 +105,8 @@ enum ObjectTable {
                 }
                 for id in ids {
                     guard let object = objects[id] else { continue }
-                    var row = [uri(object)]
-                    for path in paths { row.append(try json(of: object, keyPath: path, model: store.model)) }
+                    var row = namesObjects ? [ValueFormatting.row(object.objectID, format: format)] : []
+                    for path in paths { row.append(try value(of: object, keyPath: path, model: store.model, format: format)) }
                     writer.write(row)
                 }
                 objects = [:]  // held here, the batch's objects could not be let go of
@@ -106,17 +115,8 @@ enum ObjectTable {
         }
     }
 
-    /// A fetched value as JSON: attributes by their type, objects as their URI.
-    private static func json(_ value: FetchedValue?) -> JSONValue {
-        switch value {
-        case .attribute(let value)?: ValueFormatting.json(value)
-        case .object(let id)?: uri(id)
-        case nil: .null
-        }
-    }
-
-    /// The value at `keyPath` as JSON: attributes by their type, objects as their URI.
-    private static func json(of object: ManagedObject, keyPath: [String], model: ObjectModel) throws -> JSONValue {
+    /// The value at `keyPath` as a row of `format` holds it, as ``ValueFormatting`` writes a fetched value.
+    private static func value(of object: ManagedObject, keyPath: [String], model: ObjectModel, format: RowFormat) throws -> JSONValue {
         var owner = object
         for key in keyPath.dropLast() {
             guard let next = try owner.value(forKey: key) as? ManagedObject else { return .null }
@@ -124,20 +124,12 @@ enum ObjectTable {
         }
         let last = keyPath[keyPath.count - 1]
         if model.attribute(named: last, in: owner.entity) != nil {
-            return try owner.attributeValue(forKey: last).map(ValueFormatting.json) ?? .null
+            return ValueFormatting.row(try owner.attributeValue(forKey: last).map(FetchedValue.attribute), format: format)
         }
         switch try owner.value(forKey: last) {
-        case let destination as ManagedObject: return uri(destination)
-        case let members as [ManagedObject]: return .array(members.map(uri))
+        case let destination as ManagedObject: return ValueFormatting.row(destination.objectID, format: format)
+        case let members as [ManagedObject]: return .array(members.map { ValueFormatting.row($0.objectID, format: format) })
         default: return .null
         }
-    }
-
-    private static func uri(_ object: ManagedObject) -> JSONValue {
-        uri(object.objectID)
-    }
-
-    private static func uri(_ id: ObjectID) -> JSONValue {
-        .string(id.uriString)
     }
 }

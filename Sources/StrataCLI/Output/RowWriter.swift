@@ -18,11 +18,12 @@ struct RowWriter {
     private var pending: [UInt8] = []
     private var rowCount = 0
 
+    /// A writer of `columns` in `format`; a table on a terminal is cut to the terminal's width.
     init(columns: [String], format: RowFormat) {
         self.columns = columns
         self.format = format
         switch format {
-        case .table: table = TextTable(header: columns)
+        case .table: table = TextTable(header: columns, maximumWidth: Self.terminalWidth)
         case .csv:
             for (index, column) in columns.enumerated() {
                 if index > 0 { pending.append(UInt8(ascii: ",")) }
@@ -40,7 +41,7 @@ struct RowWriter {
         case .table:
             let cells = row.map(Self.cellText)
             if let widths {
-                emit(TextTable.line(cells, widths: widths))
+                emit(TextTable.line(cells, widths: widths, cutsToWidth: table?.maximumWidth != nil))
                 emit("\n")
             } else {
                 table?.append(cells)
@@ -72,7 +73,9 @@ struct RowWriter {
     /// Ends the output: the table, or the JSON array's end.
     mutating func finish() {
         switch format {
-        case .table: if widths == nil { printSizedTable() }
+        case .table:
+            if widths == nil { printSizedTable() }
+            if rowCount == 0 { emit("(0 rows)\n") }
         case .json: emit(rowCount == 0 ? "[]\n" : "\n]\n")
         case .ndjson, .csv: break
         }
@@ -100,11 +103,33 @@ struct RowWriter {
         .object(zip(columns, row).map { JSONMember($0, $1) })
     }
 
-    /// A cell of the aligned table: one line, nil as NULL as `sqlite3` shows it.
+    /// The width of the terminal standard output writes to, or `nil` when it is not one.
+    private static var terminalWidth: Int? {
+        guard isatty(STDOUT_FILENO) == 1 else { return nil }
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
+    /// A cell of the aligned table: one line of printable characters (control characters
+    /// escaped, as `\n` and `\t`), nil as NULL as `sqlite3` shows it, and the text `NULL`
+    /// quoted so that it does not read as nil.
     private static func cellText(_ value: JSONValue) -> String {
         if case .null = value.kind { return "NULL" }
         let text = csvText(value)
-        return text.utf8.contains(10) ? text.replacingOccurrences(of: "\n", with: "\\n") : text
+        if text == "NULL" { return "\"NULL\"" }
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\t": escaped += "\\t"
+            case "\r": escaped += "\\r"
+            case _ where scalar.properties.generalCategory == .control: escaped += String(format: "\\x%02X", scalar.value)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 
     /// The value as plain text: strings unquoted, nil empty, a list's items separated by spaces.

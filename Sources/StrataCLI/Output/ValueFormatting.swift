@@ -45,6 +45,23 @@ enum ValueFormatting {
         value.jsonValue
     }
 
+    /// A fetched value as a row of `format` holds it: as JSON, but for a table, which is for
+    /// reading, binary data as its size and an object as `Entity/p12` rather than its URI.
+    static func row(_ value: FetchedValue?, format: RowFormat) -> JSONValue {
+        switch value {
+        case .attribute(.binary(let data))? where format == .table: .string("<\(data.count) bytes>")
+        case .attribute(let value)?: json(value)
+        case .object(let id)?: row(id, format: format)
+        case nil: .null
+        }
+    }
+
+    /// An object as a row of `format` names it: its URI, or in a table `Entity/p12`.
+    static func row(_ id: ObjectID, format: RowFormat) -> JSONValue {
+        guard format == .table, let key = id.primaryKey else { return .string(id.uriString) }
+        return .string("\(id.entityName)/p\(key)")
+    }
+
     private static func typed(_ value: DatabaseValue, _ type: AttributeType?) -> AttributeValue? {
         type.flatMap { AttributeValue(value, type: $0) }
     }

@@ -61,13 +61,7 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
         let fetched = try store.fetchDictionaries(fetch)
         var writer = RowWriter(columns: fetched.first?.names ?? fetch.propertiesToFetch?.map(\.name) ?? [], format: request.format)
         for row in fetched {
-            writer.write(row.names.map { name in
-                switch row[name] {
-                case nil: .null
-                case .attribute(let value)?: ValueFormatting.json(value)
-                case .object(let id)?: .string(id.uriString)
-                }
-            })
+            writer.write(row.names.map { ValueFormatting.row(row[$0], format: request.format) })
         }
         writer.finish()
     }
