@@ -204,6 +204,48 @@ import Testing
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("strata"))
         #expect(result.standardOutput.contains("model"))
+        // Regression: no shell completed file paths. zsh and fish are not installed here: their
+        // scripts are read for the file completion of --store.
+        switch shell {
+        case "zsh": #expect(result.standardOutput.contains("'--store[The SQLite store file. Default\\: $STRATA_STORE.]:path:_files'"))
+        case "fish": #expect(result.standardOutput.contains("-l 'store' -d 'The SQLite store file. Default: $STRATA_STORE.' -rF"))
+        default: break
+        }
+    }
+
+    /// bash, run here: --store, --model, import's files and run's script complete file paths
+    /// (a script, only .lua files).
+    @Test func bashCompletesFilePaths() throws {
+        let folder = try TemporaryFolder()
+        for file in ["Library.sqlite", "library.json", "report.lua", "readme.txt"] {
+            _ = FileManager.default.createFile(atPath: folder.url.appendingPathComponent(file).path, contents: Data())
+        }
+        let script = try StrataRunner.run(["--generate-completion-script", "bash"]).standardOutput
+        let completion = folder.url.appendingPathComponent("completion.bash")
+        try script.write(to: completion, atomically: true, encoding: .utf8)
+        func complete(_ words: [String]) throws -> [String] {
+            let line = words.joined(separator: " ")
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let bash = Process()
+            bash.executableURL = URL(fileURLWithPath: "/bin/bash")
+            bash.currentDirectoryURL = folder.url
+            bash.arguments = ["-c", """
+                source completion.bash
+                COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}; COMPREPLY=()
+                _strata strata '\(words.last!)' '\(words[words.count - 2])'
+                printf '%s\\n' "${COMPREPLY[@]}"
+                """]
+            let output = Pipe()
+            bash.standardOutput = output
+            try bash.run()
+            let printed = output.fileHandleForReading.readDataToEndOfFile()
+            bash.waitUntilExit()
+            return String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init).sorted()
+        }
+        #expect(try complete(["strata", "fetch", "Book", "--store", "Lib"]) == ["Library.sqlite"])
+        #expect(try complete(["strata", "count", "--model", "lib"]) == ["library.json"])
+        #expect(try complete(["strata", "import", "Book", "l"]) == ["library.json"])
+        #expect(try complete(["strata", "run", "re"]) == ["report.lua"])
     }
 }
 

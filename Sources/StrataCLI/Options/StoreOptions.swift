@@ -7,14 +7,15 @@ import Strata
 /// `strata model show --model Library.xcdatamodeld`. Each takes its default from the
 /// environment.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The SQLite store file. Default: $STRATA_STORE.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The SQLite store file. Default: $STRATA_STORE.", valueName: "path"), completion: .file())
     var store: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
             "The model: an .xcdatamodeld bundle, an .xcdatamodel folder, its contents file, a Strata JSON model, or a folder of models. Repeat it for a store of several models merged. Default: $STRATA_MODEL.",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file())
     var model: [String] = []
 
     @Option(

@@ -34,7 +34,7 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Argument(help: "The entity of the records (a wrapper object's keys name their own).")
     var entity: String
 
-    @Argument(help: "JSON or NDJSON files; - or none reads standard input.")
+    @Argument(help: "JSON or NDJSON files; - or none reads standard input.", completion: .file())
     var files: [String] = []
 
     @Flag(help: "After the import, delete the objects of every imported entity (nested ones too) that the records did not hold.")

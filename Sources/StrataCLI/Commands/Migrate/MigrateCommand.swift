@@ -74,7 +74,8 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
         name: .customLong("from-model"),
         help: ArgumentHelp(
             "The model the store was made with, when the bundle does not hold it: a model file, .xcdatamodel folder or bundle (its current version).",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file())
     var sourceModelPath: String?
 
     @Flag(help: "Keep no backup of the old store.")

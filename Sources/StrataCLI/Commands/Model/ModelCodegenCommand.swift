@@ -14,7 +14,7 @@ struct ModelCodegenCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp("The folder to write the files into (created if needed).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The folder to write the files into (created if needed).", valueName: "dir"), completion: .directory)
     var output: String
 
     func run() async throws {

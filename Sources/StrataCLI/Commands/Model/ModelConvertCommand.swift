@@ -24,7 +24,7 @@ struct ModelConvertCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Option(help: "The format to write: json or xcdatamodel.")
     var to: TargetFormat
 
-    @Argument(help: ArgumentHelp("Where to write the converted model.", valueName: "out"))
+    @Argument(help: ArgumentHelp("Where to write the converted model.", valueName: "out"), completion: .file())
     var output: String
 
     @Flag(help: "Replace OUT if it exists.")

@@ -33,7 +33,7 @@ struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var scriptOptions: ScriptOptions
 
-    @Argument(help: ArgumentHelp("The Lua script.", valueName: "script"))
+    @Argument(help: ArgumentHelp("The Lua script.", valueName: "script"), completion: .file(extensions: ["lua"]))
     var script: String
 
     @Argument(help: ArgumentHelp("Arguments for the script: its ... and arg[1], arg[2]…", valueName: "argument"))
