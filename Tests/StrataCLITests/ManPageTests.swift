@@ -54,4 +54,32 @@ import Testing
             }
         }
     }
+
+    /// Regression: 12 of the 24 pages warned when rendered (empty lines where mdoc wants .Pp),
+    /// and none had EXAMPLES or ENVIRONMENT. groff (which scripts/test installs) renders each
+    /// with every warning on.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"), "groff not installed: run scripts/test"))
+    func everyPageRendersWithoutWarningsWithItsExamplesAndEnvironment() throws {
+        let manFolder = StrataRunner.repositoryRoot.appendingPathComponent("man")
+        let examples = StrataRunner.repositoryRoot.appendingPathComponent("scripts/man-examples")
+        let pages = try FileManager.default.contentsOfDirectory(atPath: manFolder.path).sorted()
+        #expect(pages.count == 24)
+        for page in pages {
+            let file = manFolder.appendingPathComponent(page)
+            let groff = Process()
+            groff.executableURL = URL(fileURLWithPath: "/usr/bin/groff")
+            groff.arguments = ["-mandoc", "-ww", "-z", file.path]
+            let errors = Pipe()
+            groff.standardError = errors
+            try groff.run()
+            let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            groff.waitUntilExit()
+            #expect(warnings.isEmpty && groff.terminationStatus == 0, "\(page): \(warnings)")
+            let text = try String(contentsOf: file, encoding: .utf8)
+            if text.contains(".Op Fl -store") { #expect(text.contains(".Sh ENVIRONMENT\n"), "\(page)") }
+            let hasExamples = FileManager.default.fileExists(atPath: examples.appendingPathComponent(page).path)
+            #expect(text.contains(".Sh EXAMPLES\n") == hasExamples, "\(page)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: examples.path).count >= 15)
+    }
 }
