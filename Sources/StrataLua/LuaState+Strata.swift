@@ -73,11 +73,50 @@ extension LuaState {
                 strata = strata_module
                 strata.json, strata.log, strata.model, strata.hooks = strata_json, strata_log, strata_model, strata_hooks
                 strata_module, strata_json, strata_log, strata_model, strata_hooks = nil, nil, nil, nil, nil
+                \(Self.inspectSource)
                 """, name: "=strata")
         } catch {
             preconditionFailure("the strata module does not install: \(error)")
         }
     }
+
+    /// `strata.inspect(value)`: a value as the shell shows a result. An object loads and
+    /// shows its attributes (`<Tag p1 {name="Epic"}>`), a list one item per line and then how
+    /// many, a table as `{key = value, …}` to three levels; strings inside tables are quoted.
+    static let inspectSource = #"""
+        do
+          local function isobject(value)
+            if type(value) ~= "userdata" then return false end
+            local ok, method = pcall(function() return value.to_table end)
+            return ok and type(method) == "function"
+          end
+          local function show(value, depth)
+            if isobject(value) then
+              pcall(value.to_table, value)
+              return tostring(value)
+            end
+            if type(value) == "string" then return depth > 0 and string.format("%q", value) or value end
+            local meta = getmetatable(value)
+            if type(value) ~= "table" or (meta and meta.__tostring) then return tostring(value) end
+            if depth >= 3 then return "{…}" end
+            local count, parts, keys = #value, {}, {}
+            for index = 1, count do parts[#parts + 1] = show(value[index], depth + 1) end
+            for key in pairs(value) do
+              if not (math.type(key) == "integer" and key >= 1 and key <= count) then keys[#keys + 1] = key end
+            end
+            table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+            for _, key in ipairs(keys) do
+              local name = type(key) == "string" and key:match("^[%a_][%w_]*$") and key or "[" .. show(key, depth + 1) .. "]"
+              parts[#parts + 1] = name .. " = " .. show(value[key], depth + 1)
+            end
+            if depth == 0 and count > 0 and #keys == 0 then
+              return table.concat(parts, "\n") .. string.format("\n(%d item%s)", count, count == 1 and "" or "s")
+            end
+            return "{" .. table.concat(parts, ", ") .. "}"
+          end
+          function strata.inspect(value) return show(value, 0) end
+        end
+        """#
 
     // MARK: - The stack
 

@@ -294,8 +294,11 @@ import Glibc
         #expect(lines.contains("3\nstrata> "), "\(lines)")
         #expect(lines.contains(">> end\n10\n20\nstrata> "), "\(lines)")
         #expect(lines.contains("strata: stdin:1: oops\nstack traceback:\n\t[C]: in function 'error'\n"), "\(lines)")
-        #expect(lines.contains("classic\t42\nstrata> "), "\(lines)")
+        #expect(lines.contains("classic\n42\nstrata> "), "\(lines)")
         let history = try String(contentsOf: home.appendingPathComponent(".strata_history"), encoding: .utf8)
         #expect(history.contains("ctx:count('Book')"), "\(history)")
+        // Regression: a chunk of several lines was kept line by line; it is one entry (libedit
+        // writes spaces and line breaks as \040 and \012).
+        #expect(history.split(separator: "\n").contains(#"for\040i\040=\0401,\0402\040do\012print(i\040*\04010)\012end"#), "\(history)")
     }
 }

@@ -116,6 +116,8 @@ final class ScriptSession {
         case linePerValue
         /// As `print` does: on one line, separated by tabs.
         case printed
+        /// One value per line, as `strata.inspect` shows it: the shell's results.
+        case inspected
     }
 
     /// Runs `source` as the `lua` shell does: when it is an expression (a list of them), its
@@ -129,6 +131,7 @@ final class ScriptSession {
         let printer = switch printing {
         case .linePerValue: ##"(function(...) for i = 1, select("#", ...) do print((select(i, ...))) end end)("##
         case .printed: ##"(function(...) if select("#", ...) > 0 then print(...) end end)("##
+        case .inspected: ##"(function(...) for i = 1, select("#", ...) do print(strata.inspect((select(i, ...)))) end end)("##
         }
         do throws(LuaError) {
             try run(printer + source + "\n)", name: name)

@@ -26,10 +26,13 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
             .count ENTITY [PREDICATE], .save (ctx:save()), .rollback (ctx:rollback()) and .quit. \
             An error in one is printed and the shell goes on.
 
-            When standard input is not a terminal, it is read whole and run as one script, as \
-            strata run would run it (echo 'print(ctx:count("Book"))' | strata shell): without \
-            prompts, and without dot-commands, which are not Lua (a line .count Book is a \
-            syntax error there).
+            Results are shown as strata.inspect shows them: an object with its attributes \
+            (<Tag p1 {name="Epic"}>), a list one item per line and how many, a table as \
+            {key = value}. A chunk of several lines is one entry of the history.
+
+            When standard input is not a terminal, it is run without prompts as strata run \
+            would run it (echo 'print(ctx:count("Book"))' | strata shell): the Lua between \
+            dot-commands as one chunk, each dot-command in its turn.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -44,7 +47,7 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
         guard isatty(STDIN_FILENO) == 1 else {
             let source = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             try await ScriptSession.with(storeOptions: options, scriptOptions: scriptOptions) { session in
-                try session.run(source, name: "=stdin")
+                try Self.runPiped(source, session: session)
             }
             return
         }
@@ -56,6 +59,28 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
             print("strata \(StrataCommand.version), \(LuaRuntime.release): ctx is the main context of \(session.stack.storeURL?.path ?? "the store"); .help lists the commands, Ctrl-D quits")
             Self.loop(session: session, editor: editor)
         }
+    }
+
+    /// Runs piped input: the Lua between dot-commands as one chunk (so that its locals reach
+    /// its end), each dot-command in its turn. A chunk's error stops the input.
+    static func runPiped(_ source: String, session: ScriptSession) throws {
+        var chunk: [Substring] = [], firstLine = 1
+        func runChunk() throws {
+            defer { chunk = [] }
+            guard chunk.contains(where: { !$0.allSatisfy(\.isWhitespace) }) else { return }
+            // Blank lines before the chunk keep its line numbers those of the input.
+            try session.run(String(repeating: "\n", count: firstLine - 1) + chunk.joined(separator: "\n"), name: "=stdin")
+        }
+        for (index, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if let command = ShellDotCommand.parse(String(line)) {
+                try runChunk()
+                if ShellDotCommand.run(command.name, argument: command.argument, session: session) == .quit { return }
+                firstLine = index + 2
+            } else {
+                chunk.append(line)
+            }
+        }
+        try runChunk()
     }
 
     /// Reads chunks and runs them until the input ends.
@@ -73,22 +98,25 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
                 print()
                 pending = nil
             case .line(let line):
-                editor.remember(line)
                 if pending == nil, let command = ShellDotCommand.parse(line) {
+                    editor.remember(line)
                     if ShellDotCommand.run(command.name, argument: command.argument, session: session) == .quit { return }
                     continue
                 }
-                var source = pending.map { $0.source + "\n" + line } ?? line
+                let typed = pending.map { $0.source + "\n" + line } ?? line
                 pending = nil
                 // `= expr`, as the lua shell reads it: return expr.
-                if source.first == "=" { source = "return " + source.dropFirst() }
+                let source = typed.first == "=" ? "return " + typed.dropFirst() : typed
                 do throws(LuaError) {
-                    try session.evaluate(source, name: "=stdin", printing: .printed)
+                    try session.evaluate(source, name: "=stdin", printing: .inspected)
                 } catch where ScriptSession.isIncomplete(error) {
-                    pending = (source, error)
+                    pending = (typed, error)
+                    continue
                 } catch {
                     ScriptSession.printError(error)
                 }
+                // A chunk of several lines goes into the history whole, once it is complete.
+                editor.remember(typed)
             }
         }
     }
