@@ -7,6 +7,8 @@ enum ExitStatus: Int32 {
     case failure = 1
     case usage = 2
     case dataError = 3
+    /// Ctrl-C stopped the command (128 + SIGINT, as shells report it).
+    case interrupted = 130
 
     init(for error: ModelError) {
         switch error {

@@ -125,4 +125,33 @@ import Testing
         #expect(dry.standardOutput == "Person: 2500 updated\ndry run: rolled back\n")
         #expect(BadInputTests.checksum(store) == before)
     }
+    /// Regressions: a long import showed a bare count, and Ctrl-C rolled it back without a
+    /// word. On a terminal it shows the share of the file, the rate and the time left; Ctrl-C
+    /// stops it after a batch, says that it rolled back, exits with 130, and leaves the store
+    /// as it was.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no /dev/ptmx: the terminal test is skipped"))
+    func aLongImportShowsHowFarItIsAndCtrlCRollsItBackSayingSo() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.url.appendingPathComponent("Library.sqlite").path
+        #expect(try StrataRunner.run(["create", "--store", store, "--model", Self.model]).status == 0)
+        let records = folder.url.appendingPathComponent("tags.ndjson")
+        try (1...400_000).map { #"{"name": "tag \#($0)"}"# }.joined(separator: "\n").write(to: records, atomically: true, encoding: .utf8)
+        let before = BadInputTests.checksum(store)
+        let terminal = try PseudoTerminal()
+        let process = Process()
+        process.executableURL = StrataRunner.binary
+        process.arguments = ["import", "Tag", records.path, "--store", store, "--batch-size", "500"]
+        process.standardOutput = terminal.secondary
+        process.standardError = terminal.secondary
+        try process.run()
+        let shown = try terminal.read(until: " left\u{1B}[K")
+        #expect(shown.contains("imported ") && shown.contains("% of ") && shown.contains(" records/s, about "), "\(shown.debugDescription)")
+        kill(process.processIdentifier, SIGINT)
+        let told = try terminal.read(until: "the store is as it was\r\n")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(told.debugDescription)")
+        #expect(told.contains("strata: interrupted: rolling back after this batch (Ctrl-C again to quit at once)"), "\(told.debugDescription)")
+        #expect(told.contains("strata: interrupted: the import was rolled back, and the store is as it was"), "\(told.debugDescription)")
+        #expect(BadInputTests.checksum(store) == before)
+    }
 }

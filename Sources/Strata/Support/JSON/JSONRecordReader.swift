@@ -148,6 +148,10 @@ public struct JSONRecordReader {
     /// reader, but a caller expecting a JSON document can refuse it (`[]` is not empty).
     public private(set) var isEmptyInput = false
 
+    /// How many bytes of the input have been read so far: with the input's size, how far a
+    /// reader of a file has come.
+    public var bytesRead: Int { input.bytesRead }
+
     /// The most bytes of input the parser's window has held at once: one chunk, plus the few
     /// bytes of a number cut in two by a chunk's end. Tests check the memory bound with it.
     var peakBufferedByteCount: Int { parser.peakWindowCount }
@@ -340,6 +344,8 @@ extension JSONRecordReader {
         private var scratch: [UInt8] = []
         /// Why reading failed (the system's words), until reported.
         private var failure: String?
+        /// The bytes handed out so far.
+        private(set) var bytesRead = 0
 
         /// The bytes of `fileHandle` from its current offset on.
         init(fileHandle: FileHandle, chunkSize: Int = JSONRecordReader.chunkSize) {
@@ -362,6 +368,7 @@ extension JSONRecordReader {
             case .data(let data):
                 let end = data.index(position, offsetBy: chunkSize, limitedBy: data.endIndex) ?? data.endIndex
                 bytes.append(contentsOf: data[position..<end])
+                bytesRead += end - position
                 position = end
             case .file(let handle):
                 guard failure == nil else { return }
@@ -391,6 +398,7 @@ extension JSONRecordReader {
                 return
             }
             bytes.append(contentsOf: scratch[..<count])
+            bytesRead += count
         }
     }
 }

@@ -22,7 +22,10 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
 
             The whole import is one transaction: an error leaves the store as it was, and \
             --dry-run rolls back after printing the report. Records are saved in batches \
-            within that transaction, so memory stays bounded whatever the file's size.
+            within that transaction, so memory stays bounded whatever the file's size. On a \
+            terminal, standard error shows how far the import has come (records, the share of \
+            the file, the rate, the time left); Ctrl-C stops it after the batch it is writing \
+            and rolls everything back, saying so (exit status 130).
 
             Records that make invalid objects (the model's validation, or strata.invalidIf) \
             are deleted and listed, and the others are saved; the import then exits with \
@@ -76,6 +79,7 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
         }
         let inputs = files.isEmpty ? ["-"] : files
         for file in inputs { try ImportRun.checkReadable(file) }
+        CommandInterruption.start()
         let path = try options.requireStorePath()
         let isNewStore = !FileManager.default.fileExists(atPath: path)
         let store = try options.openStoreForWriting()

@@ -33,7 +33,7 @@ struct ImportRun {
                         let session = ImportSession(context: context, identities: identities)
                         // The whole run is one transaction: rows written as they come roll back with it.
                         session.writesRowsDirectly = true
-                        var progress = Progress()
+                        var progress = ImportProgress()
                         for file in files {
                             try importFile(file, session: session, progress: &progress)
                         }
@@ -72,7 +72,7 @@ struct ImportRun {
         if isFolder.boolValue { throw CLIError("\(file): is a folder, not a JSON file") }
     }
 
-    private func importFile(_ file: String, session: ImportSession, progress: inout Progress) throws {
+    private func importFile(_ file: String, session: ImportSession, progress: inout ImportProgress) throws {
         // Asked on the reading thread: the model, not the session, answers.
         let model = store.model
         let isEntityKey = { (key: String) in model.entityName(forImportKey: key) != nil }
@@ -81,6 +81,7 @@ struct ImportRun {
                 ? JSONRecordReader(fileHandle: .standardInput, isEntityKey: isEntityKey)
                 : try JSONRecordReader(path: file, isEntityKey: isEntityKey))
         defer { records.cancel() }
+        progress.start(file)
         var batch: [JSONValue] = []
         var batchEntity = entity
         var count = 0
@@ -92,7 +93,8 @@ struct ImportRun {
                 throw CLIError("\(file == "-" ? "standard input" : file): \(error.message)", status: .dataError)
             }
             try session.saveAndReset()
-            progress.advance(by: batch.count)
+            try CommandInterruption.check()
+            progress.advance(by: batch.count, bytesRead: records.bytesRead)
             batch = []
         }
         do {
@@ -121,20 +123,54 @@ struct ImportRun {
     }
 }
 
-/// A count of imported records on standard error, on a terminal only.
-private struct Progress {
-    private let isShown = isatty(2) == 1
+/// How an import goes, on standard error when it is a terminal: the records imported, the rate,
+/// and for a file of known size how far it has come and about how long is left.
+struct ImportProgress {
+    private let isShown: Bool
     private var count = 0
     private var lastShown = Date.distantPast
+    private let started = Date()
+    /// The file being read and its size, when known (not for standard input or a pipe).
+    private var file: (name: String, size: Int)?
 
-    mutating func advance(by records: Int) {
+    init(isShown: Bool = isatty(2) == 1) {
+        self.isShown = isShown
+    }
+
+    /// Starts reading `file`: a file of known size shows how far the import has come.
+    mutating func start(_ file: String) {
+        let size = file == "-" ? nil : (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        self.file = size.flatMap { $0 > 0 ? (file, $0) : nil }
+    }
+
+    mutating func advance(by records: Int, bytesRead: Int) {
         count += records
         guard isShown, Date().timeIntervalSince(lastShown) > 0.2 else { return }
         lastShown = Date()
-        FileHandle.standardError.write(Data("\rimported \(count) records".utf8))
+        FileHandle.standardError.write(Data("\r\(line(bytesRead: bytesRead))\u{1B}[K".utf8))
     }
 
     func finish() {
-        if isShown, count > 0 { FileHandle.standardError.write(Data("\rimported \(count) records\n".utf8)) }
+        guard isShown, count > 0 else { return }
+        FileHandle.standardError.write(Data("\rimported \(count.formatted()) records in \(Self.duration(Date().timeIntervalSince(started)))\u{1B}[K\n".utf8))
+    }
+
+    /// `imported 120,000 records, 45% of 51 MB, 38,000 records/s, about 12 s left`.
+    func line(bytesRead: Int, now: Date = Date()) -> String {
+        let elapsed = max(now.timeIntervalSince(started), 0.001)
+        var parts = ["imported \(count.formatted()) records"]
+        if let file, bytesRead > 0 {
+            let fraction = min(1, Double(bytesRead) / Double(file.size))
+            parts.append("\(Int(fraction * 100))% of \(ByteCountFormatter.string(fromByteCount: Int64(file.size), countStyle: .file))")
+            parts.append("\(Int(Double(count) / elapsed).formatted()) records/s")
+            if fraction > 0.01, fraction < 1 { parts.append("about \(Self.duration(elapsed / fraction - elapsed)) left") }
+        } else {
+            parts.append("\(Int(Double(count) / elapsed).formatted()) records/s")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    private static func duration(_ seconds: Double) -> String {
+        seconds < 60 ? "\(Int(seconds.rounded(.up))) s" : "\(Int(seconds / 60)) min \(Int(seconds.truncatingRemainder(dividingBy: 60))) s"
     }
 }

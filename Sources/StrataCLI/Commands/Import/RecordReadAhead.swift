@@ -13,13 +13,15 @@ final class RecordReadAhead: @unchecked Sendable {
 
     // Guarded by `condition`.
     private let condition = NSCondition()
-    private var chunks: [[JSONRecord]] = []
+    private var chunks: [(records: [JSONRecord], bytesRead: Int)] = []
     private var end: Result<Bool, Error>?
     private var isCancelled = false
 
     // The taker's own.
     private var current: [JSONRecord] = []
     private var position = 0
+    /// How many bytes of the input the records taken so far came from (to the end of their chunk).
+    private(set) var bytesRead = 0
 
     /// Starts reading `reader` at once, on a thread that runs until the input ends or
     /// ``cancel()`` is called: call it when the import stops early.
@@ -43,7 +45,7 @@ final class RecordReadAhead: @unchecked Sendable {
             _ = try end?.get()
             return nil
         }
-        current = chunks.removeFirst()
+        (current, bytesRead) = chunks.removeFirst()
         condition.broadcast()
         condition.unlock()
         position = 1
@@ -73,7 +75,7 @@ final class RecordReadAhead: @unchecked Sendable {
             while let record = try box.reader.next() {
                 chunk.append(record)
                 if chunk.count == Self.chunkSize {
-                    guard hand(chunk) else { return }
+                    guard hand(chunk, bytesRead: box.reader.bytesRead) else { return }
                     chunk.removeAll(keepingCapacity: true)
                 }
             }
@@ -81,7 +83,7 @@ final class RecordReadAhead: @unchecked Sendable {
         } catch {
             outcome = .failure(error)
         }
-        if !chunk.isEmpty, !hand(chunk) { return }
+        if !chunk.isEmpty, !hand(chunk, bytesRead: box.reader.bytesRead) { return }
         condition.lock()
         end = outcome
         condition.broadcast()
@@ -89,12 +91,12 @@ final class RecordReadAhead: @unchecked Sendable {
     }
 
     /// Hands a chunk over, waiting while the taker is `depth` chunks behind; `false` once cancelled.
-    private func hand(_ chunk: [JSONRecord]) -> Bool {
+    private func hand(_ chunk: [JSONRecord], bytesRead: Int) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while chunks.count >= Self.depth, !isCancelled { condition.wait() }
         guard !isCancelled else { return false }
-        chunks.append(chunk)
+        chunks.append((chunk, bytesRead))
         condition.broadcast()
         return true
     }
