@@ -72,6 +72,25 @@ import Glibc
         #expect(result.standardError.isEmpty)
     }
 
+    /// The demo runs whole on the built binary (scripts/run takes it from STRATA_BINARY), and
+    /// echoes each command as it can be typed again. Regression: its echoes lost their quotes.
+    @Test func theDemoRunsAndEchoesCommandsAsTheyCanBeTyped() throws {
+        let demo = Process()
+        demo.executableURL = URL(fileURLWithPath: "/bin/bash")
+        demo.arguments = [StrataRunner.repositoryRoot.appendingPathComponent("scripts/demo").path]
+        demo.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
+            .merging(["STRATA_BINARY": StrataRunner.binary.path]) { $1 }
+        let output = Pipe()
+        (demo.standardOutput, demo.standardError) = (output, output)
+        try demo.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        demo.waitUntilExit()
+        #expect(demo.terminationStatus == 0, "\(printed)")
+        #expect(printed.contains("\n$ strata query Book --select 'author.name as author, count(*) as books, avg(rating) as mean' --group-by author.name\n"), "\(printed)")
+        #expect(printed.contains("\n$ strata import Author examples/Library/library-update.json --prune\n"))
+        #expect(printed.hasSuffix("A Wizard of Earthsea         4.5\n"), "\(printed)")
+    }
+
     @Test func argumentsArriveInArgAndAsVarargs() throws {
         let path = try script("args.lua", """
             #!/usr/bin/env strata run
