@@ -93,12 +93,33 @@ struct FetchCommandTests {
         #expect(ioctl(terminal.primary, UInt(TIOCSWINSZ), &size) == 0)
         let process = Process()
         process.executableURL = StrataRunner.binary
-        process.arguments = ["fetch", "Book", "--store", path, "--select", "isbn,title", "--sort", "isbn"]
+        process.arguments = ["fetch", "Book", "--store", path, "--select", "isbn,title", "--sort", "isbn", "--no-pager"]
         (process.standardInput, process.standardOutput, process.standardError) = (terminal.secondary, terminal.secondary, terminal.secondary)
         try process.run()
         let shown = try terminal.read(until: "Short\r\n")
         process.waitUntilExit()
         #expect(shown == "isbn        title\r\n0123456780  A title much long…\r\n0123456781  Short\r\n", "\(shown.debugDescription)")
+    }
+
+    /// Regression: a long table scrolled past with no pager. On a terminal it goes through
+    /// $PAGER (a sed that marks each line, here); --no-pager prints straight to the terminal.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no /dev/ptmx: the terminal test is skipped"))
+    func onATerminalATableGoesThroughThePager() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.libraryStore(titles: ["One", "Two"])
+        for (extra, expected) in [([String](), "> title\r\n> One\r\n> Two\r\n"), (["--no-pager"], "title\r\nOne\r\nTwo\r\n")] {
+            let terminal = try PseudoTerminal()
+            let process = Process()
+            process.executableURL = StrataRunner.binary
+            process.arguments = ["fetch", "Book", "--store", path, "--select", "title", "--sort", "isbn"] + extra
+            process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }.merging(["PAGER": "sed 's/^/> /'"]) { $1 }
+            (process.standardInput, process.standardOutput, process.standardError) = (terminal.secondary, terminal.secondary, terminal.secondary)
+            try process.run()
+            let shown = try terminal.read(until: "Two\r\n")
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(shown == expected, "\(shown.debugDescription)")
+        }
     }
 
     @Test func toOnesPrintAsTheDestinationsURI() throws {

@@ -81,6 +81,9 @@ struct RequestOptions: ParsableArguments {
     @Option(help: "How to print the results: an aligned table, a JSON array, one JSON object per line, or CSV with a header.")
     var format: RowFormat = .table
 
+    @Flag(help: "Print a table on a terminal straight to it, not through $STRATA_PAGER, $PAGER or less.")
+    var noPager = false
+
     func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         if let offset, offset < 0 { throw ValidationError("--offset cannot be negative") }

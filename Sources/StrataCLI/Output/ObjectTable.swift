@@ -11,7 +11,7 @@ enum ObjectTable {
     /// Fetches `request` in a context on `store` and prints the objects. Without `select`,
     /// the columns are the entity's attributes and to-one relationships, in model order;
     /// `includes` adds to-many relationships.
-    static func write(_ request: FetchRequest, store: PersistentStore, select: [String]?, includes: [String], format: RowFormat) throws {
+    static func write(_ request: FetchRequest, store: PersistentStore, select: [String]?, includes: [String], format: RowFormat, pages: Bool = false) throws {
         let model = store.model
         guard let entity = model.entity(named: request.entityName) else {
             throw StoreError.unknownEntity(path: store.path, name: request.entityName, known: model.entities.map(\.name).sorted())
@@ -28,7 +28,7 @@ enum ObjectTable {
         }
         // A table of chosen key paths is for reading them: the URI would take most of each line.
         let namesObjects = !(format == .table && select != nil)
-        var writer = RowWriter(columns: (namesObjects ? ["uri"] : []) + keys + includes, format: format)
+        var writer = RowWriter(columns: (namesObjects ? ["uri"] : []) + keys + includes, format: format, pages: pages)
         if paths.dropLast(includes.count).allSatisfy({ readsInSQL($0, from: entity, model: model) }),
             includes.allSatisfy({ model.relationship(named: $0, in: entity)?.isToMany == true })
         {

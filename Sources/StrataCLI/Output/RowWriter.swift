@@ -17,13 +17,18 @@ struct RowWriter {
     /// The UTF-8 bytes written and not flushed yet.
     private var pending: [UInt8] = []
     private var rowCount = 0
+    /// The pager the table goes through, which ``finish()`` waits for.
+    private var pager: Pager?
 
-    /// A writer of `columns` in `format`; a table on a terminal is cut to the terminal's width.
-    init(columns: [String], format: RowFormat) {
+    /// A writer of `columns` in `format`; a table on a terminal is cut to the terminal's width
+    /// and, when `pages`, goes through a ``Pager``.
+    init(columns: [String], format: RowFormat, pages: Bool = false) {
         self.columns = columns
         self.format = format
         switch format {
-        case .table: table = TextTable(header: columns, maximumWidth: Self.terminalWidth)
+        case .table:
+            table = TextTable(header: columns, maximumWidth: Self.terminalWidth)
+            if pages { pager = Pager.start() }
         case .csv:
             for (index, column) in columns.enumerated() {
                 if index > 0 { pending.append(UInt8(ascii: ",")) }
@@ -80,6 +85,7 @@ struct RowWriter {
         case .ndjson, .csv: break
         }
         flush()
+        pager = nil
     }
 
     /// Prints the rows held so far with the columns sized to them; later rows follow those sizes.

@@ -40,7 +40,7 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
         }
         fetch.resultType = .managedObject
         fetch.relationshipKeyPathsForPrefetching = includes
-        try ObjectTable.write(fetch, store: store, select: try selection(), includes: includes, format: request.format)
+        try ObjectTable.write(fetch, store: store, select: try selection(), includes: includes, format: request.format, pages: !request.noPager)
     }
 
     private func selection() throws -> [String]? {

@@ -59,7 +59,7 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
             throw CLIError("--having: \(error)", status: .usage)
         }
         let fetched = try store.fetchDictionaries(fetch)
-        var writer = RowWriter(columns: fetched.first?.names ?? fetch.propertiesToFetch?.map(\.name) ?? [], format: request.format)
+        var writer = RowWriter(columns: fetched.first?.names ?? fetch.propertiesToFetch?.map(\.name) ?? [], format: request.format, pages: !request.noPager)
         for row in fetched {
             writer.write(row.names.map { ValueFormatting.row(row[$0], format: request.format) })
         }
