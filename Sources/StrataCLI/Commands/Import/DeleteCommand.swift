@@ -26,7 +26,7 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
             When standard input and standard output are both a terminal, it asks first \
             ("Delete 3 Book objects (and 7 Page by cascade)? [y/N]") unless --yes is given. \
             Otherwise (a script, a pipe) it deletes without asking, but for --all, which needs \
-            --yes there, as strata reset does.
+            --yes there, as strata reset does. While it deletes, a terminal shows for how long.
 
             The store is opened for writing with the model of --model, which must be the \
             store's (as strata setup opens it), else with the store's own model.
@@ -73,6 +73,8 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
                 {
                     throw CLIError("nothing deleted")
                 }
+                let activity = ActivityIndicator("deleting \(request.entityName) objects")
+                defer { activity.stop() }
                 return Cleanup.Summary(entityName: request.entityName, try context.execute(deletion, reason: reason))
             }
         }
