@@ -45,7 +45,8 @@ extension ObjectPredicate.Expression {
             else { return }
             var inner = variables
             inner[variable] = destination
-            try predicate.checkKeys(for: destination, in: model, variables: inner)
+            // Key paths without the variable are the evaluated object's, as in the evaluator.
+            try predicate.checkKeys(for: entity, in: model, variables: inner)
         default:
             for operand in operands { try operand.checkKeys(for: entity, in: model, variables: variables) }
         }

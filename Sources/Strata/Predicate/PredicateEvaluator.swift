@@ -113,7 +113,8 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
             for case .objectID(let id) in members {
                 var inner = variables
                 inner[variable] = .one(.objectID(id))
-                if try evaluate(predicate, on: try object.relatedObject(id), variables: inner) { matching += 1 }
+                // The member is the variable's; a key path without it is the evaluated object's.
+                if try evaluate(predicate, on: object, variables: inner) { matching += 1 }
             }
             return then == ["@count"] ? .one(.integer(Int64(matching))) : .one(.null)
         case .aggregate(let members):

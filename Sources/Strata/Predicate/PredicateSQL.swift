@@ -325,7 +325,8 @@ struct PredicateCompiler {
             let saved = variables[variable]
             variables[variable] = toMany.scope
             defer { variables[variable] = saved }
-            let inner = try condition(predicate, in: toMany.scope)
+            // The member is the variable's; a key path without it is the evaluated object's.
+            let inner = try condition(predicate, in: scope)
             return Operand(sql: "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link) AND (\(inner)))", isString: false)
         }
     }

@@ -72,6 +72,11 @@ extension PredicateTableTests {
         book("'2001-01-01' == published", sql: "b.ZPUBLISHED = 0"),
         book("published IN {'2001-01-01T00:00:00Z', '1998-02-01'}", sql: "b.ZPUBLISHED IN (0, -92016000)"),
 
+        // Inside SUBQUERY, a key path without the variable is the evaluated object's.
+        book("SUBQUERY(pages, $p, $p.number > rating).@count >= 1", sql: "(SELECT COUNT(*) \(pagesOfB) AND p.ZNUMBER > b.ZRATING) >= 1"),
+        book("SUBQUERY(tags, $t, $t.name BEGINSWITH 'F' AND rating >= 4).@count == 1",
+             sql: "b.ZRATING >= 4 AND (SELECT COUNT(*) \(tagsOfB) AND tg.ZNAME GLOB 'F*') = 1"),
+
         // Key paths put together from arguments.
         book("%K.%K == %@", .value("author"), .value("name"), .value("Tolkien"), sql: "\(authorName) = 'Tolkien'"),
         book("%K.name BEGINSWITH 'L'", .value("author"), sql: "\(authorName) GLOB 'L*'"),
