@@ -90,16 +90,16 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
         case .subtract: return arithmetic(arguments[0], arguments[1], { $0.subtractingReportingOverflow($1) }, -)
         case .multiply: return arithmetic(arguments[0], arguments[1], { $0.multipliedReportingOverflow(by: $1) }, *)
         case .divide:
-            guard let a = arguments[0].number, let b = arguments[1].number, b != 0 else { return .null }
+            guard let a = arguments[0].doubleValue, let b = arguments[1].doubleValue, b != 0 else { return .null }
             return .real(a / b)
         case .modulus:
             if case .integer(let a) = arguments[0], case .integer(let b) = arguments[1] {
                 guard b != 0 else { return .null }
                 return b == -1 ? .integer(0) : .integer(a % b)
             }
-            guard let a = arguments[0].number, let b = arguments[1].number, b != 0 else { return .null }
+            guard let a = arguments[0].doubleValue, let b = arguments[1].doubleValue, b != 0 else { return .null }
             return .real(fmod(a, b))
-        case .power: return real(arguments[0]) { Foundation.pow($0, arguments[1].number ?? .nan) }
+        case .power: return real(arguments[0]) { Foundation.pow($0, arguments[1].doubleValue ?? .nan) }
         case .squareRoot: return real(arguments[0]) { $0 >= 0 ? $0.squareRoot() : .nan }
         case .logarithm: return real(arguments[0]) { $0 > 0 ? log10($0) : .nan }
         case .naturalLogarithm: return real(arguments[0]) { $0 > 0 ? Foundation.log($0) : .nan }
@@ -127,7 +127,7 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     /// every member, as `@count` does.
     private func aggregate(_ members: [DatabaseValue]) -> DatabaseValue {
         if self == .count { return .integer(Int64(members.count)) }
-        let numbers = members.compactMap(\.number)
+        let numbers = members.compactMap(\.doubleValue)
         switch self {
         case .sum:
             var total: Int64 = 0
@@ -139,8 +139,8 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
             }
             // Only integers sum to an integer; a real among them makes the sum real.
             return members.contains { if case .real = $0 { true } else { false } } ? .real(numbers.reduce(0, +)) : .integer(total)
-        case .min: return members.filter { $0.number != nil }.min { $0.number! < $1.number! } ?? .null
-        case .max: return members.filter { $0.number != nil }.max { $0.number! < $1.number! } ?? .null
+        case .min: return members.filter { $0.doubleValue != nil }.min { $0.doubleValue! < $1.doubleValue! } ?? .null
+        case .max: return members.filter { $0.doubleValue != nil }.max { $0.doubleValue! < $1.doubleValue! } ?? .null
         case .average: return numbers.isEmpty ? .null : .real(numbers.reduce(0, +) / Double(numbers.count))
         case .median:
             guard !numbers.isEmpty else { return .null }
@@ -164,12 +164,12 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
             let (value, overflow) = exact(x, y)
             if !overflow { return .integer(value) }
         }
-        guard let x = a.number, let y = b.number else { return .null }
+        guard let x = a.doubleValue, let y = b.doubleValue else { return .null }
         return Self.finite(real(x, y))
     }
 
     private func real(_ value: DatabaseValue, _ body: (Double) -> Double) -> DatabaseValue {
-        value.number.map { Self.finite(body($0)) } ?? .null
+        value.doubleValue.map { Self.finite(body($0)) } ?? .null
     }
 
     private func rounded(_ value: DatabaseValue, _ rule: FloatingPointRoundingRule) -> DatabaseValue {
