@@ -208,22 +208,24 @@ private struct PredicateParser {
 
     /// `a + b - c`: the loosest arithmetic, grouping to the left.
     private mutating func parseExpression(after previous: PredicateToken? = nil) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
-        var expression = try parseProduct(after: previous)
-        while case .symbol(let symbol) = current.kind, symbol == "+" || symbol == "-" {
-            let token = current
-            advance()
-            expression = .function(Self.arithmetic[symbol]!.rawValue, arguments: [expression, try parseProduct(after: token)])
-        }
-        return expression
+        try parseOperations(["+", "-"], after: previous) { parser, token throws(PredicateSyntaxError) in try parser.parseProduct(after: token) }
     }
 
     /// `a * b / c`.
     private mutating func parseProduct(after previous: PredicateToken?) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
-        var expression = try parseNegation(after: previous)
-        while case .symbol(let symbol) = current.kind, symbol == "*" || symbol == "/" {
+        try parseOperations(["*", "/"], after: previous) { parser, token throws(PredicateSyntaxError) in try parser.parseNegation(after: token) }
+    }
+
+    /// Operands that `operand` reads, joined by the operators `symbols`, grouping to the left.
+    private mutating func parseOperations(
+        _ symbols: Set<String>, after previous: PredicateToken?,
+        operand: (inout PredicateParser, PredicateToken?) throws(PredicateSyntaxError) -> ObjectPredicate.Expression
+    ) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
+        var expression = try operand(&self, previous)
+        while case .symbol(let symbol) = current.kind, symbols.contains(symbol) {
             let token = current
             advance()
-            expression = .function(Self.arithmetic[symbol]!.rawValue, arguments: [expression, try parseNegation(after: token)])
+            expression = .function(Self.arithmetic[symbol]!.rawValue, arguments: [expression, try operand(&self, token)])
         }
         return expression
     }

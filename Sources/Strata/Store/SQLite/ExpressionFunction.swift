@@ -188,16 +188,6 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
 }
 
 extension DatabaseValue {
-    /// The value as a number, when it is one: text and blobs are not, as they are not to
-    /// comparisons of numbers.
-    fileprivate var number: Double? {
-        switch self {
-        case .integer(let value): Double(value)
-        case .real(let value): value
-        default: nil
-        }
-    }
-
     /// An integer, or a real with no fraction that an integer holds.
     fileprivate var exactInteger: Int64? {
         switch self {
