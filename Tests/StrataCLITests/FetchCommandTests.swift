@@ -66,7 +66,7 @@ struct FetchCommandTests {
 
             """)
         let whole = try StrataRunner.run(["fetch", "Book", "--store", path, "--where", "title == 'plain'"])
-        #expect(whole.standardOutput.hasPrefix("uri      isbn        published  rating  title  author\nBook/p4  0123456783  NULL"), "\(whole.standardOutput)")
+        #expect(whole.standardOutput.hasPrefix("object   isbn        published  rating  title  author\nBook/p4  0123456783  NULL"), "\(whole.standardOutput)")
         let none = try StrataRunner.run(["fetch", "Book", "--store", path, "--where", "title == 'none'", "--select", "title"])
         #expect(none.standardOutput == "title\n(0 rows)\n")
 

@@ -1,8 +1,8 @@
 import Foundation
 import Strata
 
-/// The objects of a fetch as rows: their URI (in a table, `Entity/p12`, and not at all when the
-/// key paths are selected), then the selected key paths' values.
+/// The objects of a fetch as rows: their URI (in a table, an `object` column of `Entity/p12`,
+/// left out when the key paths are selected), then the selected key paths' values.
 enum ObjectTable {
     /// Objects are read this many at a time and turned back into faults once printed, so that
     /// a fetch of any size prints in bounded memory.
@@ -28,7 +28,8 @@ enum ObjectTable {
         }
         // A table of chosen key paths is for reading them: the URI would take most of each line.
         let namesObjects = !(format == .table && select != nil)
-        var writer = RowWriter(columns: (namesObjects ? ["uri"] : []) + keys + includes, format: format, pages: pages)
+        let objectColumn = format == .table ? "object" : "uri"
+        var writer = RowWriter(columns: (namesObjects ? [objectColumn] : []) + keys + includes, format: format, pages: pages)
         if paths.dropLast(includes.count).allSatisfy({ readsInSQL($0, from: entity, model: model) }),
             includes.allSatisfy({ model.relationship(named: $0, in: entity)?.isToMany == true })
         {

@@ -11,6 +11,8 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
             Each object is printed with its URI (x-coredata://STORE-UUID/ENTITY/pN), its \
             attributes (or those --select names) and its to-one relationships as the \
             destination object's URI; --include adds to-many relationships as lists of URIs. \
+            A table, which is for reading, names objects ENTITY/pN in an object column, left \
+            out with --select, and shows binary data as its size. \
             Objects of sub-entities are included unless the predicate says otherwise. Sort keys read KEY, KEY:desc or KEY:nocase; key paths may go through to-one \
             relationships (author.name). The store is opened read-only. Rows are printed as \
             SQLite reads them, the first at once and in bounded memory whatever the number \
