@@ -97,7 +97,9 @@ public enum StrataCLI {
     static func printError(_ message: String) {
         // What was printed before the error comes before it where both go to one file.
         fflush(nil)
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        StatusLine.standardError.writing(to: .standardError) {
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+        }
     }
 
     // MARK: - Logging
@@ -113,7 +115,9 @@ public enum StrataCLI {
         }
         guard isFirst else { return }
         LoggingSystem.bootstrap { label in
-            LineLogHandler(label: label, level: StrataCLI.logLevel.withLock { $0 } ?? .warn)
+            LineLogHandler(label: label, level: StrataCLI.logLevel.withLock { $0 } ?? .warn) { line in
+                StatusLine.standardError.writing(to: .standardError) { LineLogHandler.writeToStandardError(line) }
+            }
         }
     }
 }

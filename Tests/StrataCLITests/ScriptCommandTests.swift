@@ -190,6 +190,35 @@ import Glibc
         #expect(try savedState().hasSuffix("name\nbackground\nclassic\nfantasy\nupdate\n"))
     }
 
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no /dev/ptmx: the terminal test is skipped"))
+    func aLongRunOnATerminalSaysWhatItDoesAndClearsTheLineBeforeTheScriptWrites() throws {
+        let path = try script("long.lua", """
+            ctx:fetch("Book", { sort = { "title" } })[1].rating = 1
+            ctx:save()
+            print("saved")
+            os.execute("sleep 2.5")
+            io.write("half ")
+            os.execute("sleep 1.5")
+            print("done")
+            """)
+        let terminal = try PseudoTerminal()
+        let process = Process()
+        process.executableURL = StrataRunner.binary
+        process.arguments = ["run", path, "--allow-io", "--store", store, "--model", Self.model]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
+        (process.standardInput, process.standardOutput, process.standardError) = (terminal.secondary, terminal.secondary, terminal.secondary)
+        try process.run()
+        let shown = try terminal.read(until: "done\r\n")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(shown.debugDescription)")
+        // Regression: a long script showed nothing. After a second without output, the line
+        // says what runs, for how long, and what its saves committed…
+        let status = try #require(shown.range(of: "saved\r\n\rrunning \(path)... "), "\(shown.debugDescription)")
+        #expect(shown[status.upperBound...].contains(" s, 1 save (1 object)\u{1B}[K"), "\(shown.debugDescription)")
+        // …and is cleared before the script writes, and not drawn over a line left open.
+        #expect(shown.hasSuffix("\r\u{1B}[Khalf done\r\n"), "\(shown.debugDescription)")
+    }
+
     // MARK: - eval
 
     @Test func evalPrintsTheValuesOfAnExpressionOrWhatStatementsReturn() throws {

@@ -80,6 +80,26 @@ import Testing
         #expect(try unsafe.run("return type(io.open), type(os.time)", name: "unsafe") == ["function", "function"])
     }
 
+    @Test func ioWritesToTheStandardStreamsAreAnnouncedWithWhetherTheyEndALine() throws {
+        var open = LuaState.Options()
+        open.allowsSystemAccess = true
+        let (lua, _) = try Self.state(open)
+        let announced = Mutex<[String]>([])
+        lua.willWriteStandardStream = { isStandardError, endsLine in
+            announced.withLock { $0.append("\(isStandardError ? "stderr" : "stdout") \(endsLine ? "line" : "open")") }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("strata-io-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try lua.run("""
+            io.write("")
+            io.stderr:write("\\n", "")
+            io.stdout:write("a", 1)
+            local f = io.open(..., "w") f:write("not a standard stream\\n") f:close()
+            """, name: "io", arguments: [.string(file)])
+        #expect(announced.withLock { $0 } == ["stderr line", "stdout open"])
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "not a standard stream\n")
+    }
+
     @Test func theBudgetAndTheMemoryCeilingStopARunawayScript() throws {
         var options = LuaState.Options()
         options.instructionBudget = 1_000_000

@@ -1,44 +1,38 @@
 import Foundation
 import Synchronization
 
-/// A line on standard error, when it is a terminal, that says what a long step is doing and
-/// for how long (`deleting Book objects... 12 s`), so that a command that works for minutes
-/// does not look hung. The line is cleared when the step ends.
+/// The status line (``StatusLine``) of a long step: what it is doing, for how long, and what
+/// `details` says of its progress (`running seed.lua... 12 s, 3 saves (120,000 objects)`), so
+/// that a command that works for minutes does not look hung. Nothing is shown when standard
+/// error is not a terminal.
 final class ActivityIndicator: Sendable {
-    private let isShown: Bool
     private let isRunning = Atomic<Bool>(true)
 
-    /// Shows `message` at once and its elapsed seconds every second, until ``stop()``;
-    /// nothing when standard error is not a terminal.
-    init(_ message: String, isShown: Bool = isatty(STDERR_FILENO) == 1) {
-        self.isShown = isShown
-        guard isShown else { return }
-        Self.write("\r\(message)...\u{1B}[K")
+    /// Shows `message` after `delay` seconds (at once by default), then every second its
+    /// elapsed seconds and `details()` when that is not `nil`, until ``stop()``. `details` is
+    /// called from another thread.
+    init(_ message: String, after delay: Double = 0, details: @escaping @Sendable () -> String? = { nil }) {
         let started = Date()
+        if delay == 0 { update(message + "...") }
         Thread.detachNewThread { [weak self] in
-            var shown = 0
             while let self, self.isRunning.load(ordering: .sequentiallyConsistent) {
                 Thread.sleep(forTimeInterval: 0.1)
-                let seconds = Int(Date().timeIntervalSince(started))
-                guard seconds > shown, self.isRunning.load(ordering: .sequentiallyConsistent) else { continue }
-                shown = seconds
-                Self.write("\r\(message)... \(seconds) s\u{1B}[K")
+                let seconds = Date().timeIntervalSince(started)
+                guard seconds >= max(delay, 1) else { continue }
+                self.update("\(message)... \(Int(seconds)) s" + (details().map { ", " + $0 } ?? ""))
             }
         }
     }
 
     /// Clears the line, before the command prints what it did.
     func stop() {
-        guard isRunning.exchange(false, ordering: .sequentiallyConsistent), isShown else { return }
-        // The thread looks at the flag every tenth of a second: clearing after that keeps a
-        // last update from landing after the clear.
-        Thread.sleep(forTimeInterval: 0.12)
-        Self.write("\r\u{1B}[K")
+        guard isRunning.exchange(false, ordering: .sequentiallyConsistent) else { return }
+        StatusLine.standardError.clear()
     }
 
     deinit { stop() }
 
-    private static func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+    private func update(_ text: String) {
+        StatusLine.standardError.show { isRunning.load(ordering: .sequentiallyConsistent) ? text : nil }
     }
 }

@@ -65,7 +65,7 @@ struct TextTable {
     }
 
     /// `text` cut to at most `width` columns, ending in `…`, with the width it then takes.
-    private static func cut(_ text: String, to width: Int) -> (String, Int) {
+    static func cut(_ text: String, to width: Int) -> (String, Int) {
         var kept = "", used = 0
         for character in text {
             let next = displayWidth(String(character))

@@ -126,16 +126,12 @@ struct ImportRun {
 /// How an import goes, on standard error when it is a terminal: the records imported, the rate,
 /// and for a file of known size how far it has come and about how long is left.
 struct ImportProgress {
-    private let isShown: Bool
+    private let isShown = isatty(STDERR_FILENO) == 1
     private var count = 0
     private var lastShown = Date.distantPast
     private let started = Date()
     /// The file being read and its size, when known (not for standard input or a pipe).
     private var file: (name: String, size: Int)?
-
-    init(isShown: Bool = isatty(2) == 1) {
-        self.isShown = isShown
-    }
 
     /// Starts reading `file`: a file of known size shows how far the import has come.
     mutating func start(_ file: String) {
@@ -145,14 +141,16 @@ struct ImportProgress {
 
     mutating func advance(by records: Int, bytesRead: Int) {
         count += records
-        guard isShown, Date().timeIntervalSince(lastShown) > 0.2 else { return }
+        guard Date().timeIntervalSince(lastShown) > 0.2 else { return }
         lastShown = Date()
-        FileHandle.standardError.write(Data("\r\(line(bytesRead: bytesRead))\u{1B}[K".utf8))
+        let line = line(bytesRead: bytesRead)
+        StatusLine.standardError.show { line }
     }
 
     func finish() {
         guard isShown, count > 0 else { return }
-        FileHandle.standardError.write(Data("\rimported \(count.formatted()) records in \(Self.duration(Date().timeIntervalSince(started)))\u{1B}[K\n".utf8))
+        let summary = "imported \(count.formatted()) records in \(Self.duration(Date().timeIntervalSince(started)))\n"
+        StatusLine.standardError.writing(to: .standardError) { FileHandle.standardError.write(Data(summary.utf8)) }
     }
 
     /// `imported 120,000 records, 45% of 51 MB, 38,000 records/s, about 12 s left`.

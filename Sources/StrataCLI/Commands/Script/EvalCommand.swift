@@ -29,7 +29,9 @@ struct EvalCommand: AsyncParsableCommand, ReadsModelOrStore {
     func run() async throws {
         let code = code
         try await ScriptSession.with(storeOptions: options, scriptOptions: scriptOptions) { session in
-            try session.evaluate(code, name: "=eval", printing: .linePerValue)
+            try session.showingActivity("running eval") {
+                try session.evaluate(code, name: "=eval", printing: .linePerValue)
+            }
         }
     }
 }

@@ -22,7 +22,10 @@ struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
 
             Scripts are sandboxed (no io, os, dofile or loadfile unless --allow-io) and stopped \
             when they go beyond --budget or --memory. Ctrl-C interrupts the \
-            script; a second Ctrl-C ends strata at once.
+            script; a second Ctrl-C ends strata at once. On a terminal, a script that runs for \
+            a second without writing shows on standard error what runs, for how long and what \
+            its saves committed (running seed.lua... 42 s, 3 saves (120,000 objects)); the \
+            line is cleared whenever the script writes.
 
             A script that fails prints the error, with the file and line, and its Lua \
             traceback on standard error, and exits with status 1; 2 for a syntax error, 3 when \
@@ -51,7 +54,9 @@ struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
             var table: [LuaValue: LuaValue] = [0: .string(path)]
             for (index, argument) in arguments.enumerated() { table[.integer(Int64(index + 1))] = .string(argument) }
             session.lua.setGlobal("arg", .table(table))
-            try session.run(source, name: "@" + path, arguments: arguments.map(LuaValue.string))
+            try session.showingActivity("running \(path)") {
+                try session.run(source, name: "@" + path, arguments: arguments.map(LuaValue.string))
+            }
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Strata
 import StrataLua
+import Synchronization
 
 /// A Lua interpreter with Strata's API on the stack of a store, as `run`, `eval` and `shell`
 /// use it.
@@ -32,8 +33,12 @@ final class ScriptSession {
         } catch {
             throw CLIError("cannot start Lua: \(error.message)")
         }
-        // print, io.write and Swift's print share C's standard output, in order.
-        lua.output = { line in print(line) }
+        // print, io.write and Swift's print share C's standard output, in order; all of them
+        // clear the status line of a long run first.
+        lua.output = { line in StatusLine.standardError.writing(to: .standardOutput) { print(line) } }
+        lua.willWriteStandardStream = { isStandardError, endsLine in
+            StatusLine.standardError.writing(to: isStandardError ? .standardError : .standardOutput, endsLine: endsLine) {}
+        }
         lua.installStrata(context: stack.mainContext, stack: stack)
         interruption = try ScriptInterruption(lua: lua)
     }
@@ -108,6 +113,29 @@ final class ScriptSession {
         } catch {
             throw explained(error)
         }
+    }
+
+    /// Runs `body` (which runs chunks) with a status line that says, once it has run for a
+    /// second without output, that `activity` is under way, for how long, and what its saves
+    /// committed: `running seed.lua... 42 s, 3 saves (120,000 objects)`.
+    func showingActivity<T>(_ activity: String, _ body: () throws -> T) rethrows -> T {
+        let commits = Mutex((saves: 0, objects: 0))
+        let observation = stack.observeCommit { saved in
+            commits.withLock {
+                $0.saves += 1
+                $0.objects += saved.insertedObjectIDs.count + saved.updatedObjectIDs.count + saved.deletedObjectIDs.count
+            }
+        }
+        let indicator = ActivityIndicator(activity, after: 1) {
+            let (saves, objects) = commits.withLock { ($0.saves, $0.objects) }
+            guard saves > 0 else { return nil }
+            return "\(saves.formatted()) save\(saves == 1 ? "" : "s") (\(objects.formatted()) object\(objects == 1 ? "" : "s"))"
+        }
+        defer {
+            indicator.stop()
+            observation.cancel()
+        }
+        return try body()
     }
 
     /// How ``evaluate(_:name:printing:)`` prints the values of an expression.

@@ -1,0 +1,88 @@
+import Foundation
+import Synchronization
+
+/// The line at the bottom of the terminal where `strata` says what a long step is doing: an
+/// import's progress, a delete or a script that works for minutes. It is kept on standard
+/// error, and only when that is a terminal.
+///
+/// Whatever else `strata` writes to the terminal while the line may show (a script's `print`,
+/// a log line, an error) goes through ``writing(to:endsLine:_:)``, which clears the line
+/// first, so that the two never share a line. The status comes back below the output once
+/// the output has stopped for a second, and never while output has left the cursor in the
+/// middle of a line (`io.write("x")`), which the status would overwrite.
+final class StatusLine: Sendable {
+    /// The status line of standard error, and what writes to the terminal go through.
+    static let standardError = StatusLine()
+
+    /// The standard streams, for ``writing(to:endsLine:_:)``.
+    enum Stream {
+        case standardOutput, standardError
+    }
+
+    private struct State {
+        var drawnText: String?
+        var isMidLine = false
+        var lastOutput: ContinuousClock.Instant?
+    }
+
+    private let isTerminal: Bool
+    private let outputIsTerminal: Bool
+    private let state = Mutex(State())
+    private static let quietPeriod = Duration.seconds(1)
+
+    private init() {
+        isTerminal = isatty(STDERR_FILENO) == 1
+        outputIsTerminal = isatty(STDOUT_FILENO) == 1
+    }
+
+    /// Shows the text `text()` returns, cut to the terminal's width, unless it returns `nil`
+    /// or output reached the terminal in the last second. `text` is called with the line held,
+    /// so that a step that ends (``clear()``) cannot be shown again by an update under way.
+    func show(_ text: () -> String?) {
+        guard isTerminal else { return }
+        state.withLock { state in
+            guard !state.isMidLine, state.lastOutput.map({ .now - $0 >= Self.quietPeriod }) ?? true, let text = text() else { return }
+            let shown = Self.cut(text)
+            guard shown != state.drawnText else { return }
+            Self.write("\r\(shown)\u{1B}[K")
+            state.drawnText = shown
+        }
+    }
+
+    /// Takes the status away, when a step ends.
+    func clear() {
+        guard isTerminal else { return }
+        state.withLock { Self.erase(&$0) }
+    }
+
+    /// Runs `write`, which writes to `stream`, after clearing the status when the stream is
+    /// the terminal. `endsLine` says whether what it writes ends with a newline.
+    func writing(to stream: Stream, endsLine: Bool = true, _ write: () -> Void) {
+        guard isTerminal, stream == .standardError || outputIsTerminal else { return write() }
+        state.withLock { state in
+            Self.erase(&state)
+            write()
+            state.isMidLine = !endsLine
+            state.lastOutput = .now
+        }
+    }
+
+    private static func erase(_ state: inout State) {
+        guard state.drawnText != nil else { return }
+        write("\r\u{1B}[K")
+        state.drawnText = nil
+    }
+
+    /// `text` cut to the terminal's width: a wrapped status would leave its first part behind.
+    private static func cut(_ text: String) -> String {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 1 else { return text }
+        // The last column is left free: some terminals wrap as soon as it is written.
+        let width = Int(size.ws_col) - 1
+        return TextTable.displayWidth(text) > width ? TextTable.cut(text, to: width).0 : text
+    }
+
+    private static func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
