@@ -69,6 +69,11 @@ extension ObjectPredicate.Expression: CustomStringConvertible {
     /// `a + b` for arithmetic, parenthesized where precedence needs it; `name(arguments)` for
     /// the other functions, by the name the parser reads.
     private static func functionText(_ name: String, _ arguments: [Self]) -> String {
+        if name == ExpressionFunction.index.rawValue, arguments.count == 2 {
+            let collection = arithmeticOperators[arguments[0].functionName ?? ""] == nil ? "\(arguments[0])" : "(\(arguments[0]))"
+            if case .value(.string(let end)) = arguments[1], end == "FIRST" || end == "LAST" { return "\(collection)[\(end)]" }
+            return "\(collection)[\(arguments[1])]"
+        }
         guard let (symbol, precedence) = arithmeticOperators[name], arguments.count == 2 else {
             let called = ExpressionFunction(rawValue: name)?.shortName ?? name
             return "\(called)(" + arguments.map(\.description).joined(separator: ", ") + ")"
@@ -94,6 +99,11 @@ extension ObjectPredicate.Expression: CustomStringConvertible {
             return needsParentheses ? "(\(expression))" : expression.description
         }
         return "\(operand(arguments[0], isLeft: true)) \(symbol) \(operand(arguments[1], isLeft: false))"
+    }
+
+    private var functionName: String? {
+        if case .function(let name, _) = self { return name }
+        return nil
     }
 
     private var isValue: Bool {

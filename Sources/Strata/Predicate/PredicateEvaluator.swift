@@ -124,11 +124,12 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
         case .function(let name, let arguments):
             guard let function = ExpressionFunction(rawValue: name) else { return .one(.null) }
             var values: [PredicateValue] = []
-            for argument in arguments {
+            for (position, argument) in arguments.enumerated() {
                 let value = try operand(argument, of: object, variables: variables)
                 // An aggregate reduces the members of its collection (or its arguments, nil
-                // included, as SQL passes them); other functions take one value each.
-                switch (function.isAggregate, value) {
+                // included, as SQL passes them), an index picks one; other functions take one
+                // value each.
+                switch (function.isAggregate || (function.takesCollection && position == 0), value) {
                 case (true, .one(.array(let members))), (true, .many(let members)): values += members
                 default: values.append(value.single)
                 }

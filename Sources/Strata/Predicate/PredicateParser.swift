@@ -248,11 +248,31 @@ private struct PredicateParser {
 
     /// `a ** b`, grouping to the right.
     private mutating func parsePower(after previous: PredicateToken?) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
-        let base = try parseTerm(after: previous)
+        let base = try parseIndexedTerm(after: previous)
         guard isSymbol("**") else { return base }
         let token = current
         advance()
         return .function(ExpressionFunction.power.rawValue, arguments: [base, try parseNegation(after: token)])
+    }
+
+    /// A term, then any indexes: `list[0]`, `list[FIRST]`, `list[LAST]`, and `list[SIZE]`, its
+    /// number of members.
+    private mutating func parseIndexedTerm(after previous: PredicateToken?) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
+        var expression = try parseTerm(after: previous)
+        while isSymbol("[") {
+            let bracket = current
+            advance()
+            if case .identifier(let word) = current.kind, ["FIRST", "LAST", "SIZE"].contains(word.uppercased()) {
+                advance()
+                expression = word.uppercased() == "SIZE"
+                    ? .function(ExpressionFunction.count.rawValue, arguments: [expression])
+                    : .function(ExpressionFunction.index.rawValue, arguments: [expression, .value(.string(word.uppercased()))])
+            } else {
+                expression = .function(ExpressionFunction.index.rawValue, arguments: [expression, try parseExpression(after: bracket)])
+            }
+            try expectSymbol("]", "to close the index")
+        }
+        return expression
     }
 
     /// A value, key path, variable, list, function call or parenthesized expression.

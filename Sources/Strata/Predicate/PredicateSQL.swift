@@ -161,7 +161,7 @@ struct PredicateCompiler {
     // MARK: - Comparisons of single values
 
     private struct Operand {
-        let sql: String
+        var sql: String
         let isString: Bool
         var isNull = false
         /// For an object's key: the table of its entity, so that objects of another table,
@@ -345,10 +345,23 @@ struct PredicateCompiler {
             ]
             return Operand(sql: try aggregate(aggregates[function]!, of: rest, over: toMany, named: "\(function.shortName)(\(path.joined(separator: ".")))"), isString: false)
         }
+        if function == .noIndex {
+            // SQLite uses no index for an expression under a unary +, and keeps its column's
+            // collation: the hint Core Data's noindex: gives.
+            var operand = try scalar(arguments[0], in: scope)
+            operand.sql = "+(\(operand.sql))"
+            return operand
+        }
+        if function == .index, case .keyPath(let path) = arguments[0], case .members = try resolve(path[...], in: scope) {
+            throw PredicateCompileError(
+                message: "'\(path.joined(separator: "."))' is a to-many, whose members have no order in the store: an index cannot pick one; "
+                    + "\(path.joined(separator: "."))[SIZE] counts them")
+        }
         var parts = ["'\(function.rawValue)'"]
-        for argument in arguments {
+        for (position, argument) in arguments.enumerated() {
             // An aggregate's list gives its members as arguments, as the evaluator reduces them.
-            for member in function.isAggregate ? Self.listMembers(argument) ?? [argument] : [argument] {
+            let isCollection = function.isAggregate || (function.takesCollection && position == 0)
+            for member in isCollection ? Self.listMembers(argument) ?? [argument] : [argument] {
                 parts.append(try scalar(member, in: scope).sql)
             }
         }

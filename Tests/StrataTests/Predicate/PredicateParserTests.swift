@@ -166,6 +166,10 @@ import Testing
         ("flags == 0x1F OR flags == 0o17 OR flags == 0b101", "flags == 31 OR flags == 15 OR flags == 5"),
         ("published > CAST('2000-01-01', 'NSDate')", "published > CAST(-31622400.0, \"NSDate\")"),
         ("(a + b > 1) AND (c == 2)", "a + b > 1 AND c == 2"),
+        ("tags[size] > 1 AND {1, 2}[first] == rating", "count(tags) > 1 AND {1, 2}[FIRST] == rating"),
+        ("(rating + 1)[0] == 2 AND $LIST[LAST] == title AND {1, 2}[rating - 1] > 1",
+         "(rating + 1)[0] == 2 AND $LIST[LAST] == title AND {1, 2}[rating - 1] > 1"),
+        ("randomn(3) < random() AND noindex(title) == length:(title)", "randomn(3) < random() AND noindex(title) == length(title)"),
     ])
     func expressionsPrintAsTheyReadAndReadBackTheSame(format: String, description: String) throws {
         let predicate = try ObjectPredicate(format: format)

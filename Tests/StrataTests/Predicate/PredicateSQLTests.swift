@@ -96,6 +96,7 @@ import Testing
         ("pages.@sum.text > 1", "@sum.text is not an aggregate of a numeric attribute"),
         ("rating == {1, 2}", "a list is only allowed after IN or BETWEEN"),
         ("author.books.tags.@count > 1", "@count must follow the first to-many of a key path"),
+        ("pages[FIRST] == nil", "'pages' is a to-many, whose members have no order in the store: an index cannot pick one; pages[SIZE] counts them"),
         // Both matched nothing without a word.
         ("title MATCHES '(unclosed'", "MATCHES: '(unclosed' is not a valid ICU regular expression"),
         ("published > 'yesterday'", "'Book.published' is a date compared with the text \"yesterday\", which is no ISO 8601 date; "
@@ -107,5 +108,16 @@ import Testing
         #expect(throws: PredicateCompileError(message: message)) {
             try PredicateSQL(try ObjectPredicate(format: format), entity: book, model: model, layout: StoreLayout(model: model))
         }
+    }
+}
+
+extension PredicateSQLTests {
+    /// `noindex:` is Core Data's hint not to use an index: SQLite's unary `+`, which keeps the
+    /// column's collation and value.
+    @Test func noindexKeepsSQLiteFromUsingAnIndex() throws {
+        let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
+        let book = try #require(model.entity(named: "Book"))
+        let compiled = try PredicateSQL(try ObjectPredicate(format: "noindex(title) == 'Dune'"), entity: book, model: model, layout: StoreLayout(model: model))
+        #expect(compiled.condition == "(+(t0.ZTITLE) IS ?1)")
     }
 }

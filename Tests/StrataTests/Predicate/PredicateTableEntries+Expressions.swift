@@ -39,6 +39,11 @@ extension PredicateTableTests {
         book("raise:toPower:(2, pages.@count) == 4", sql: "(SELECT COUNT(*) \(pagesOfB)) = 2"),
         book("bitwiseAnd:with:(pages.@count, 1) == 1", sql: "(SELECT COUNT(*) \(pagesOfB)) % 2 = 1"),
         book("published < now()", sql: "b.ZPUBLISHED < (julianday('now') - 2451910.5) * 86400"),
+        book("randomn(1) == 0 AND random() >= 0 AND random() <= 2147483647 AND rating > 4", sql: "b.ZRATING > 4"),
+        book("randomn(3) < 3 AND randomn(3) >= 0 AND randomn(0) == nil AND title == 'Dune'", sql: "b.ZTITLE = 'Dune'"),
+        book("length(title) == 4", sql: "length(b.ZTITLE) = 4"),
+        book("length:(title) > 4 AND length(rating) == nil", sql: "length(b.ZTITLE) > 4"),
+        book("noindex(title) BEGINSWITH[c] 'd' OR noindex:(rating) < 2", sql: "b.ZTITLE LIKE 'd%' OR b.ZRATING < 2"),
 
         // Aggregates of a to-many, and of lists.
         book("sum(pages.number) > 5", sql: "(SELECT TOTAL(p.ZNUMBER) \(pagesOfB)) > 5"),
@@ -50,6 +55,16 @@ extension PredicateTableTests {
         book("average({rating, 5}) > 4.5", sql: "COALESCE((b.ZRATING + 5) / 2.0, 5) > 4.5"),
         book("max({rating, 2}) == 2", sql: "b.ZRATING <= 2 OR b.ZRATING IS NULL"),
         book("count({rating, 1}) == 2 AND sum(rating, 1) >= 5", sql: "b.ZRATING >= 4"),
+
+        // Indexes: a member of a list by its position, FIRST or LAST; SIZE counts any collection.
+        book("{3, 4, 5}[1] == rating", sql: "b.ZRATING = 4"),
+        book("{'Dune', 'Mort'}[LAST] == title OR {'Dune', 'Mort'}[first] == title", sql: "b.ZTITLE IN ('Mort', 'Dune')"),
+        book("{rating, 5}[FIRST] > 4", sql: "b.ZRATING > 4"),
+        book("{1, 2}[2] == nil AND {rating}[-1] == nil AND rating < 2", sql: "b.ZRATING < 2"),
+        book("{2, 3, 4}[rating - 2] == 3", sql: "b.ZRATING = 3"),
+        book("title[0] == 'Dune'", sql: "b.ZTITLE = 'Dune'"),
+        book("tags[SIZE] == 2", sql: "(SELECT COUNT(*) \(tagsOfB)) = 2"),
+        book("pages[size] + {1, 2, 3}[SIZE] > 4", sql: "(SELECT COUNT(*) \(pagesOfB)) > 1"),
 
         // Lists with variables, and a list that contains the value.
         book("rating BETWEEN {$LOW, $HIGH}", variables: ["LOW": 2, "HIGH": 4], sql: "b.ZRATING BETWEEN 2 AND 4"),

@@ -12,6 +12,9 @@ import Foundation
 /// nil, as SQL's NULL propagates. So do results that are not numbers: a division or modulus by
 /// zero, the square root or logarithm of a negative number. Integer arithmetic stays integer
 /// until it would overflow, and then is carried out in floating point, as SQLite does.
+/// `random` gives an integer from 0 to 2³¹ − 1 and `randomn:` one from 0 to below its
+/// argument, as Foundation's do; `length:` counts a string's UTF-16 code units, as `NSString`
+/// does; `noindex:` gives its argument, and in SQL keeps SQLite from using an index for it.
 enum ExpressionFunction: String, CaseIterable, Sendable {
     case add = "add:to:"
     case subtract = "from:subtract:"
@@ -36,6 +39,13 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     case rightShift = "rightshift:by:"
     case onesComplement = "onesComplement:"
     case now = "now"
+    case random = "random"
+    case randomBelow = "randomn:"
+    case length = "length:"
+    case noIndex = "noindex:"
+    /// `list[0]`, `list[FIRST]`, `list[LAST]`: a member of a collection, by its index from 0
+    /// or the text FIRST or LAST.
+    case index = "objectFrom:withIndex:"
     case sum = "sum:"
     case count = "count:"
     case min = "min:"
@@ -50,6 +60,10 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
         if isAggregate { return nil }
         return rawValue.count { $0 == ":" }
     }
+
+    /// Whether its first argument is a collection whose members it takes: the aggregates, and
+    /// ``index``, whose last argument is the index.
+    var takesCollection: Bool { isAggregate || self == .index }
 
     /// Whether it reduces a collection (`sum:`, `count:`, …) to one value.
     var isAggregate: Bool {
@@ -84,6 +98,7 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     /// The function's value for `arguments` (for an aggregate, the members of its collection).
     func apply(_ arguments: [DatabaseValue]) -> DatabaseValue {
         if isAggregate { return aggregate(arguments) }
+        if self == .index { return arguments.last.map { Self.member(of: arguments.dropLast(), at: $0) } ?? .null }
         guard arguments.count == arity ?? 0 else { return .null }
         switch self {
         case .add: return arithmetic(arguments[0], arguments[1], { $0.addingReportingOverflow($1) }, +)
@@ -119,6 +134,13 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
         case .rightShift: return integers(arguments) { $1 >= 0 && $1 < 64 ? $0 >> $1 : ($0 < 0 ? -1 : 0) }
         case .onesComplement: return arguments[0].exactInteger.map { .integer(~$0) } ?? .null
         case .now: return .real(Date().timeIntervalSinceReferenceDate)
+        case .random: return .integer(Int64.random(in: 0...Int64(Int32.max)))
+        case .randomBelow:
+            guard let bound = arguments[0].exactInteger, bound > 0 else { return .null }
+            return .integer(Int64.random(in: 0..<bound))
+        case .length: return arguments[0].stringValue.map { .integer(Int64($0.utf16.count)) } ?? .null
+        case .noIndex: return arguments[0]
+        case .index: return .null
         case .sum, .count, .min, .max, .average, .median, .standardDeviation: return .null
         }
     }
@@ -151,6 +173,17 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
             let mean = numbers.reduce(0, +) / Double(numbers.count)
             return .real((numbers.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(numbers.count)).squareRoot())
         default: return .null
+        }
+    }
+
+    /// The member of `members` at `index`: from 0, or FIRST or LAST; nil past either end.
+    private static func member(of members: ArraySlice<DatabaseValue>, at index: DatabaseValue) -> DatabaseValue {
+        switch index.stringValue?.uppercased() {
+        case "FIRST": return members.first ?? .null
+        case "LAST": return members.last ?? .null
+        default:
+            guard let offset = index.exactInteger, offset >= 0, offset < members.count else { return .null }
+            return members[members.startIndex + Int(offset)]
         }
     }
 
