@@ -134,7 +134,9 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
                 default: values.append(value.single)
                 }
             }
-            return .one(PredicateValue(function.apply(values.map { $0.databaseValue ?? .null })))
+            let stored = values.map { $0.databaseValue ?? .null }
+            if function == .mode { return .one(.array(ExpressionFunction.modes(of: stored).map(PredicateValue.init))) }
+            return .one(PredicateValue(function.apply(stored)))
         }
     }
 

@@ -97,7 +97,7 @@ struct PredicateCompiler {
     }
 
     private mutating func comparison(_ comparison: ObjectPredicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> String {
-        if comparison.operator == .contains, comparison.quantifier == nil, Self.listMembers(comparison.left) != nil {
+        if comparison.operator == .contains, comparison.quantifier == nil, Self.listMembers(comparison.left) != nil || Self.isModeList(comparison.left) {
             // `{28, 33} CONTAINS age` asks whether age is one of the list.
             var swapped = comparison
             (swapped.left, swapped.operator, swapped.right) = (comparison.right, .in, comparison.left)
@@ -173,6 +173,16 @@ struct PredicateCompiler {
         var argument: Int?
         /// For an attribute: `Entity.attribute`, for messages.
         var attribute: String?
+        /// Whether the value is a list (`mode:`'s), as a JSON array: only `IN` takes it.
+        var isList = false
+    }
+
+    private static let listComparison = PredicateCompileError(
+        message: "mode(…) gives a list (the most frequent numbers): compare a value with it by IN or CONTAINS")
+
+    private static func isModeList(_ expression: ObjectPredicate.Expression) -> Bool {
+        if case .function(ExpressionFunction.mode.rawValue, _) = expression { return true }
+        return false
     }
 
     /// The right side of a comparison: one value, or the constants of `IN {…}` and `BETWEEN {…}`.
@@ -183,6 +193,7 @@ struct PredicateCompiler {
 
     private mutating func rightOperand(_ comparison: ObjectPredicate.Comparison, in scope: Scope) throws(PredicateCompileError) -> Right {
         guard comparison.operator == .in || comparison.operator == .between else { return .value(try scalar(comparison.right, in: scope)) }
+        if comparison.operator == .in, Self.isModeList(comparison.right) { return .value(try scalar(comparison.right, in: scope)) }
         guard let members = Self.listMembers(comparison.right) else {
             throw PredicateCompileError(message: "\(comparison.operator.rawValue) needs a list\(comparison.operator == .in ? " or a to-many key path" : "") on its right")
         }
@@ -202,6 +213,11 @@ struct PredicateCompiler {
 
     private mutating func leaf(_ left: Operand, _ op: ComparisonOperator, _ right: Right, options: ComparisonOptions) throws(PredicateCompileError) -> String {
         let options = options.rawValue
+        if left.isList { throw Self.listComparison }
+        if case .value(let list) = right, list.isList {
+            guard op == .in else { throw Self.listComparison }
+            return "EXISTS (SELECT 1 FROM json_each(\(list.sql)) WHERE value = \(left.sql))"
+        }
         var left = left, right = right
         switch right {
         case .value(let value):
@@ -342,8 +358,10 @@ struct PredicateCompiler {
             if function == .count { return Operand(sql: "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link))", isString: false) }
             let aggregates: [ExpressionFunction: String] = [
                 .sum: "TOTAL", .average: "AVG", .min: "MIN", .max: "MAX", .median: "strata_median", .standardDeviation: "strata_stddev",
+                .mode: "strata_mode",
             ]
-            return Operand(sql: try aggregate(aggregates[function]!, of: rest, over: toMany, named: "\(function.shortName)(\(path.joined(separator: ".")))"), isString: false)
+            let sql = try aggregate(aggregates[function]!, of: rest, over: toMany, named: "\(function.shortName)(\(path.joined(separator: ".")))")
+            return Operand(sql: sql, isString: false, isList: function == .mode)
         }
         if function == .noIndex {
             // SQLite uses no index for an expression under a unary +, and keeps its column's
@@ -362,10 +380,12 @@ struct PredicateCompiler {
             // An aggregate's list gives its members as arguments, as the evaluator reduces them.
             let isCollection = function.isAggregate || (function.takesCollection && position == 0)
             for member in isCollection ? Self.listMembers(argument) ?? [argument] : [argument] {
-                parts.append(try scalar(member, in: scope).sql)
+                let operand = try scalar(member, in: scope)
+                if operand.isList { throw Self.listComparison }
+                parts.append(operand.sql)
             }
         }
-        return Operand(sql: "strata_function(\(parts.joined(separator: ", ")))", isString: function.returnsString)
+        return Operand(sql: "strata_function(\(parts.joined(separator: ", ")))", isString: function.returnsString, isList: function == .mode)
     }
 
     private mutating func bind(_ value: PredicateValue) throws(PredicateCompileError) -> Operand {

@@ -169,6 +169,7 @@ import Testing
         ("tags[size] > 1 AND {1, 2}[first] == rating", "count(tags) > 1 AND {1, 2}[FIRST] == rating"),
         ("(rating + 1)[0] == 2 AND $LIST[LAST] == title AND {1, 2}[rating - 1] > 1",
          "(rating + 1)[0] == 2 AND $LIST[LAST] == title AND {1, 2}[rating - 1] > 1"),
+        ("3 IN mode:(pages.number) AND mode({1, 1, 2}) CONTAINS rating", "3 IN mode(pages.number) AND mode({1, 1, 2}) CONTAINS rating"),
         ("randomn(3) < random() AND noindex(title) == length:(title)", "randomn(3) < random() AND noindex(title) == length(title)"),
     ])
     func expressionsPrintAsTheyReadAndReadBackTheSame(format: String, description: String) throws {

@@ -66,6 +66,14 @@ extension PredicateTableTests {
         book("tags[SIZE] == 2", sql: "(SELECT COUNT(*) \(tagsOfB)) = 2"),
         book("pages[size] + {1, 2, 3}[SIZE] > 4", sql: "(SELECT COUNT(*) \(pagesOfB)) > 1"),
 
+        // mode: the most frequent numbers, a list a value is IN, or that CONTAINS it.
+        book("rating IN mode({3, 4, 4, rating})", sql: "b.ZRATING IN (3, 4)"),
+        book("mode({rating, 5, 5.0}) CONTAINS rating", sql: "b.ZRATING = 5"),
+        book("1 IN mode(pages.number)", sql: """
+            (SELECT COUNT(*) \(pagesOfB) AND p.ZNUMBER = 1) > 0 AND NOT EXISTS (SELECT 1 FROM ZPAGE q WHERE q.ZBOOK = b.Z_PK \
+            AND q.ZNUMBER IS NOT NULL GROUP BY q.ZNUMBER HAVING COUNT(*) > (SELECT COUNT(*) \(pagesOfB) AND p.ZNUMBER = 1))
+            """),
+
         // Lists with variables, and a list that contains the value.
         book("rating BETWEEN {$LOW, $HIGH}", variables: ["LOW": 2, "HIGH": 4], sql: "b.ZRATING BETWEEN 2 AND 4"),
         book("rating IN {$A, 5}", variables: ["A": 3], sql: "b.ZRATING IN (3, 5)"),

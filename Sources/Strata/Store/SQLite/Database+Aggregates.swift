@@ -35,6 +35,16 @@ extension Database {
                 return nil
             }
         }
+        // strata_mode(x): the most frequent numbers, as ExpressionFunction's mode: gives them (a
+        // JSON array).
+        try defineAggregate("strata_mode") { () -> ([DatabaseValue]) -> DatabaseValue? in
+            var values: [DatabaseValue] = []
+            return { arguments in
+                guard let argument = arguments.first else { return ExpressionFunction.mode.apply(values) }
+                values.append(argument)
+                return nil
+            }
+        }
     }
 
     /// Registers a one-argument aggregate. `makeAccumulator` is called once per group; the

@@ -53,6 +53,9 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     case average = "average:"
     case median = "median:"
     case standardDeviation = "stddev:"
+    /// The most frequent numbers of a collection, as a list: where a value is one of them
+    /// (`x IN mode(…)`). A list is no SQL value: SQL gets it as a JSON array.
+    case mode = "mode:"
 
     /// How many arguments it takes; `nil` for the aggregates, which take a collection or any
     /// number of values.
@@ -68,7 +71,7 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     /// Whether it reduces a collection (`sum:`, `count:`, …) to one value.
     var isAggregate: Bool {
         switch self {
-        case .sum, .count, .min, .max, .average, .median, .standardDeviation: true
+        case .sum, .count, .min, .max, .average, .median, .standardDeviation, .mode: true
         default: false
         }
     }
@@ -141,7 +144,7 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
         case .length: return arguments[0].stringValue.map { .integer(Int64($0.utf16.count)) } ?? .null
         case .noIndex: return arguments[0]
         case .index: return .null
-        case .sum, .count, .min, .max, .average, .median, .standardDeviation: return .null
+        case .sum, .count, .min, .max, .average, .median, .standardDeviation, .mode: return .null
         }
     }
 
@@ -172,8 +175,22 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
             guard !numbers.isEmpty else { return .null }
             let mean = numbers.reduce(0, +) / Double(numbers.count)
             return .real((numbers.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(numbers.count)).squareRoot())
+        case .mode: return .text("[" + Self.modes(of: members).map(\.description).joined(separator: ",") + "]")
         default: return .null
         }
+    }
+
+    /// The numbers that occur most often among `members`, in the order they first occur; an
+    /// integer and a real of the same value count as one number.
+    static func modes(of members: [DatabaseValue]) -> [DatabaseValue] {
+        var counts: [DatabaseValue: Int] = [:], order: [DatabaseValue] = []
+        for member in members where member.doubleValue != nil {
+            let number = member.exactInteger.map(DatabaseValue.integer) ?? member
+            if counts[number] == nil { order.append(number) }
+            counts[number, default: 0] += 1
+        }
+        let most = counts.values.max() ?? 0
+        return order.filter { counts[$0] == most }
     }
 
     /// The member of `members` at `index`: from 0, or FIRST or LAST; nil past either end.
