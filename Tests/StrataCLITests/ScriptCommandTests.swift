@@ -221,6 +221,15 @@ import Glibc
 
     // MARK: - eval
 
+    @Test func evalOnAStoreThatKeepsItsModelNeedsNoModelOption() throws {
+        let result = try StrataRunner.run(["eval", "return ctx:count('Book', {where = \"FUNCTION(title, 'length') > 10\"})", "--store", store])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "2\n")
+        let created = try StrataRunner.run(["eval", "return 1", "--create", "--store", folder.url.appendingPathComponent("new.sqlite").path])
+        #expect(created.status == 2)
+        #expect(created.standardError.hasPrefix("strata: no model given: pass --model PATH or set STRATA_MODEL"), "\(created.standardError)")
+    }
+
     @Test func evalPrintsTheValuesOfAnExpressionOrWhatStatementsReturn() throws {
         let expression = try strata(["eval", "ctx:count('Book')"])
         #expect(expression.status == 0, "\(expression.standardError)")

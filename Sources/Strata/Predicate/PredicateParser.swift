@@ -322,9 +322,7 @@ private struct PredicateParser {
                 return path.isEmpty ? .evaluatedObject : .keyPath(path)
             case "SUBQUERY": return try parseSubquery()
             case "CAST": return try parseCast()
-            case "FUNCTION":
-                throw error("FUNCTION(…) calls a method by its Objective-C name, which Strata cannot; "
-                    + "call a built-in function instead: \(ExpressionFunction.allCases.map { $0.shortName + "(…)" }.joined(separator: ", "))")
+            case "FUNCTION": return try parseMethodCall()
             case _ where tokens[index + 1].kind == .symbol("(") || tokens[index + 1].kind == .symbol(":"):
                 return try parseFunction()
             case "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE",
@@ -412,7 +410,7 @@ private struct PredicateParser {
         }
         guard let function = ExpressionFunction(named: name) else {
             throw PredicateSyntaxError(
-                message: "unknown function '\(name)'; known: \(ExpressionFunction.allCases.map(\.shortName).joined(separator: ", "))",
+                message: "unknown function '\(name)'; known: \(ExpressionFunction.callable.map(\.shortName).joined(separator: ", "))",
                 predicate: source, offset: start.offset)
         }
         try expectSymbol("(", "after the function name")
@@ -433,6 +431,44 @@ private struct PredicateParser {
             throw PredicateSyntaxError(message: "\(function.shortName) needs a collection or values", predicate: source, offset: start.offset)
         }
         return .function(function.rawValue, arguments: arguments)
+    }
+
+    /// `FUNCTION(receiver, 'selector', arguments…)`: one of the Foundation methods Strata knows
+    /// (``ExpressionMethod``), named by a string or a `%@` argument.
+    private mutating func parseMethodCall() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
+        let start = current
+        advance()  // FUNCTION
+        try expectSymbol("(", "after FUNCTION")
+        let receiver = try parseExpression()
+        try expectSymbol(",", "after FUNCTION's receiver")
+        let selectorToken = current
+        var selector: String?
+        switch selectorToken.kind {
+        case .string(let text): selector = text
+        case .argument("@"):
+            if case .string(let text)? = arguments.first?.value { selector = text; arguments.removeFirst() }
+        default: break
+        }
+        guard let selector else { throw error("expected the method's name as a string, found '\(selectorToken.text)'") }
+        guard let method = ExpressionMethod(rawValue: selector) else {
+            throw PredicateSyntaxError(
+                message: "FUNCTION cannot call '\(selector)': Strata calls Foundation's methods by name, and knows "
+                    + ExpressionMethod.allCases.map(\.rawValue).joined(separator: ", "),
+                predicate: source, offset: selectorToken.offset)
+        }
+        advance()
+        var methodArguments: [ObjectPredicate.Expression] = []
+        while isSymbol(",") {
+            advance()
+            methodArguments.append(try parseExpression())
+        }
+        try expectSymbol(")", "to close FUNCTION(…)")
+        guard methodArguments.count == method.arity else {
+            throw PredicateSyntaxError(
+                message: "\(selector) takes \(method.arity) argument\(method.arity == 1 ? "" : "s"), found \(methodArguments.count)",
+                predicate: source, offset: start.offset)
+        }
+        return .function(ExpressionFunction.method.rawValue, arguments: [receiver, .value(.string(selector))] + methodArguments)
     }
 
     private mutating func parseSubquery() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {

@@ -385,7 +385,12 @@ struct PredicateCompiler {
                 parts.append(operand.sql)
             }
         }
-        return Operand(sql: "strata_function(\(parts.joined(separator: ", ")))", isString: function.returnsString, isList: function == .mode)
+        let returnsString = if function == .method, arguments.count > 1, case .value(.string(let selector)) = arguments[1] {
+            ExpressionMethod(rawValue: selector)?.returnsString ?? false
+        } else {
+            function.returnsString
+        }
+        return Operand(sql: "strata_function(\(parts.joined(separator: ", ")))", isString: returnsString, isList: function == .mode)
     }
 
     private mutating func bind(_ value: PredicateValue) throws(PredicateCompileError) -> Operand {

@@ -106,6 +106,10 @@ import Testing
         ("sqrt(1, 2) > 0", "sqrt takes 1 argument, found 2", 0),
         ("rating > now(1)", "now takes 0 arguments, found 1", 9),
         ("sum() > 0", "sum needs a collection or values", 0),
+        ("FUNCTION(title, 'hasPrefix:') == YES", "hasPrefix: takes 1 argument, found 0", 0),
+        ("FUNCTION(title, length) > 1", "expected the method's name as a string, found 'length'", 16),
+        ("FUNCTION(title 'length') > 1", "expected ',' after FUNCTION's receiver, found '\"length\"'", 15),
+        ("{1, 2}[FIRST > 1", "expected ']' to close the index, found '>'", 13),
         ("rating > 0b102", "'0b102' is not a number in base 2", 9),
         ("(rating + 1 > 2", "expected ')' to close '(', found 'the end of the predicate'", 15),
         ("rating * > 2", "expected a value after '*', found '>'", 9),
@@ -134,12 +138,14 @@ import Testing
         }
     }
 
-    @Test func unknownFunctionsAndFUNCTIONAreRefusedWithTheFunctionsThereAre() {
-        for (format, start, offset) in [("rating > frobnicate(1)", "unknown function 'frobnicate'; known: add, from, multiply", 9),
-                                        ("FUNCTION(SELF, 'title') == 'x'", "FUNCTION(…) calls a method by its Objective-C name", 0)] {
+    @Test func unknownFunctionsAndMethodsAreRefusedWithTheOnesThereAre() {
+        for (format, start, known, offset) in [
+            ("rating > frobnicate(1)", "unknown function 'frobnicate'; known: add, from, multiply", "sqrt", 9),
+            ("FUNCTION(SELF, 'fullName') == 'x'", "FUNCTION cannot call 'fullName': Strata calls Foundation's methods by name, and knows length, ", "doubleValue", 15),
+        ] {
             #expect { try ObjectPredicate(format: format) } throws: { error in
                 guard let error = error as? PredicateSyntaxError else { return false }
-                return error.message.hasPrefix(start) && error.message.contains("sqrt") && error.offset == offset
+                return error.message.hasPrefix(start) && error.message.contains(known) && !error.message.contains("FUNCTION,") && error.offset == offset
             }
         }
     }
@@ -169,6 +175,8 @@ import Testing
         ("tags[size] > 1 AND {1, 2}[first] == rating", "count(tags) > 1 AND {1, 2}[FIRST] == rating"),
         ("(rating + 1)[0] == 2 AND $LIST[LAST] == title AND {1, 2}[rating - 1] > 1",
          "(rating + 1)[0] == 2 AND $LIST[LAST] == title AND {1, 2}[rating - 1] > 1"),
+        ("FUNCTION(title, 'length') > 2 AND FUNCTION(name, 'stringByAppendingString:', '!') == 'a!'",
+         "FUNCTION(title, \"length\") > 2 AND FUNCTION(name, \"stringByAppendingString:\", \"!\") == \"a!\""),
         ("3 IN mode:(pages.number) AND mode({1, 1, 2}) CONTAINS rating", "3 IN mode(pages.number) AND mode({1, 1, 2}) CONTAINS rating"),
         ("randomn(3) < random() AND noindex(title) == length:(title)", "randomn(3) < random() AND noindex(title) == length(title)"),
     ])

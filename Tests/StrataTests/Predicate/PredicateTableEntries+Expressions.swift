@@ -74,6 +74,19 @@ extension PredicateTableTests {
             AND q.ZNUMBER IS NOT NULL GROUP BY q.ZNUMBER HAVING COUNT(*) > (SELECT COUNT(*) \(pagesOfB) AND p.ZNUMBER = 1))
             """),
 
+        // FUNCTION: Foundation's methods on strings, numbers and dates, by their selectors.
+        book("FUNCTION(title, 'length') == 4", sql: "length(b.ZTITLE) = 4"),
+        book("FUNCTION(title, 'uppercaseString') BEGINSWITH 'THE'", sql: "upper(b.ZTITLE) GLOB 'THE*'"),
+        book("FUNCTION(title, 'stringByAppendingString:', '!') ENDSWITH 'e!'", sql: "b.ZTITLE GLOB '*e'"),
+        book("FUNCTION(title, 'hasPrefix:', 'The') == YES", sql: "b.ZTITLE GLOB 'The*'"),
+        book("FUNCTION(title, 'substringToIndex:', 3) ==[c] 'the'", sql: "lower(substr(b.ZTITLE, 1, 3)) = 'the' AND length(b.ZTITLE) >= 3"),
+        book("FUNCTION(title, %@) > 10", .value(.string("length")), sql: "length(b.ZTITLE) > 10"),
+        book("FUNCTION(rating, 'stringValue') IN {'3', '4.5'}", sql: "b.ZRATING IN (3, 4.5)"),
+        book("FUNCTION(rating, 'intValue') == 4", sql: "b.ZRATING >= 4 AND b.ZRATING < 5"),
+        book("FUNCTION(FUNCTION(rating, 'stringValue'), 'doubleValue') > 4", sql: "b.ZRATING > 4"),
+        book("FUNCTION(published, 'timeIntervalSince1970') > 978307200", sql: "b.ZPUBLISHED > 0"),
+        book("FUNCTION(title, 'boolValue') == NO AND FUNCTION(rating, 'length') == nil AND rating < 2", sql: "b.ZRATING < 2"),
+
         // Lists with variables, and a list that contains the value.
         book("rating BETWEEN {$LOW, $HIGH}", variables: ["LOW": 2, "HIGH": 4], sql: "b.ZRATING BETWEEN 2 AND 4"),
         book("rating IN {$A, 5}", variables: ["A": 3], sql: "b.ZRATING IN (3, 5)"),

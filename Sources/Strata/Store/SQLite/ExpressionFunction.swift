@@ -46,6 +46,8 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     /// `list[0]`, `list[FIRST]`, `list[LAST]`: a member of a collection, by its index from 0
     /// or the text FIRST or LAST.
     case index = "objectFrom:withIndex:"
+    /// `FUNCTION(receiver, 'selector', arguments…)`: one of the ``ExpressionMethod``s.
+    case method = "FUNCTION"
     case sum = "sum:"
     case count = "count:"
     case min = "min:"
@@ -60,7 +62,7 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     /// How many arguments it takes; `nil` for the aggregates, which take a collection or any
     /// number of values.
     var arity: Int? {
-        if isAggregate { return nil }
+        if isAggregate || self == .method { return nil }
         return rawValue.count { $0 == ":" }
     }
 
@@ -79,12 +81,15 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     /// Whether its result is a string.
     var returnsString: Bool { self == .uppercase || self == .lowercase }
 
+    /// The functions a format string calls by name (``method`` is `FUNCTION(…)`'s).
+    static let callable = allCases.filter { $0 != .method }
+
     /// The function named `name` in a format string: its selector (`modulus:by:`) or the
     /// selector's first word (`modulus`, `sqrt`, `now`); `average` is also `avg`.
     init?(named name: String) {
-        if let exact = Self(rawValue: name) {
+        if let exact = Self.callable.first(where: { $0.rawValue == name }) {
             self = exact
-        } else if let found = Self.allCases.first(where: { $0.shortName.caseInsensitiveCompare(name) == .orderedSame }) {
+        } else if let found = Self.callable.first(where: { $0.shortName.caseInsensitiveCompare(name) == .orderedSame }) {
             self = found
         } else if name.lowercased() == "avg" {
             self = .average
@@ -102,6 +107,10 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     func apply(_ arguments: [DatabaseValue]) -> DatabaseValue {
         if isAggregate { return aggregate(arguments) }
         if self == .index { return arguments.last.map { Self.member(of: arguments.dropLast(), at: $0) } ?? .null }
+        if self == .method {
+            guard arguments.count >= 2, let method = arguments[1].stringValue.flatMap(ExpressionMethod.init) else { return .null }
+            return method.apply(to: arguments[0], Array(arguments.dropFirst(2)))
+        }
         guard arguments.count == arity ?? 0 else { return .null }
         switch self {
         case .add: return arithmetic(arguments[0], arguments[1], { $0.addingReportingOverflow($1) }, +)
@@ -143,7 +152,7 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
             return .integer(Int64.random(in: 0..<bound))
         case .length: return arguments[0].stringValue.map { .integer(Int64($0.utf16.count)) } ?? .null
         case .noIndex: return arguments[0]
-        case .index: return .null
+        case .index, .method: return .null
         case .sum, .count, .min, .max, .average, .median, .standardDeviation, .mode: return .null
         }
     }

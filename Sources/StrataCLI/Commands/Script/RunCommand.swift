@@ -13,8 +13,9 @@ struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
             strata (see the README's Lua section), and its arguments as ... and in the table \
             arg, arg[0] being the script's path, as the lua interpreter gives them; write -- \
             before arguments that begin with a dash. The store is opened as strata setup opens \
-            it, migrated from an earlier version of the --model bundle; a missing store is an \
-            error unless --create is given.
+            it, migrated from an earlier version of the --model bundle; without --model, a \
+            store that keeps its model (Core Data's model cache, or Strata's record) opens with \
+            that one. A missing store is an error unless --create is given.
 
             Changes reach the store only when the script saves them, with ctx:save() or at the \
             end of ctx:transaction(fn): whatever is unsaved when the script ends or fails is \

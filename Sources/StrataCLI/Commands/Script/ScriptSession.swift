@@ -54,7 +54,9 @@ final class ScriptSession {
                 throw CLIError("\(path): no such store; pass --create to make one (or strata setup)")
             }
         }
-        let stack = try storeOptions.openStack()
+        // An existing store that keeps its model (Core Data's model cache, or Strata's record)
+        // opens without --model, as fetch opens it.
+        let stack = try storeOptions.modelPath == nil && !scriptOptions.create ? storeOptions.openStackWithStoresModel() : storeOptions.openStack()
         // The session blocks a thread of its own (waiting for the main queue, then running
         // the scripts), not one of Swift concurrency's.
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, any Error>, Never>) in
