@@ -263,7 +263,7 @@ struct FetchCommandTests {
         // Each matched nothing with exit status 0.
         (["count", "Book", "--where", "title MATCHES '(unclosed'"], "strata: MATCHES: '(unclosed' is not a valid ICU regular expression"),
         (["fetch", "Book", "--where", "copyright > 'soon'"], "strata: 'Book.copyright' is a date compared with the text \"soon\", which is no ISO 8601 date"),
-        (["fetch", "Book", "--where", "FUNCTION(title, 'length') > 3"], "strata: --where: FUNCTION(…) calls a method by its Objective-C name"),
+        (["fetch", "Book", "--where", "FUNCTION(SELF, 'fullTitle') == 'x'"], "strata: --where: FUNCTION cannot call 'fullTitle': Strata calls Foundation's methods by name"),
     ])
     func mistakesAreUsageErrors(arguments: [String], message: String) throws {
         let result = try StrataRunner.run(arguments + ["--store", Self.books])

@@ -101,6 +101,7 @@ extension PredicateTableTests {
         book("title MATCHES[d] '.*Vital'", sql: "\(di("b.ZTITLE")) GLOB '*Vital'"),
         book("isbn MATCHES '97800000000(0[1-5]|1[0-2])'", sql: "b.ZISBN GLOB '978000000000[1-5]' OR b.ZISBN GLOB '978000000001[0-2]'"),
         book("title MATCHES '[A-Z].*'", sql: "b.ZTITLE GLOB '[A-Z]*'"),
+        book("title MATCHES '^The .*$' OR title MATCHES '^Dune'", sql: "b.ZTITLE GLOB 'The *' OR b.ZTITLE = 'Dune'"),
 
         // String literals with escapes.
         book("title == 'Don\\'t Panic'", sql: "b.ZTITLE = 'Don''t Panic'"),
