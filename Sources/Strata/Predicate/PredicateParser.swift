@@ -256,10 +256,15 @@ private struct PredicateParser {
     }
 
     /// A term, then any indexes: `list[0]`, `list[FIRST]`, `list[LAST]`, and `list[SIZE]`, its
-    /// number of members.
+    /// number of members; and any aggregates of a list (`{1, 2}.@count`, `mode(x).@max`), or
+    /// keys after a parenthesized key path (`(author).name`).
     private mutating func parseIndexedTerm(after previous: PredicateToken?) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
         var expression = try parseTerm(after: previous)
-        while isSymbol("[") {
+        while isSymbol("[") || isSymbol(".") {
+            if isSymbol(".") {
+                expression = try parseKeyAfter(expression)
+                continue
+            }
             let bracket = current
             advance()
             if case .identifier(let word) = current.kind, ["FIRST", "LAST", "SIZE"].contains(word.uppercased()) {
@@ -273,6 +278,24 @@ private struct PredicateParser {
             try expectSymbol("]", "to close the index")
         }
         return expression
+    }
+
+    /// `.key` or `.@aggregate` after `expression`: a longer key path, or the aggregate of a list
+    /// as its function (`.@count` is `count:`).
+    private mutating func parseKeyAfter(_ expression: ObjectPredicate.Expression) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
+        let dot = current
+        let tail = try parseKeyPathTail()
+        if case .keyPath(let path) = expression { return .keyPath(path + tail) }
+        let aggregates: [String: ExpressionFunction] = ["@count": .count, "@sum": .sum, "@avg": .average, "@min": .min, "@max": .max]
+        guard let first = tail.first, let function = aggregates[first] else {
+            throw PredicateSyntaxError(
+                message: "only an aggregate (@count, @sum, @avg, @min, @max) may follow a list or a function's value, found '\(tail.first ?? "")'",
+                predicate: source, offset: dot.offset + 1)
+        }
+        guard tail.count == 1 else {
+            throw PredicateSyntaxError(message: "nothing may follow '\(first)' of a list", predicate: source, offset: dot.offset + 1)
+        }
+        return .function(function.rawValue, arguments: [expression])
     }
 
     /// A value, key path, variable, list, function call or parenthesized expression.
@@ -296,6 +319,10 @@ private struct PredicateParser {
             return try parseArray()
         case .variable(let name):
             advance()
+            if isSymbol(":"), tokens[index + 1].kind == .symbol("=") {
+                throw error("'$\(name) :=' assigns a variable, which only NSExpression's evaluation in a context does; "
+                    + "a fetch takes its variables as substitution variables (--var \(name)=VALUE)")
+            }
             let path = try parseKeyPathTail()
             return path.isEmpty ? .variable(name) : .keyPath(["$" + name] + path)
         case .argument(let letters):

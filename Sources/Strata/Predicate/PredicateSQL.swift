@@ -352,16 +352,21 @@ struct PredicateCompiler {
     /// the members.
     private mutating func function(_ name: String, _ arguments: [ObjectPredicate.Expression], in scope: Scope) throws(PredicateCompileError) -> Operand {
         guard let function = ExpressionFunction(rawValue: name) else { throw PredicateCompileError(message: "unknown function '\(name)'") }
+        let aggregates: [ExpressionFunction: String] = [
+            .count: "COUNT", .sum: "TOTAL", .average: "AVG", .min: "MIN", .max: "MAX", .median: "strata_median",
+            .standardDeviation: "strata_stddev", .mode: "strata_mode",
+        ]
         if function.isAggregate, arguments.count == 1, case .keyPath(let path) = arguments[0],
             case .members(let toMany, let rest) = try resolve(path[...], in: scope)
         {
             if function == .count { return Operand(sql: "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link))", isString: false) }
-            let aggregates: [ExpressionFunction: String] = [
-                .sum: "TOTAL", .average: "AVG", .min: "MIN", .max: "MAX", .median: "strata_median", .standardDeviation: "strata_stddev",
-                .mode: "strata_mode",
-            ]
             let sql = try aggregate(aggregates[function]!, of: rest, over: toMany, named: "\(function.shortName)(\(path.joined(separator: ".")))")
             return Operand(sql: sql, isString: false, isList: function == .mode)
+        }
+        if function.isAggregate, arguments.count == 1, Self.isModeList(arguments[0]) {
+            // An aggregate of mode:'s list, over the members of its JSON array.
+            let list = try scalar(arguments[0], in: scope)
+            return Operand(sql: "(SELECT \(aggregates[function]!)(value) FROM json_each(\(list.sql)))", isString: false, isList: function == .mode)
         }
         if function == .noIndex {
             // SQLite uses no index for an expression under a unary +, and keeps its column's

@@ -109,6 +109,10 @@ import Testing
         ("FUNCTION(title, 'hasPrefix:') == YES", "hasPrefix: takes 1 argument, found 0", 0),
         ("FUNCTION(title, length) > 1", "expected the method's name as a string, found 'length'", 16),
         ("FUNCTION(title 'length') > 1", "expected ',' after FUNCTION's receiver, found '\"length\"'", 15),
+        ("$x := 5 == 5", "'$x :=' assigns a variable, which only NSExpression's evaluation in a context does; "
+            + "a fetch takes its variables as substitution variables (--var x=VALUE)", 3),
+        ("pages[FIRST].number == 1", "only an aggregate (@count, @sum, @avg, @min, @max) may follow a list or a function's value, found 'number'", 13),
+        ("{1}.@count.x == 1", "nothing may follow '@count' of a list", 4),
         ("{1, 2}[FIRST > 1", "expected ']' to close the index, found '>'", 13),
         ("rating > 0b102", "'0b102' is not a number in base 2", 9),
         ("(rating + 1 > 2", "expected ')' to close '(', found 'the end of the predicate'", 15),

@@ -69,6 +69,8 @@ extension PredicateTableTests {
         // mode: the most frequent numbers, a list a value is IN, or that CONTAINS it.
         book("rating IN mode({3, 4, 4, rating})", sql: "b.ZRATING IN (3, 4)"),
         book("mode({rating, 5, 5.0}) CONTAINS rating", sql: "b.ZRATING = 5"),
+        book("mode({rating, 4, 3}).@count == 1 AND mode({rating, 4, 3})[SIZE] == 1", sql: "b.ZRATING IN (3, 4)"),
+        book("sum(mode({rating, 1, 1})) == 1 AND mode({rating, 2, 3}).@max == 3", sql: "b.ZRATING IS NULL OR (b.ZRATING <= 3 AND b.ZRATING <> 2)"),
         book("1 IN mode(pages.number)", sql: """
             (SELECT COUNT(*) \(pagesOfB) AND p.ZNUMBER = 1) > 0 AND NOT EXISTS (SELECT 1 FROM ZPAGE q WHERE q.ZBOOK = b.Z_PK \
             AND q.ZNUMBER IS NOT NULL GROUP BY q.ZNUMBER HAVING COUNT(*) > (SELECT COUNT(*) \(pagesOfB) AND p.ZNUMBER = 1))
@@ -86,6 +88,11 @@ extension PredicateTableTests {
         book("FUNCTION(FUNCTION(rating, 'stringValue'), 'doubleValue') > 4", sql: "b.ZRATING > 4"),
         book("FUNCTION(published, 'timeIntervalSince1970') > 978307200", sql: "b.ZPUBLISHED > 0"),
         book("FUNCTION(title, 'boolValue') == NO AND FUNCTION(rating, 'length') == nil AND rating < 2", sql: "b.ZRATING < 2"),
+
+        // Aggregates after a list, and keys after a parenthesized key path.
+        book("{1, 2, 3}.@count == 3 AND {2, rating}.@max > 4", sql: "b.ZRATING > 4"),
+        book("{rating, 1}.@sum >= 5 AND {rating, 1}.@avg < 3 AND {rating, 5}.@min < 4", sql: "b.ZRATING >= 4 AND b.ZRATING < 5 AND b.ZRATING < 4"),
+        book("(author).name BEGINSWITH 'U'", sql: "b.ZAUTHOR IN (SELECT a.Z_PK FROM ZAUTHOR a WHERE a.ZNAME GLOB 'U*')"),
 
         // Lists with variables, and a list that contains the value.
         book("rating BETWEEN {$LOW, $HIGH}", variables: ["LOW": 2, "HIGH": 4], sql: "b.ZRATING BETWEEN 2 AND 4"),
