@@ -100,7 +100,7 @@ public final class LuaState {
 
     /// Makes `io`'s writes to the standard streams call ``willWriteStandardStream`` first.
     private func installStandardStreamHooks() throws(LuaError) {
-        pushFunction(name: "io.write") { [unowned self] call in
+        pushFunction(name: "strata_will_write") { [unowned self] call in
             self.willWriteStandardStream(call.boolean(at: 1), call.boolean(at: 2))
             return 0
         }

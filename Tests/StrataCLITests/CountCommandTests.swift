@@ -11,6 +11,17 @@ struct CountCommandTests {
         (nil, "1"), ("title CONTAINS[c] 'the'", "instr(lower(ZTITLE), 'the') > 0"), ("author == 'Bill Bryson'", "ZAUTHOR = 'Bill Bryson'"),
         ("author BEGINSWITH 'P' OR title ENDSWITH 's'", "ZAUTHOR LIKE 'P%' OR ZTITLE LIKE '%s'"),
         ("NOT (copyright == nil)", "ZCOPYRIGHT IS NOT NULL"), ("title IN {'Stark', 'Down Under', 'Nothing'}", "ZTITLE IN ('Stark', 'Down Under')"),
+        // The whole predicate language, on a store Core Data wrote: arithmetic and functions…
+        ("-copyright < 0", "ZCOPYRIGHT > 0"), ("length(title) + 1 > 16", "length(ZTITLE) > 15"),
+        ("modulus:by:(length(title), 2) == 0 AND 2 ** 3 == 8", "length(ZTITLE) % 2 = 0"),
+        ("length(title) > 0xA AND length(title) < 0b10100", "length(ZTITLE) BETWEEN 11 AND 19"),
+        ("{length(title), 5}.@max > 12", "length(ZTITLE) > 12"), ("randomn(1) == 0 AND noindex(title) != 'Stark'", "ZTITLE <> 'Stark'"),
+        ("FUNCTION(author, 'uppercaseString') BEGINSWITH 'B'", "ZAUTHOR LIKE 'B%'"),
+        ("length(title) IN mode({length(title), 5, 5})", "length(ZTITLE) = 5"),
+        // …dates written as text, lists, indexes and anchored patterns.
+        ("copyright > '1990-01-01'", "ZCOPYRIGHT > -347155200"), ("CAST('1990-01-01', 'NSDate') >= copyright", "ZCOPYRIGHT <= -347155200"),
+        ("{'Stark', 'Down Under'} CONTAINS title", "ZTITLE IN ('Stark', 'Down Under')"), ("{'Stark', title}[LAST] == 'Stark'", "ZTITLE = 'Stark'"),
+        ("title MATCHES '^D.*r$' OR title MATCHES 'S.*'", "ZTITLE GLOB 'D*r' OR ZTITLE GLOB 'S*'"),
     ] as [(String?, String)])
     func countsWhatSQLCounts(predicate: String?, sql: String) throws {
         let before = try Data(contentsOf: Self.books)

@@ -221,6 +221,15 @@ import Glibc
 
     // MARK: - eval
 
+    @Test func evalTakesPredicatesBuiltFromArguments() throws {
+        let result = try strata(["eval", """
+            return ctx:count("Book", {where = "%K.%K BEGINSWITH %@", args = {"author", "name", "J"}}),
+              ctx:count("Book", {where = "FUNCTION(title, %@) > %d", args = {"length", 12}})
+            """])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "2\n2\n")
+    }
+
     @Test func evalOnAStoreThatKeepsItsModelNeedsNoModelOption() throws {
         let result = try StrataRunner.run(["eval", "return ctx:count('Book', {where = \"FUNCTION(title, 'length') > 10\"})", "--store", store])
         #expect(result.status == 0, "\(result.standardError)")
