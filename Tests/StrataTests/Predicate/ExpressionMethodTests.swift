@@ -14,6 +14,8 @@ import Testing
         (.doubleValue, .text("3.5e2x"), .real(350)),
         (.doubleValue, .text("1e"), .real(1)),
         (.doubleValue, .text("."), .real(0)),
+        (.floatValue, .text("0.1"), .real(Double(Float(0.1)))),
+        (.floatValue, .real(0.1), .real(Double(Float(0.1)))),
         (.boolValue, .text(" +00y"), .integer(1)),
         (.boolValue, .text("007"), .integer(1)),
         (.boolValue, .text("no"), .integer(0)),

@@ -84,7 +84,8 @@ enum ExpressionMethod: String, CaseIterable, Sendable {
         case .pathExtension: return .text(NSString(string: text).pathExtension)
         case .intValue: return .integer(Int64(Int32(clamping: Self.leadingInteger(text))))
         case .integerValue, .longLongValue: return .integer(Self.leadingInteger(text))
-        case .doubleValue, .floatValue: return .real(Self.leadingDouble(text))
+        case .doubleValue: return .real(Self.leadingDouble(text))
+        case .floatValue: return .real(Double(Float(Self.leadingDouble(text))))
         case .boolValue: return .integer(Self.leadingBool(text) ? 1 : 0)
         case .stringValue: return .text(text)
         case .timeIntervalSinceReferenceDate, .timeIntervalSince1970: return .null
@@ -96,7 +97,8 @@ enum ExpressionMethod: String, CaseIterable, Sendable {
         switch self {
         case .intValue: return .integer(Int64(Int32(truncatingIfNeeded: Self.truncated(number))))
         case .integerValue, .longLongValue: return .integer(Self.truncated(number))
-        case .doubleValue, .floatValue: return .real(value)
+        case .doubleValue: return .real(value)
+        case .floatValue: return .real(Double(Float(value)))
         case .boolValue: return .integer(value != 0 ? 1 : 0)
         case .stringValue:
             if case .integer(let integer) = number { return .text(String(integer)) }
