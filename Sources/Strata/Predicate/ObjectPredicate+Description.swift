@@ -70,7 +70,10 @@ extension ObjectPredicate.Expression: CustomStringConvertible {
     /// the other functions, by the name the parser reads.
     private static func functionText(_ name: String, _ arguments: [Self]) -> String {
         if name == ExpressionFunction.index.rawValue, arguments.count == 2 {
-            let collection = arithmeticOperators[arguments[0].functionName ?? ""] == nil ? "\(arguments[0])" : "(\(arguments[0]))"
+            // An operator, or a negative number's sign, would take the index as its operand's.
+            let isNegative = if case .value(let value) = arguments[0] { (value.number ?? 0) < 0 } else { false }
+            let bare = arithmeticOperators[arguments[0].functionName ?? ""] == nil && !isNegative
+            let collection = bare ? "\(arguments[0])" : "(\(arguments[0]))"
             if case .value(.string(let end)) = arguments[1], end == "FIRST" || end == "LAST" { return "\(collection)[\(end)]" }
             return "\(collection)[\(arguments[1])]"
         }
@@ -129,7 +132,7 @@ extension ObjectPredicate.Expression: CustomStringConvertible {
     static let keywords: Set = [
         "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE",
         "MATCHES", "TRUE", "FALSE", "YES", "NO", "NIL", "NULL", "SELF", "SUBQUERY", "CAST", "TRUEPREDICATE", "FALSEPREDICATE",
-        "FUNCTION",
+        "FUNCTION", "FIRST", "LAST", "SIZE",
     ]
 }
 

@@ -123,6 +123,7 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
             return .one(.array(values))
         case .function(let name, let arguments):
             guard let function = ExpressionFunction(rawValue: name) else { return .one(.null) }
+            if function == .noIndex, let argument = arguments.first { return try operand(argument, of: object, variables: variables) }
             var values: [PredicateValue] = []
             for (position, argument) in arguments.enumerated() {
                 let value = try operand(argument, of: object, variables: variables)
@@ -134,6 +135,8 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
                 default: values.append(value.single)
                 }
             }
+            // Objects are no numbers or strings: SQL refuses them (but to count:), memory gives nil.
+            if function != .count, values.contains(where: { if case .objectID = $0 { true } else { false } }) { return .one(.null) }
             let stored = values.map { $0.databaseValue ?? .null }
             if function == .mode { return .one(.array(ExpressionFunction.modes(of: stored).map(PredicateValue.init))) }
             return .one(PredicateValue(function.apply(stored)))

@@ -387,6 +387,15 @@ struct PredicateCompiler {
             for member in isCollection ? Self.listMembers(argument) ?? [argument] : [argument] {
                 let operand = try scalar(member, in: scope)
                 if operand.isList { throw Self.listComparison }
+                if operand.table != nil, function != .count {
+                    let called = switch function {
+                    case .method: "FUNCTION(…)"
+                    case .index: "an index"
+                    default: function.shortName + "(…)"
+                    }
+                    throw PredicateCompileError(
+                        message: "\(called) takes values, not objects like \(member); objects compare with ==, !=, IN and CONTAINS")
+                }
                 parts.append(operand.sql)
             }
         }

@@ -181,6 +181,7 @@ import Testing
          "(rating + 1)[0] == 2 AND $LIST[LAST] == title AND {1, 2}[rating - 1] > 1"),
         ("FUNCTION(title, 'length') > 2 AND FUNCTION(name, 'stringByAppendingString:', '!') == 'a!'",
          "FUNCTION(title, \"length\") > 2 AND FUNCTION(name, \"stringByAppendingString:\", \"!\") == \"a!\""),
+        ("(-2)[0] ** 2 == 4 AND {1, 2}[#size] == 1 AND first == last", "(-2)[0] ** 2 == 4 AND {1, 2}[#size] == 1 AND #first == #last"),
         ("3 IN mode:(pages.number) AND mode({1, 1, 2}) CONTAINS rating", "3 IN mode(pages.number) AND mode({1, 1, 2}) CONTAINS rating"),
         ("randomn(3) < random() AND noindex(title) == length:(title)", "randomn(3) < random() AND noindex(title) == length(title)"),
     ])

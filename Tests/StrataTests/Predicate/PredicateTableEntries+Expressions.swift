@@ -69,6 +69,8 @@ extension PredicateTableTests {
         // mode: the most frequent numbers, a list a value is IN, or that CONTAINS it.
         book("rating IN mode({3, 4, 4, rating})", sql: "b.ZRATING IN (3, 4)"),
         book("mode({rating, 5, 5.0}) CONTAINS rating", sql: "b.ZRATING = 5"),
+        book("rating IN mode({FUNCTION('1e999', 'doubleValue'), rating, 3, 3})", sql: "b.ZRATING = 3"),
+        book("noindex(author) != nil AND noindex(SELF) == SELF AND {author}[SIZE] == 1 AND rating > 4", sql: "b.ZAUTHOR IS NOT NULL AND b.ZRATING > 4"),
         book("mode({rating, 4, 3}).@count == 1 AND mode({rating, 4, 3})[SIZE] == 1", sql: "b.ZRATING IN (3, 4)"),
         book("sum(mode({rating, 1, 1})) == 1 AND mode({rating, 2, 3}).@max == 3", sql: "b.ZRATING IS NULL OR (b.ZRATING <= 3 AND b.ZRATING <> 2)"),
         book("1 IN mode(pages.number)", sql: """

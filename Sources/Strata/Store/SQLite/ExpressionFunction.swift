@@ -190,10 +190,11 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     }
 
     /// The numbers that occur most often among `members`, in the order they first occur; an
-    /// integer and a real of the same value count as one number.
+    /// integer and a real of the same value count as one number. Infinities are left out: the
+    /// JSON array SQL gets cannot hold them.
     static func modes(of members: [DatabaseValue]) -> [DatabaseValue] {
         var counts: [DatabaseValue: Int] = [:], order: [DatabaseValue] = []
-        for member in members where member.doubleValue != nil {
+        for member in members where member.doubleValue?.isFinite == true {
             let number = member.exactInteger.map(DatabaseValue.integer) ?? member
             if counts[number] == nil { order.append(number) }
             counts[number, default: 0] += 1

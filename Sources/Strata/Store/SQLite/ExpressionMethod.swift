@@ -6,8 +6,9 @@ import Foundation
 ///
 /// Core Data sends the selector to the receiver with the Objective-C runtime, which Swift on
 /// Linux does not have: Strata knows these methods by name, and applies them alike in memory and
-/// in SQL (through ``ExpressionFunction/method``). A receiver of another kind, and a nil
-/// receiver, give nil, as a wrong-kind argument to a built-in function does.
+/// in SQL (through ``ExpressionFunction/method``). A receiver of another kind (a string's
+/// method on a number), and a nil receiver, give nil, as a wrong-kind argument to a built-in
+/// function does; an object is refused in SQL and gives nil in memory, as for every function.
 ///
 /// ```text
 /// FUNCTION(title, 'length') > 20
