@@ -38,11 +38,11 @@ public final class LuaState {
     public let options: Options
     /// Where `print` writes, a line at a time (standard output by default).
     public var output: @Sendable (String) -> Void = { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-    /// Called before a script writes to standard output or standard error through `io`
-    /// (`io.write`, `io.stdout:write`, `io.stderr:write`), with the stream and whether the text
-    /// ends with a newline: a program that keeps a status line on the terminal clears it
-    /// first. Only states with ``Options/allowsSystemAccess`` have `io`.
-    public var willWriteStandardStream: @Sendable (_ isStandardError: Bool, _ endsLine: Bool) -> Void = { _, _ in }
+    /// Called before a script uses the standard streams through `io` or `os.execute` (see
+    /// ``StandardStreamUse``): a program that keeps a status line on the terminal clears it,
+    /// and keeps it away while the terminal is lent out. Only states with
+    /// ``Options/allowsSystemAccess`` have `io` and `os`.
+    public var standardStreamsWillBeUsed: @Sendable (StandardStreamUse) -> Void = { _ in }
     /// The Swift functions the state's Lua functions call, kept alive as long as the state.
     private var functions: [LuaFunction] = []
     /// How many protected calls are running, the outermost one being a run.
@@ -96,30 +96,6 @@ public final class LuaState {
 
     deinit {
         strata_lua_close(L)
-    }
-
-    /// Makes `io`'s writes to the standard streams call ``willWriteStandardStream`` first.
-    private func installStandardStreamHooks() throws(LuaError) {
-        pushFunction(name: "strata_will_write") { [unowned self] call in
-            self.willWriteStandardStream(call.boolean(at: 1), call.boolean(at: 2))
-            return 0
-        }
-        lua_setglobal(L, "strata_will_write")
-        try run("""
-            local notify, stdout, stderr, select, type = strata_will_write, io.stdout, io.stderr, select, type
-            strata_will_write = nil
-            local function notifying(file, ...)
-              if file ~= stdout and file ~= stderr then return end
-              for i = select("#", ...), 1, -1 do
-                local value = select(i, ...)
-                if value ~= "" then return notify(file == stderr, type(value) == "string" and value:sub(-1) == "\\n") end
-              end
-            end
-            local methods = getmetatable(stdout).__index
-            local write, fileWrite = io.write, methods.write
-            function io.write(...) notifying(io.output(), ...) return write(...) end
-            function methods.write(file, ...) notifying(file, ...) return fileWrite(file, ...) end
-            """, name: "=strata.io")
     }
 
     // MARK: - Running

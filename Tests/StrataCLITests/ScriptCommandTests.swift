@@ -192,15 +192,59 @@ import Glibc
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no /dev/ptmx: the terminal test is skipped"))
     func aLongRunOnATerminalSaysWhatItDoesAndClearsTheLineBeforeTheScriptWrites() throws {
-        let path = try script("long.lua", """
+        let path = try script("long.lua", Self.busyWait + """
             ctx:fetch("Book", { sort = { "title" } })[1].rating = 1
             ctx:save()
             print("saved")
-            os.execute("sleep 2.5")
+            wait(2.5)
             io.write("half ")
-            os.execute("sleep 1.5")
+            wait(1.5)
             print("done")
             """)
+        let (terminal, process) = try runOnATerminal(path)
+        let shown = try terminal.read(until: "done\r\n")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(shown.debugDescription)")
+        // Regression: a long script showed nothing. After a second without output, the line
+        // says what runs, for how long, and what its saves committed…
+        let status = try #require(shown.range(of: "saved\r\n\rrunning long.lua... "), "\(shown.debugDescription)")
+        #expect(shown[status.upperBound...].contains(" s, 1 save (1 object)\u{1B}[K"), "\(shown.debugDescription)")
+        // …and is cleared before the script writes, and not drawn over a line left open.
+        #expect(shown.hasSuffix("\r\u{1B}[Khalf done\r\n"), "\(shown.debugDescription)")
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no /dev/ptmx: the terminal test is skipped"))
+    func theStatusLineStaysOffWhileTheScriptReadsOrRunsACommandAndGoesWhenItExits() throws {
+        let path = try script("ask.lua", Self.busyWait + """
+            print("name?")
+            local name = io.read()
+            os.execute("sleep 1.5")
+            print("hello " .. name)
+            wait(1.6)
+            os.exit(0)
+            """)
+        let (terminal, process) = try runOnATerminal(path)
+        var shown = try terminal.read(until: "name?\r\n")
+        Thread.sleep(forTimeInterval: 1.6)
+        try terminal.send("bob\n")
+        shown += try terminal.read(until: "hello bob\r\n")
+        // Regression: the status was drawn over what the user typed, and next to a command's output.
+        #expect(!shown.contains("running"), "\(shown.debugDescription)")
+        // os.exit leaves no status behind: the last thing written clears it.
+        let rest = try terminal.read(until: "\r\u{1B}[K")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(rest.contains("\rrunning ask.lua... "), "\(rest.debugDescription)")
+    }
+
+    /// `wait(seconds)`: a script busy for a while, without handing the terminal to a command.
+    private static let busyWait = """
+        local function wait(seconds) local clock = os.clock() + seconds while os.clock() < clock do end end
+
+        """
+
+    /// `strata run SCRIPT --allow-io` on a pseudo-terminal.
+    private func runOnATerminal(_ path: String) throws -> (PseudoTerminal, Process) {
         let terminal = try PseudoTerminal()
         let process = Process()
         process.executableURL = StrataRunner.binary
@@ -208,15 +252,7 @@ import Glibc
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
         (process.standardInput, process.standardOutput, process.standardError) = (terminal.secondary, terminal.secondary, terminal.secondary)
         try process.run()
-        let shown = try terminal.read(until: "done\r\n")
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(shown.debugDescription)")
-        // Regression: a long script showed nothing. After a second without output, the line
-        // says what runs, for how long, and what its saves committed…
-        let status = try #require(shown.range(of: "saved\r\n\rrunning \(path)... "), "\(shown.debugDescription)")
-        #expect(shown[status.upperBound...].contains(" s, 1 save (1 object)\u{1B}[K"), "\(shown.debugDescription)")
-        // …and is cleared before the script writes, and not drawn over a line left open.
-        #expect(shown.hasSuffix("\r\u{1B}[Khalf done\r\n"), "\(shown.debugDescription)")
+        return (terminal, process)
     }
 
     // MARK: - eval

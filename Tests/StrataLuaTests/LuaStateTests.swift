@@ -80,13 +80,18 @@ import Testing
         #expect(try unsafe.run("return type(io.open), type(os.time)", name: "unsafe") == ["function", "function"])
     }
 
-    @Test func ioWritesToTheStandardStreamsAreAnnouncedWithWhetherTheyEndALine() throws {
+    @Test func ioWritesReadsAndCommandsAnnounceTheirUseOfTheStandardStreams() throws {
         var open = LuaState.Options()
         open.allowsSystemAccess = true
         let (lua, _) = try Self.state(open)
         let announced = Mutex<[String]>([])
-        lua.willWriteStandardStream = { isStandardError, endsLine in
-            announced.withLock { $0.append("\(isStandardError ? "stderr" : "stdout") \(endsLine ? "line" : "open")") }
+        lua.standardStreamsWillBeUsed = { use in
+            let text = switch use {
+            case .write(let toStandardError, let endsLine): "\(toStandardError ? "stderr" : "stdout") \(endsLine ? "line" : "open")"
+            case .lend: "lend"
+            case .takeBack: "take back"
+            }
+            announced.withLock { $0.append(text) }
         }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("strata-io-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: file) }
@@ -96,8 +101,12 @@ import Testing
             io.stdout:write(" ", "")
             io.write("\\n")
             local f = io.open(..., "w") f:write("not a standard stream\\n") f:close()
+            f = io.open(...) f:read("a") f:close()
+            os.execute("true")
+            -- A failing command still gives the terminal back.
+            pcall(os.execute, {})
             """, name: "io", arguments: [.string(file)])
-        #expect(announced.withLock { $0 } == ["stderr line", "stdout open", "stdout line"])
+        #expect(announced.withLock { $0 } == ["stderr line", "stdout open", "stdout line", "lend", "take back", "lend", "take back"])
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "not a standard stream\n")
     }
 

@@ -9,7 +9,9 @@ import Synchronization
 /// a log line, an error) goes through ``writing(to:endsLine:_:)``, which clears the line
 /// first, so that the two never share a line. The status comes back below the output once
 /// the output has stopped for a second, and never while output has left the cursor in the
-/// middle of a line (`io.write("x")`), which the status would overwrite.
+/// middle of a line (`io.write("x")`), which the status would overwrite, nor while the terminal
+/// is lent out (``lend()``). It is cleared when the process exits, and by a second Ctrl-C
+/// that ends it (``isShown``).
 final class StatusLine: Sendable {
     /// The status line of standard error, and what writes to the terminal go through.
     static let standardError = StatusLine()
@@ -23,7 +25,11 @@ final class StatusLine: Sendable {
         var drawnText: String?
         var isMidLine = false
         var lastOutput: ContinuousClock.Instant?
+        var lendings = 0
     }
+
+    /// Whether a status is on the terminal: read by a signal handler, which may only write.
+    static let isShown = Atomic<Bool>(false)
 
     private let isTerminal: Bool
     private let outputIsTerminal: Bool
@@ -33,6 +39,8 @@ final class StatusLine: Sendable {
     private init() {
         isTerminal = isatty(STDERR_FILENO) == 1
         outputIsTerminal = isatty(STDOUT_FILENO) == 1
+        // os.exit in a script, or exit() anywhere, leaves no status behind.
+        atexit { StatusLine.standardError.clear() }
     }
 
     /// Shows the text `text()` returns, cut to the terminal's width, unless it returns `nil`
@@ -41,11 +49,14 @@ final class StatusLine: Sendable {
     func show(_ text: () -> String?) {
         guard isTerminal else { return }
         state.withLock { state in
-            guard !state.isMidLine, state.lastOutput.map({ .now - $0 >= Self.quietPeriod }) ?? true, let text = text() else { return }
+            guard !state.isMidLine, state.lendings == 0, state.lastOutput.map({ .now - $0 >= Self.quietPeriod }) ?? true,
+                let text = text()
+            else { return }
             let shown = Self.cut(text)
             guard shown != state.drawnText else { return }
             Self.write("\r\(shown)\u{1B}[K")
             state.drawnText = shown
+            Self.isShown.store(true, ordering: .sequentiallyConsistent)
         }
     }
 
@@ -67,10 +78,31 @@ final class StatusLine: Sendable {
         }
     }
 
+    /// Lends the terminal out (a script reads standard input or runs a command): the status is
+    /// cleared, and not drawn again before ``takeBack()``.
+    func lend() {
+        guard isTerminal else { return }
+        state.withLock { state in
+            Self.erase(&state)
+            state.lendings += 1
+        }
+    }
+
+    /// Takes the terminal back: the status may come back after a quiet second.
+    func takeBack() {
+        guard isTerminal else { return }
+        state.withLock { state in
+            state.lendings = max(0, state.lendings - 1)
+            state.lastOutput = .now
+            state.isMidLine = false
+        }
+    }
+
     private static func erase(_ state: inout State) {
         guard state.drawnText != nil else { return }
         write("\r\u{1B}[K")
         state.drawnText = nil
+        isShown.store(false, ordering: .sequentiallyConsistent)
     }
 
     /// `text` cut to the terminal's width: a wrapped status would leave its first part behind.

@@ -55,7 +55,7 @@ struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
             var table: [LuaValue: LuaValue] = [0: .string(path)]
             for (index, argument) in arguments.enumerated() { table[.integer(Int64(index + 1))] = .string(argument) }
             session.lua.setGlobal("arg", .table(table))
-            try session.showingActivity("running \(path)") {
+            try session.showingActivity("running \(URL(fileURLWithPath: path).lastPathComponent)") {
                 try session.run(source, name: "@" + path, arguments: arguments.map(LuaValue.string))
             }
         }

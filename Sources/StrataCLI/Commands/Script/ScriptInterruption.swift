@@ -102,7 +102,12 @@ private let handleInterrupt: @convention(c) (Int32) -> Void = { number in
         return
     }
     if interruptArmed.load(ordering: .sequentiallyConsistent), interruptCount.add(1, ordering: .sequentiallyConsistent).newValue >= 2 {
-        // The chunk did not stop after the first: end as Ctrl-C does without a handler.
+        // The chunk did not stop after the first: end as Ctrl-C does without a handler, taking
+        // the status line away first (exit handlers do not run).
+        if StatusLine.isShown.load(ordering: .sequentiallyConsistent) {
+            let clear: StaticString = "\r\u{1B}[K"
+            _ = write(STDERR_FILENO, clear.utf8Start, clear.utf8CodeUnitCount)
+        }
         signal(number, SIG_DFL)
         raise(number)
         return

@@ -36,8 +36,13 @@ final class ScriptSession {
         // print, io.write and Swift's print share C's standard output, in order; all of them
         // clear the status line of a long run first.
         lua.output = { line in StatusLine.standardError.writing(to: .standardOutput) { print(line) } }
-        lua.willWriteStandardStream = { isStandardError, endsLine in
-            StatusLine.standardError.writing(to: isStandardError ? .standardError : .standardOutput, endsLine: endsLine) {}
+        lua.standardStreamsWillBeUsed = { use in
+            switch use {
+            case .write(let toStandardError, let endsLine):
+                StatusLine.standardError.writing(to: toStandardError ? .standardError : .standardOutput, endsLine: endsLine) {}
+            case .lend: StatusLine.standardError.lend()
+            case .takeBack: StatusLine.standardError.takeBack()
+            }
         }
         lua.installStrata(context: stack.mainContext, stack: stack)
         interruption = try ScriptInterruption(lua: lua)
@@ -55,7 +60,7 @@ final class ScriptSession {
             }
         }
         // An existing store that keeps its model (Core Data's model cache, or Strata's record)
-        // opens without --model, as fetch opens it.
+        // opens without --model; one whose model would only be inferred from its tables needs it.
         let stack = try storeOptions.modelPath == nil && !scriptOptions.create ? storeOptions.openStackWithStoresModel() : storeOptions.openStack()
         // The session blocks a thread of its own (waiting for the main queue, then running
         // the scripts), not one of Swift concurrency's.
