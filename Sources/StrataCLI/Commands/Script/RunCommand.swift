@@ -26,7 +26,8 @@ struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
             script; a second Ctrl-C ends strata at once. On a terminal, a script that runs for \
             a second without writing shows on standard error what runs, for how long and what \
             its saves committed (running seed.lua... 42 s, 3 saves (120,000 objects)); the \
-            line is cleared whenever the script writes.
+            line is cleared whenever the script writes, and kept off while it reads standard \
+            input or runs a command.
 
             A script that fails prints the error, with the file and line, and its Lua \
             traceback on standard error, and exits with status 1; 2 for a syntax error, 3 when \
