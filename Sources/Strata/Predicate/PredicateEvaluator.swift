@@ -267,9 +267,24 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
         return order(left, right, options) == .orderedSame
     }
 
+    /// An integer against a real, exactly, as SQLite compares them: as Doubles, integers past
+    /// 2⁵³ would round (2⁵³ + 1 would equal 2⁵³).
+    private static func order(_ integer: Int64, _ real: Double) -> ComparisonResult? {
+        guard !real.isNaN else { return nil }
+        if real >= 0x1p63 { return .orderedAscending }
+        if real < -0x1p63 { return .orderedDescending }
+        let whole = real.rounded(.down)
+        if integer != Int64(whole) { return integer < Int64(whole) ? .orderedAscending : .orderedDescending }
+        return real > whole ? .orderedAscending : .orderedSame
+    }
+
     /// How two non-nil values order, or `nil` when they cannot be compared.
     static func order(_ left: PredicateValue, _ right: PredicateValue, _ options: ComparisonOptions) -> ComparisonResult? {
         if case .integer(let a) = left, case .integer(let b) = right { return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame }
+        if case .integer(let a) = left, case .double(let b) = right { return order(a, b) }
+        if case .double(let a) = left, case .integer(let b) = right {
+            return order(b, a).map { $0 == .orderedAscending ? .orderedDescending : $0 == .orderedDescending ? .orderedAscending : $0 }
+        }
         if let a = left.number, let b = right.number { return a < b ? .orderedAscending : a > b ? .orderedDescending : .orderedSame }
         switch (left, right) {
         case (.string(let a), .string(let b)):

@@ -103,6 +103,11 @@ extension PredicateTableTests {
         book("{'Dune', $T} CONTAINS title", variables: ["T": "Mort"], sql: "b.ZTITLE IN ('Dune', 'Mort')"),
         book("rating IN {pages.@count, 5}", sql: "b.ZRATING = (SELECT COUNT(*) \(pagesOfB)) OR b.ZRATING = 5"),
 
+        // An integer and a real compare exactly, as SQLite compares them (past 2⁵³ too).
+        book("9007199254740993 > 9007199254740992.0 AND rating < 2", sql: "b.ZRATING < 2"),
+        book("9223372036854775807 == 9223372036854775807.0 OR -9007199254740993 > -9007199254740992.0 OR rating > 4.6",
+             sql: "b.ZRATING > 4.6"),
+
         // Integers in other bases.
         book("rating > 0x3", sql: "b.ZRATING > 3"),
         book("pages.@count == 0b10", sql: "(SELECT COUNT(*) \(pagesOfB)) = 2"),
