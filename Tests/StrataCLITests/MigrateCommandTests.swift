@@ -104,6 +104,26 @@ import Testing
         #expect(try Self.otherFiles(in: folder) == backups, "nothing to migrate keeps no other backup")
     }
 
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx"), "no /dev/ptmx: the terminal test is skipped"))
+    func onATerminalTheCopiedCountIsAStatusLineAndTheLastOneStays() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try Self.bundle(in: folder)
+        let store = try Self.store(in: folder, bundle: bundle)
+        let terminal = try PseudoTerminal()
+        let process = Process()
+        process.executableURL = StrataRunner.binary
+        process.arguments = ["migrate", "--store", store, "--model", bundle, "--no-backup"]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
+        (process.standardInput, process.standardOutput, process.standardError) = (terminal.secondary, terminal.secondary, terminal.secondary)
+        try process.run()
+        let shown = try terminal.read(until: "objects per entity: Author: 2, Book: 3, EBook: 0, Page: 2, Tag: 2\r\n")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(shown.debugDescription)")
+        // Counts replace each other on one line, and the last stays, ended, above the summary.
+        #expect(shown.contains("\rLibrary → Library 2: copied 9 of 9 objects\u{1B}[K"), "\(shown.debugDescription)")
+        #expect(shown.contains("\r\u{1B}[KLibrary → Library 2: copied 9 of 9 objects\r\n\r\nmigrated "), "\(shown.debugDescription)")
+    }
+
     @Test func dryRunPrintsThePlanTheSQLAndTheCheckAndChangesNothing() throws {
         let folder = try TemporaryFolder()
         let bundle = try Self.bundle(in: folder)

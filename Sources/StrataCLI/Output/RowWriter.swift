@@ -27,7 +27,7 @@ struct RowWriter {
         self.format = format
         switch format {
         case .table:
-            table = TextTable(header: columns, maximumWidth: Self.terminalWidth)
+            table = TextTable(header: columns, maximumWidth: TextTable.terminalWidth(of: STDOUT_FILENO))
             if pages { pager = Pager.start() }
         case .csv:
             for (index, column) in columns.enumerated() {
@@ -107,14 +107,6 @@ struct RowWriter {
 
     private func object(_ row: [JSONValue]) -> JSONValue {
         .object(zip(columns, row).map { JSONMember($0, $1) })
-    }
-
-    /// The width of the terminal standard output writes to, or `nil` when it is not one.
-    private static var terminalWidth: Int? {
-        guard isatty(STDOUT_FILENO) == 1 else { return nil }
-        var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
-        return Int(size.ws_col)
     }
 
     /// A cell of the aligned table: one line of printable characters (control characters

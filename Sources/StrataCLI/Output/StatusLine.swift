@@ -107,10 +107,9 @@ final class StatusLine: Sendable {
 
     /// `text` cut to the terminal's width: a wrapped status would leave its first part behind.
     private static func cut(_ text: String) -> String {
-        var size = winsize()
-        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 1 else { return text }
+        guard let columns = TextTable.terminalWidth(of: STDERR_FILENO), columns > 1 else { return text }
         // The last column is left free: some terminals wrap as soon as it is written.
-        let width = Int(size.ws_col) - 1
+        let width = columns - 1
         return TextTable.displayWidth(text) > width ? TextTable.cut(text, to: width).0 : text
     }
 

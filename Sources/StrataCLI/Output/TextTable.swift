@@ -78,6 +78,14 @@ struct TextTable {
 
     // MARK: - Display width
 
+    /// The width of the terminal `fileDescriptor` writes to, in columns, or `nil` when it is
+    /// not a terminal.
+    static func terminalWidth(of fileDescriptor: Int32) -> Int? {
+        var size = winsize()
+        guard isatty(fileDescriptor) == 1, ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     /// The columns `text` takes on a terminal: two for East Asian wide and full-width
     /// characters, none for combining marks and zero-width characters, one for the others.
     static func displayWidth(_ text: String) -> Int {

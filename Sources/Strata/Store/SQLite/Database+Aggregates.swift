@@ -1,8 +1,8 @@
 import CSQLite
 import Foundation
 
-// Aggregates that SQLite lacks and Core Data's fetches offer (`NSExpression`'s `stddev:` and
-// `median:`), registered on every connection for dictionary fetches.
+// Aggregates that SQLite lacks and Core Data's fetches offer (`NSExpression`'s `stddev:`,
+// `median:` and `mode:`), registered on every connection for dictionary fetches and predicates.
 
 extension Database {
     func registerStrataAggregates() throws(DatabaseError) {
@@ -20,29 +20,17 @@ extension Database {
                 return nil
             }
         }
-        // strata_median(x): the middle non-NULL number; the mean of the two middle ones for an
-        // even count.
-        try defineAggregate("strata_median") { () -> ([DatabaseValue]) -> DatabaseValue? in
-            var values: [Double] = []
-            return { arguments in
-                guard let argument = arguments.first else {
-                    guard !values.isEmpty else { return .null }
-                    values.sort()
-                    let middle = values.count / 2
-                    return .real(values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2)
+        // strata_median(x) and strata_mode(x) need every value: they collect them and apply
+        // ExpressionFunction's median: and mode: (a JSON array), as a predicate in memory does.
+        for (name, function) in [("strata_median", ExpressionFunction.median), ("strata_mode", .mode)] {
+            try defineAggregate(name) { () -> ([DatabaseValue]) -> DatabaseValue? in
+                var values: [DatabaseValue] = []
+                return { arguments in
+                    guard let argument = arguments.first else { return function.apply(values) }
+                    // Both read numbers alone; anything else need not be kept.
+                    if argument.doubleValue != nil { values.append(argument) }
+                    return nil
                 }
-                if let value = argument.doubleValue { values.append(value) }
-                return nil
-            }
-        }
-        // strata_mode(x): the most frequent numbers, as ExpressionFunction's mode: gives them (a
-        // JSON array).
-        try defineAggregate("strata_mode") { () -> ([DatabaseValue]) -> DatabaseValue? in
-            var values: [DatabaseValue] = []
-            return { arguments in
-                guard let argument = arguments.first else { return ExpressionFunction.mode.apply(values) }
-                values.append(argument)
-                return nil
             }
         }
     }

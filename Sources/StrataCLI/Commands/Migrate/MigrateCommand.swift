@@ -167,12 +167,13 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
     }
 }
 
-/// The objects a migration step has copied, on standard error, on a terminal only.
+/// The objects a migration step has copied, on the terminal's status line (``StatusLine``);
+/// the last count stays on screen when the migration ends.
 private final class MigrationProgressLine: Sendable {
     private struct State {
         var lastShown = Date.distantPast
         var step = ""
-        var width = 0
+        var text: String?
     }
 
     private let isShown = isatty(STDERR_FILENO) == 1
@@ -181,23 +182,19 @@ private final class MigrationProgressLine: Sendable {
     /// Shows `progress`, at most five times a second within a step.
     @Sendable func show(_ progress: MigrationProgress) {
         guard isShown else { return }
-        state.withLock { state in
+        let text: String? = state.withLock { state in
             let now = Date()
-            guard progress.step != state.step || progress.copied >= progress.total || now.timeIntervalSince(state.lastShown) > 0.2 else { return }
+            guard progress.step != state.step || progress.copied >= progress.total || now.timeIntervalSince(state.lastShown) > 0.2 else { return nil }
             (state.lastShown, state.step) = (now, progress.step)
-            let text = "\(progress.step): copied \(progress.copied) of \(progress.total) objects"
-            let padding = String(repeating: " ", count: max(0, state.width - text.count))
-            state.width = text.count
-            FileHandle.standardError.write(Data("\r\(text)\(padding)".utf8))
+            state.text = "\(progress.step): copied \(progress.copied) of \(progress.total) objects"
+            return state.text
         }
+        if let text { StatusLine.standardError.show { text } }
     }
 
     /// Ends the line, when one was shown; later calls do nothing.
     func finish() {
-        state.withLock { state in
-            guard state.width > 0 else { return }
-            state.width = 0
-            FileHandle.standardError.write(Data("\n".utf8))
-        }
+        guard let text = state.withLock({ state in defer { state.text = nil }; return state.text }) else { return }
+        StatusLine.standardError.writing(to: .standardError) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
     }
 }
