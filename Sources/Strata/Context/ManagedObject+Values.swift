@@ -188,7 +188,7 @@ extension ManagedObject {
     /// Sets a to-one and keeps both the old and the new destination's inverse in step.
     func setToOne(_ key: String, to destination: ManagedObject?) throws(ContextError) {
         let relationship = try relationship(key)
-        if let destination { try checkSameContext(destination) }
+        if let destination { try checkLinkable(destination, by: relationship) }
         guard case .toOne(let old) = try propertyValue(key), old != destination?.objectID else { return }
         try set(.toOne(destination?.objectID), forKey: key)
         guard let inverse = relationship.inverseName else { return }
@@ -200,7 +200,7 @@ extension ManagedObject {
     /// Replaces a to-many's objects, keeping every added and removed object's inverse in step.
     func replaceToMany(_ key: String, with objects: [ManagedObject]) throws(ContextError) {
         let relationship = try relationship(key)
-        for object in objects { try checkSameContext(object) }
+        for object in objects { try checkLinkable(object, by: relationship) }
         let old = try toManyIDs(key)
         var seen: Set<ObjectID> = []
         let new = objects.map(\.objectID).filter { seen.insert($0).inserted }
@@ -287,6 +287,20 @@ extension ManagedObject {
 
     private func checkSameContext(_ object: ManagedObject) throws(ContextError) {
         guard object.managedObjectContext === managedObjectContext else { throw .foreignObject(object.objectID) }
+    }
+
+    /// Refuses what `relationship` cannot hold: an object of another context, or of an entity
+    /// other than the destination and its sub-entities (the row would store a key of another
+    /// table, which the store then reads as a different object).
+    private func checkLinkable(_ object: ManagedObject, by relationship: RelationshipDescription) throws(ContextError) {
+        try checkSameContext(object)
+        guard object.entity.name != relationship.destinationEntityName else { return }
+        let model = try requireContext().model
+        guard let destination = model.entity(named: relationship.destinationEntityName), model.entity(object.entity, isKindOf: destination) else {
+            throw .wrongType(
+                entity: entity.name, property: relationship.name, value: "a \(object.entity.name) object (\(object.objectID))",
+                expected: "a \(relationship.destinationEntityName) object")
+        }
     }
 
     private enum Property {

@@ -7,11 +7,19 @@ extension PersistentStore {
 
     /// Hands out `count` new primary keys for rows of `entityName`: `Z_MAX` of the entity's
     /// table is raised in the caller's transaction, and the keys after the old value returned.
+    ///
+    /// The keys are positive and above every `Z_PK` the table holds, even where `Z_MAX` lags
+    /// behind the table or is negative (a store damaged or edited elsewhere): counting on
+    /// `Z_MAX` alone would hand out keys already in use. The table's largest `Z_PK` is its
+    /// largest rowid, which SQLite reads from the end of the table's B-tree without a scan.
     public func allocatePrimaryKeys(for entityName: String, count: Int = 1) throws -> ClosedRange<Int64> {
         precondition(count > 0, "allocate at least one key")
         try requireTransaction()
         let root = try rootEntity(of: entityName)
-        let statement = try database.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX")
+        let statement = try database.cachedStatement("""
+            UPDATE Z_PRIMARYKEY SET Z_MAX = max(ifnull(Z_MAX, 0), 0, ifnull((SELECT max(Z_PK) FROM \(root.tableName)), 0)) + ? \
+            WHERE Z_ENT = ? RETURNING Z_MAX
+            """)
         let rows = try statement.rows([.integer(Int64(count)), .integer(Int64(root.number))])
         guard let last = rows.first?.first?.int64Value else {
             throw StoreError.notACoreDataStore(path: path, reason: "Z_PRIMARYKEY has no row for \(root.name)")
