@@ -20,7 +20,7 @@ enum ExitStatus: Int32 {
 
     init(for error: StoreError) {
         switch error {
-        case .notFound, .folderNotFound, .locked, .closed, .alreadyExists, .strayJournal, .database: self = .failure
+        case .notFound, .folderNotFound, .locked, .inUse, .closed, .alreadyExists, .strayJournal, .fileOperation, .database: self = .failure
         case .unknownEntity, .unknownProperty: self = .usage
         case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .uniquenessConflict, .modelCacheUnreadable, .invalidModel: self = .dataError
         }

@@ -2,14 +2,16 @@ import Foundation
 import Strata
 import Testing
 
-/// `strata import`, `strata migrate` and a Lua bulk edit killed with SIGKILL at moments spread
-/// over their run: each kill must leave a store that opens, passes SQLite's integrity check,
-/// hands out no primary key twice, and holds either everything as it was before the operation
-/// or everything as an uninterrupted run leaves it, never a part. An import is one transaction
-/// (its batches are savepoints inside it), so a kill never leaves some of its batches.
+/// `strata import`, `migrate`, `delete`, `prune`, `reset`, `create` and a Lua bulk edit killed
+/// with SIGKILL at moments spread over their run: each kill must leave a store that opens,
+/// passes SQLite's integrity check, hands out no primary key twice, and holds either
+/// everything as it was before the operation or everything as an uninterrupted run leaves it,
+/// never a part. An import is one transaction (its batches are savepoints inside it), so a
+/// kill never leaves some of its batches.
 ///
-/// The moments are `i / (killPoints + 1)` of an uninterrupted run's duration, measured first;
-/// a process that ended before its moment counts as a complete run. Sizes: ``StressHarness``.
+/// The run's duration is measured first, uninterrupted, and cut into `killPoints` equal slices;
+/// each kill falls at a random moment of its slice. A process that ended before its moment
+/// counts as a complete run. Sizes: ``StressHarness``.
 @Suite(.serialized) struct CrashSafetyTests {
     /// What one killed run left, in words for the report.
     struct Outcome {
@@ -119,7 +121,7 @@ import Testing
     /// Runs `arguments(store)` uninterrupted on a copy of `base`, then once per kill point on a
     /// new copy, killed at that point; after each, checks the store against the states before
     /// and after and runs `check(store, folder, before, after)`, whose words join the report.
-    private func killRuns(
+    func killRuns(
         of name: String, base: String, arguments: (String) -> [String],
         check: (String, TemporaryFolder, StoreState, StoreState) throws -> String?
     ) throws {
@@ -142,14 +144,14 @@ import Testing
             let work = try TemporaryFolder()
             let store = work.url.appendingPathComponent("Stress.sqlite").path
             try StressHarness.copyStore(base, to: store)
-            let delay = duration * (Double(point) / Double(StressHarness.killPoints + 1))
+            let delay = duration * ((Double(point - 1) + Double.random(in: 0..<1)) / Double(StressHarness.killPoints))
             let process = try SpawnedStrata(arguments(store))
             Thread.sleep(forTimeInterval: delay.seconds)
             let completed = process.kill()
             if completed { #expect(process.finish() == 0, "\(name) ended on its own but failed: \(process.standardError)") }
 
             let state = try StoreState(path: store)
-            #expect(state.isSound, "\(name) killed at \(point)/\(StressHarness.killPoints + 1): \(state.problems)")
+            #expect(state.isSound, "\(name) killed at \(point)/\(StressHarness.killPoints): \(state.problems)")
             let label: String
             if state == before {
                 #expect(!completed, "\(name) ended on its own and changed nothing")
@@ -158,7 +160,7 @@ import Testing
                 label = "after"
             } else {
                 label = "PARTIAL"
-                Issue.record("\(name) killed at \(point)/\(StressHarness.killPoints + 1) left a store that is neither as before nor as after: \(Self.difference(state, before: before, after: after))")
+                Issue.record("\(name) killed at \(point)/\(StressHarness.killPoints) left a store that is neither as before nor as after: \(Self.difference(state, before: before, after: after))")
             }
             let notes = try check(store, work, before, after)
             outcomes.append(Outcome(label: label + (notes.map { " (\($0))" } ?? ""), completed: completed))
@@ -172,7 +174,7 @@ import Testing
     }
 
     /// Expects `strata count Item` to open the store and count one of `items`.
-    private static func expectOpens(_ store: String, items: [Int], sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    static func expectOpens(_ store: String, items: [Int], sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
         let count = try StrataRunner.run(["count", "Item", "--store", store])
         #expect(count.status == 0, "strata count: \(count.standardError)", sourceLocation: sourceLocation)
         let counted = Int(count.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1

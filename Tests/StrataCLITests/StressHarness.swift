@@ -19,8 +19,9 @@ enum StressHarness {
     static let isFull = ProcessInfo.processInfo.environment["STRATA_STRESS"] == "full"
     /// Records an import brings, and objects a bulk edit or a migration goes through.
     static let recordCount = isFull ? 100_000 : 2_000
-    /// Moments at which each operation is killed, spread evenly over its uninterrupted run.
-    static let killPoints = isFull ? 20 : 4
+    /// Moments at which each operation is killed: one at random in each of as many equal
+    /// slices of its uninterrupted run.
+    static let killPoints = isFull ? 25 : 4
     /// Updating processes, and the increments each makes.
     static let updaters = 4
     static let increments = isFull ? 1_000 : 50

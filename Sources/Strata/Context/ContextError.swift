@@ -12,6 +12,12 @@ public enum ContextError: Error, Sendable, Equatable {
     case objectNotFound(ObjectID)
     /// An object of another context was given.
     case foreignObject(ObjectID)
+    /// The object is in no context any more: its context was reset (as ``DataStack/resetStore()``
+    /// does) or released. Its ID may name a row of a store that no longer exists; fetch anew.
+    case forgottenObject(ObjectID)
+    /// The ID names a row of another store than the context's: one kept from a store that was
+    /// reset or removed, or from another file. Core Data refuses such IDs alike.
+    case objectOfAnotherStore(ObjectID, contextStore: String)
     /// The save found objects that break the model's rules; every one is listed.
     case validation([ValidationFailure])
     /// A delete rule of Deny stopped the save: the object still holds objects in the relationship.
@@ -53,6 +59,11 @@ extension ContextError: CustomStringConvertible, LocalizedError {
             "\(entity).\(property) takes \(expected), not \(value)"
         case .objectNotFound(let id): "\(id) does not exist"
         case .foreignObject(let id): "\(id) belongs to another context"
+        case .forgottenObject(let id):
+            "\(id) is in no context any more (its context was reset or released): fetch it again"
+        case .objectOfAnotherStore(let id, let contextStore):
+            "\(id.uriString) names an object of the store \(id.storeIdentifier), not of this context's store \(contextStore) "
+                + "(an ID kept from a store that was reset or removed, or from another file)"
         case .validation(let failures):
             "\(failures.count) validation error\(failures.count == 1 ? "" : "s"): " + failures.map(\.description).joined(separator: "; ")
         case .deleteDenied(let object, let relationship, let count):

@@ -36,6 +36,16 @@ extension ManagedObject {
         return value
     }
 
+    /// The value the attribute `key` had when the object was last in a context: what a typed
+    /// property of a forgotten object reads. `nil` when it was never loaded.
+    @usableFromInline
+    func lastSeenAttributeValue(forKey key: String) -> AttributeValue? {
+        guard let number = committedValues.slots.number(of: key),
+              case .attribute(let value)? = changedValues[slot: number] ?? committedValues[slot: number]
+        else { return nil }
+        return value
+    }
+
     /// The objects the to-many relationship `key` holds.
     public func objects(forKey key: String) throws(ContextError) -> [ManagedObject] {
         let context = try requireContext()
@@ -50,6 +60,10 @@ extension ManagedObject {
     public subscript(key: String) -> Any? {
         do {
             return try value(forKey: key)
+        } catch .forgottenObject {
+            // A view may still show an object its context forgot (a reset at logout): it reads
+            // as nothing, as Core Data's inaccessible objects do, rather than stopping the app.
+            return nil
         } catch {
             preconditionFailure(error.description)
         }
@@ -124,7 +138,7 @@ extension ManagedObject {
     // MARK: - Properties and relationships
 
     func requireContext() throws(ContextError) -> ObjectContext {
-        guard let context = managedObjectContext else { throw .foreignObject(objectID) }
+        guard let context = managedObjectContext else { throw .forgottenObject(objectID) }
         return context
     }
 
@@ -294,6 +308,7 @@ extension ManagedObject {
     /// table, which the store then reads as a different object).
     private func checkLinkable(_ object: ManagedObject, by relationship: RelationshipDescription) throws(ContextError) {
         try checkSameContext(object)
+        try requireContext().checkStore(of: object.objectID)
         guard object.entity.name != relationship.destinationEntityName else { return }
         let model = try requireContext().model
         guard let destination = model.entity(named: relationship.destinationEntityName), model.entity(object.entity, isKindOf: destination) else {

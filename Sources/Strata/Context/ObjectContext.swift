@@ -339,6 +339,7 @@ public final class ObjectContext: @unchecked Sendable {
             if !object.isFault { return }
         }
         guard let primaryKey = object.objectID.primaryKey else { throw .objectNotFound(object.objectID) }
+        try checkStore(of: object.objectID)
         let row: RowSnapshot?
         do {
             row = try store.withConnection { try store.row(object.objectID.entityName, primaryKey: primaryKey) }
@@ -373,6 +374,13 @@ public final class ObjectContext: @unchecked Sendable {
     /// The permanent ID of the row `primaryKey` of `entityName` in this context's store.
     func permanentID(entityName: String, primaryKey: Int64) -> ObjectID {
         ObjectID(scope: idScope(for: entityName), key: .permanent(primaryKey))
+    }
+
+    /// Refuses a permanent ID of another store than this context's: its key would open
+    /// whichever row of this store has the same number.
+    func checkStore(of id: ObjectID) throws(ContextError) {
+        guard !id.isTemporary, id.scope !== idScope(for: id.entityName) else { return }
+        throw .objectOfAnotherStore(id, contextStore: store.metadata.uuid)
     }
 
     /// The scope of this context's store and `entityName`, found without the process-wide
@@ -482,6 +490,10 @@ public final class ObjectContext: @unchecked Sendable {
         insertionOrder = []
         deletedIDs = []
         pendingDroppedInserts = []
+        // IDs made from now on name the store the context reads now, which a stack's reset
+        // has replaced.
+        idScopes = [:]
+        recentIDScope = nil
         clearChangeTracking()
         objectsDidChange(ObjectsDidChange(isReset: true))
     }

@@ -155,6 +155,13 @@ public struct Attribute<Value: AttributeRepresentable> {
                     preconditionFailure("\(object.entity.name).\(key) is not set or is not a \(Value.self)")
                 }
                 return value
+            } catch .forgottenObject {
+                // A view may still show an object its context forgot (a reset at logout): it
+                // reads as it was last seen, rather than stopping the app.
+                guard let value = Value(attributeValue: object.lastSeenAttributeValue(forKey: key)) else {
+                    preconditionFailure(ContextError.forgottenObject(object.objectID).description)
+                }
+                return value
             } catch {
                 preconditionFailure(error.description)
             }

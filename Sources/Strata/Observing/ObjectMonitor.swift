@@ -1,7 +1,8 @@
 import Foundation
 
 /// Follows one object in its context: told when a save, a merge or a child's save changes it
-/// or deletes it (CoreStore's `ObjectMonitor`, for a detail view).
+/// or deletes it, or a reset of the context takes it away (a stack's ``DataStack/resetStore()``,
+/// an unsaved object), as CoreStore's `ObjectMonitor` for a detail view.
 ///
 /// ```swift
 /// let monitor = ObjectMonitor(book)
@@ -61,14 +62,21 @@ public final class ObjectMonitor: @unchecked Sendable {
     private func take(_ change: ObjectsDidChange) {
         let previous = objectID
         if let permanent = change.permanentIDs[objectID] { objectID = permanent }
-        if change.deleted.contains(previous) || change.deleted.contains(objectID) {
+        if change.deleted.contains(previous) || change.deleted.contains(objectID) || change.isReset && !objectStillExists {
             observation?.cancel()
             observation = nil
             deliver(.deleted(objectID))
             streams.finishAll()
-        } else if change.updated.contains(previous) || change.updated.contains(objectID) {
+        } else if change.isReset || change.updated.contains(previous) || change.updated.contains(objectID) {
             deliver(.updated(objectID))
         }
+    }
+
+    /// Whether the object can still be had after a reset of its context: not when it was never
+    /// saved, nor when a stack's reset replaced the store its ID names.
+    private var objectStillExists: Bool {
+        guard !objectID.isTemporary else { return false }
+        return (try? context.checkStore(of: objectID)) != nil
     }
 
     private func deliver(_ change: Change) {

@@ -240,45 +240,87 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
 
     // MARK: - Reset
 
-    /// Removes the store file, its `-wal`, `-shm` and `-journal`, and its external data folder,
-    /// and creates an empty store. Every context of the stack is reset and stays usable on the
-    /// new store: root and main (the same instances), workers, view and batch contexts; commit
-    /// observers keep working. Call it where the main queue is free to run (the main
-    /// context's reset waits for it).
+    /// Replaces the store with an empty one, as an app does when its user logs out: the store
+    /// file, its `-wal`, `-shm` and `-journal`, and its external data folder go, and every
+    /// context of the stack is reset onto the new store and stays usable: root and main (the
+    /// same instances), workers, view and batch contexts. Commit observers keep working.
     ///
-    /// - Returns: the files removed.
+    /// What the old store showed is gone everywhere once it returns: every context is told
+    /// (``ObjectsDidChange/isReset``) only after the new store is in place, so fetched-results
+    /// controllers refetch an empty list and object monitors report their objects deleted; IDs
+    /// and URIs of the old store are refused (``ContextError/objectOfAnotherStore(_:contextStore:)``),
+    /// since the new store has a UUID of its own; objects still held read as they were last
+    /// seen and refuse changes (``ContextError/forgottenObject(_:)``).
+    ///
+    /// The files are replaced as ``PersistentStore/resetFiles(at:model:configuration:)``
+    /// says: a crash at any moment leaves the old store or the new one, and the reset refuses,
+    /// leaving everything as it was, while another connection has the store open. Call it where
+    /// the main queue is free to run (the main context's reset waits for it).
+    ///
+    /// - Returns: the files removed or replaced.
+    /// - Throws: ``StoreError/inUse(path:processIDs:)`` while another connection (another
+    ///   process, or a store this stack did not open) has the store open; ``StoreError`` when
+    ///   the new store cannot be made.
     @discardableResult
     public func resetStore() throws -> [String] {
         let others = tracked.withLock { list in
             list.removeAll { $0.context == nil }
             return list.compactMap { record in record.context.map { ($0, record.kind) } }
         }
-        for (context, _) in others { context.performAndWait { context.reset() } }
-        mainContext.performAndWait { mainContext.reset() }
-        rootContext.performAndWait { rootContext.reset() }
-        for (context, kind) in others where kind == .batch { context.store.close() }
-        store.close()
-        var removed: [String] = []
-        if let storeURL {
-            for path in Self.storeFiles(of: storeURL) where FileManager.default.fileExists(atPath: path) {
-                try FileManager.default.removeItem(atPath: path)
-                removed.append(path)
+        let batches = others.filter { $0.1 == .batch }.map(\.0)
+        // The reset needs the file to itself: the stack's own connections close first, and
+        // reopen on the old store if it cannot be had.
+        for context in batches { context.performAndWait { context.store.close() } }
+        rootContext.performAndWait { rootContext.store.close() }
+        let removed: [String]
+        let store: PersistentStore
+        do {
+            if let storeURL {
+                removed = try PersistentStore.resetFiles(at: storeURL.path, model: model, configuration: options.configuration)
+            } else {
+                removed = []
             }
+            store = try Self.openOrCreate(model: model, url: storeURL, options: options).0
+        } catch {
+            try reopenStores(views: others.filter { $0.1 == .view }.map(\.0), batches: batches)
+            throw error
         }
-        let (store, _) = try Self.openOrCreate(model: model, url: storeURL, options: options)
         current.withLock { $0 = (store, true) }
-        rootContext.performAndWait { rootContext.replaceStore(with: store) }
+        rootContext.performAndWait {
+            rootContext.replaceStore(with: store)
+            rootContext.reset()
+        }
+        mainContext.performAndWait { mainContext.reset() }
         for (context, kind) in others {
             switch kind {
-            case .worker: continue
-            case .view: context.performAndWait { context.replaceStore(with: store) }
+            case .worker: context.performAndWait { context.reset() }
+            case .view: context.performAndWait {
+                context.replaceStore(with: store)
+                context.reset()
+            }
             case .batch:
                 guard let storeURL else { continue }
                 let own = try PersistentStore.open(at: storeURL.path, model: model, configuration: options.configuration)
-                context.performAndWait { context.replaceStore(with: own) }
+                context.performAndWait {
+                    context.replaceStore(with: own)
+                    context.reset()
+                }
             }
         }
         return removed
+    }
+
+    /// Opens the store again for the root, view and batch contexts after a reset that could
+    /// not take the file: the stack goes on with the store it had.
+    private func reopenStores(views: [ObjectContext], batches: [ObjectContext]) throws {
+        guard let storeURL else { return }
+        let reopened = try PersistentStore.open(at: storeURL.path, model: model, configuration: options.configuration)
+        current.withLock { $0.store = reopened }
+        for context in [rootContext] + views { context.performAndWait { context.replaceStore(with: reopened) } }
+        for context in batches {
+            let own = try PersistentStore.open(at: storeURL.path, model: model, configuration: options.configuration)
+            context.performAndWait { context.replaceStore(with: own) }
+        }
     }
 
     /// Posted on `NotificationCenter.default` when ``cleanUp()`` has closed the stack's store
@@ -365,8 +407,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         // Only a store whose data cannot be used is replaced, and only when asked; a locked or
         // unreadable file is an error either way.
         if isUnusable, options.resetsOnFailure {
-            for path in storeFiles(of: url) { try? FileManager.default.removeItem(atPath: path) }
-            return (try PersistentStore.create(at: url.path, model: model, configuration: options.configuration), true)
+            _ = try PersistentStore.resetFiles(at: url.path, model: model, configuration: options.configuration)
+            return (try PersistentStore.open(at: url.path, model: model, configuration: options.configuration), true)
         }
         throw failure
     }
@@ -386,12 +428,6 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         let result = try migrator.migrate()
         StrataLog.logger(label: "strata.migrate").info(
             "\(url.path): migrated from model version \(result.plan.sourceVersion) to \(destination.name)\(result.backupPath.map { ", the old store kept as \($0)" } ?? "")")
-    }
-
-    /// A store's file, its journal files, and Core Data's external data folder beside it.
-    static func storeFiles(of url: URL) -> [String] {
-        [url.path] + PersistentStore.journalFiles(of: url.path)
-            + [url.deletingLastPathComponent().appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT").path]
     }
 }
 

@@ -144,7 +144,48 @@ public final class PersistentStore: @unchecked Sendable {
                 throw .folderNotFound(path: path, folder: folder)
             }
             if let stray = journalFiles(of: path).first(where: fileManager.fileExists(atPath:)) { throw .strayJournal(path: stray) }
+            return try createInPlace(at: path, model: model, configuration: configuration, frameworkVersion: frameworkVersion)
         }
+        return try build(at: path, model: model, configuration: configuration, frameworkVersion: frameworkVersion)
+    }
+
+    /// Builds the store beside `path` under a name of its own, then links it into place in one
+    /// step, so that a crash leaves no store or the whole one, never a file without Core Data's
+    /// tables (which would also stop the next `create`).
+    private static func createInPlace(
+        at path: String, model: ObjectModel, configuration: Database.Configuration, frameworkVersion: Int64
+    ) throws(StoreError) -> PersistentStore {
+        let folder = (path as NSString).deletingLastPathComponent
+        let creating = ((folder.isEmpty ? "." : folder) as NSString)
+            .appendingPathComponent(".\((path as NSString).lastPathComponent).strata-creating")
+        removeFiles(ofStoreAt: creating)
+        try build(at: creating, model: model, configuration: configuration, frameworkVersion: frameworkVersion).close()
+        defer { removeFiles(ofStoreAt: creating) }
+        do {
+            try syncToDisk(atPath: creating)
+            // A hard link never replaces what is there; where the file system has none, a
+            // rename after the check above does.
+            if Glibc.link(creating, path) != 0 {
+                let failure = errno
+                if failure == EEXIST { throw StoreError.alreadyExists(path: path) }
+                guard failure == EPERM || failure == ENOTSUP || failure == EXDEV, Glibc.rename(creating, path) == 0 else {
+                    throw POSIXError(.init(rawValue: failure) ?? .EIO)
+                }
+            }
+            try syncToDisk(atPath: folder.isEmpty ? "." : folder)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .fileOperation(path: path, cause: error)
+        }
+        return try open(at: path, model: model, modelOrigin: "the model it was created with", configuration: configuration)
+    }
+
+    /// Makes the store's file at `path` and lays the store out in it, in one transaction; on
+    /// failure the file is removed. The caller has checked the model and the path.
+    static func build(
+        at path: String, model: ObjectModel, configuration: Database.Configuration, frameworkVersion: Int64
+    ) throws(StoreError) -> PersistentStore {
         var openConfiguration = configuration
         openConfiguration.isReadOnly = false
         openConfiguration.createsFile = true

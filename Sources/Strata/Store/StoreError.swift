@@ -16,6 +16,12 @@ public enum StoreError: Error, Sendable {
     case closed(path: String)
     /// Another connection holds the store locked beyond the busy timeout.
     case locked(path: String)
+    /// Another connection has the store open, which an operation that replaces its files (a
+    /// reset) cannot allow: that connection's writes would go to the replaced file and be lost.
+    /// `processIDs` names the other processes holding the file, where the system tells them.
+    case inUse(path: String, processIDs: [Int32])
+    /// A file operation on the store's files (sync, rename, removal) failed with `cause`.
+    case fileOperation(path: String, cause: any Error)
     /// A store already exists where a new one was to be created.
     case alreadyExists(path: String)
     /// A `-wal`, `-shm` or `-journal` file lies where a new store was to be created, without its
@@ -51,6 +57,11 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .modelMismatch(let path, let comparison): "\(path): the store was made with another model; \(comparison.summary)"
         case .locked(let path): "\(path): the store is locked by another connection"
         case .closed(let path): "\(path): the store was closed"
+        case .inUse(let path, let processIDs):
+            "\(path): the store is open in another connection"
+                + (processIDs.isEmpty ? "" : " (process\(processIDs.count == 1 ? "" : "es") \(processIDs.map(String.init).joined(separator: ", ")))")
+                + "; close it and try again"
+        case .fileOperation(let path, let cause): "\(path): \(cause.localizedDescription)"
         case .alreadyExists(let path): "\(path): a store already exists there"
         case .invalidModel(let path, let issues):
             "\(path): the model is invalid: " + issues.filter { $0.severity == .error }.map(\.description).joined(separator: "; ")

@@ -10,3 +10,12 @@ func fileSize(atPath path: String) -> Int? {
     guard stat(path, &status) == 0 else { return nil }
     return Int(status.st_size)
 }
+
+/// Writes the file or folder at `path` through to the disk, so that a rename or link that
+/// follows cannot reach the disk before what it names.
+func syncToDisk(atPath path: String) throws {
+    let descriptor = Glibc.open(path, O_RDONLY)
+    guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    defer { Glibc.close(descriptor) }
+    guard fsync(descriptor) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+}
