@@ -258,6 +258,9 @@ struct PredicateCompiler {
             case .beginsWith: return search(left, right, compareOptions: 8, options: options)
             case .endsWith: return search(left, right, compareOptions: 8 | 4, options: options)
             // The attribute compared names where a pattern that cannot be matched was met.
+            // A NULL value: what Core Data's SQL gives for NOT over it is not documented; what is
+            // documented is NSPredicate's meaning in memory (nil MATCHES or LIKE a pattern is
+            // false, so NOT of it holds), which a fetch must agree with: COALESCE makes it 0.
             case .like: return "COALESCE(strata_like(\(left.sql), \(right.sql), \(options), \(Self.place(of: left))), 0)"
             case .matches:
                 if let index = right.argument, case .text(let pattern) = arguments[index] {
