@@ -64,7 +64,8 @@ let package = Package(
 
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata"]),
+            // strata itself: the predicate suite's negations also run through `strata delete`.
+            dependencies: ["Strata", "strata"]),
         .testTarget(
             name: "StrataAPITests",
             dependencies: ["Strata", "StrataLua"]),

@@ -46,6 +46,7 @@ extension LuaError {
             // A stale save: a script retries it after `ctx:refresh()`, telling it apart by this code.
             case .conflict: "conflict"
             case .uniquenessConflict: "uniqueness"
+            case .stringMatching: "predicate"
             default: "context"
             }
         case is ImportError, is JSONSyntaxError: "import"

@@ -261,7 +261,7 @@ struct FetchCommandTests {
         (["fetch", "Book", "--limit", "0"], "Error: --limit must be at least 1"),
         (["fetch", "Book", "--var", "A=1"], "Error: --var needs --template"),
         // Each matched nothing with exit status 0.
-        (["count", "Book", "--where", "title MATCHES '(unclosed'"], "strata: MATCHES: '(unclosed' is not a valid ICU regular expression"),
+        (["count", "Book", "--where", "title MATCHES '(unclosed'"], "strata: MATCHES '(unclosed' is not a valid ICU regular expression"),
         (["fetch", "Book", "--where", "copyright > 'soon'"], "strata: 'Book.copyright' is a date compared with the text \"soon\", which is no ISO 8601 date"),
         (["fetch", "Book", "--where", "FUNCTION(SELF, 'fullTitle') == 'x'"], "strata: --where: FUNCTION cannot call 'fullTitle': Strata calls Foundation's methods by name"),
     ])

@@ -30,6 +30,9 @@ public enum ContextError: Error, Sendable, Equatable {
     case uniquenessConflict(object: ObjectID, properties: [String], values: [String])
     /// The store failed.
     case store(String)
+    /// A predicate's MATCHES or LIKE gave no answer: its pattern does not compile, is too long,
+    /// or costs more than its budget on a value. Nothing was fetched, counted or deleted.
+    case stringMatching(StringMatchError)
 }
 
 /// One object that failed validation, and why.
@@ -74,8 +77,22 @@ extension ContextError: CustomStringConvertible, LocalizedError {
             "\(object): another \(object.entityName) already has \(zip(properties, values).map { "\($0) \($1)" }.joined(separator: " and ")), "
                 + "which the uniqueness constraint on \(properties.joined(separator: ", ")) forbids"
         case .store(let message): message
+        case .stringMatching(let error): error.description
         }
     }
 
     public var errorDescription: String? { description }
+}
+
+extension ContextError {
+    /// A failure of the store, as a context reports it: a pattern that could not be matched
+    /// keeps its cause; any other failure, its message.
+    init(storeFailure error: any Error) {
+        switch error {
+        case let error as DatabaseError where error.cause != nil: self = .stringMatching(error.cause!)
+        case StoreError.database(let error) where error.cause != nil: self = .stringMatching(error.cause!)
+        case let error as ContextError: self = error
+        default: self = .store(String(describing: error))
+        }
+    }
 }

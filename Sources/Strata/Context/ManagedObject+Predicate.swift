@@ -10,7 +10,8 @@ extension ObjectPredicate {
     /// ```
     ///
     /// - Throws: ``ContextError/unknownProperty(entity:property:)`` when a key path names a
-    ///   property the object's entity lacks.
+    ///   property the object's entity lacks; ``ContextError/stringMatching(_:)`` for a MATCHES
+    ///   or LIKE whose pattern does not compile or costs more than its budget.
     public func evaluate(with object: ManagedObject) throws(ContextError) -> Bool {
         try PredicateEvaluator.evaluate(self, on: object)
     }
@@ -29,6 +30,8 @@ extension ManagedObject: PredicateSubject {
     func relatedObject(_ id: ObjectID) throws(ContextError) -> ManagedObject {
         try requireContext().object(with: id)
     }
+
+    static func failure(_ error: StringMatchError) -> ContextError { .stringMatching(error) }
 
     func keyPathCrossesToMany(_ components: [String]) -> Bool {
         guard let model = managedObjectContext?.model, !components.contains(where: { $0.hasPrefix("@") }) else { return false }

@@ -52,7 +52,7 @@ extension ObjectContext {
                 throw ContextError.validation([ValidationFailure(object: objectID(for: row), property: relationship, reason: "is required")])
             }
         } catch let error as DatabaseError {
-            throw ContextError.store(String(describing: error))
+            throw ContextError(storeFailure: error)
         }
         if collects {
             announceBatchChanges(inserted: [], updated: deletion.updated.map(objectID(for:)), deleted: deletion.deleted.map(objectID(for:)))
@@ -212,7 +212,7 @@ extension ObjectContext {
         do {
             return try store.withConnection { try store.database.inTransaction(body) }
         } catch let error as DatabaseError {
-            throw ContextError.store(String(describing: error))
+            throw ContextError(storeFailure: error)
         }
     }
 

@@ -9,7 +9,7 @@ extension ObjectContext {
             do {
                 row = try store.row(object.objectID.entityName, primaryKey: primaryKey)
             } catch {
-                throw .store(String(describing: error))
+                throw ContextError(storeFailure: error)
             }
             guard row?.version != object.version else { continue }
             guard mergePolicy != .error, let row else {
@@ -56,7 +56,7 @@ extension ObjectContext {
             do {
                 versions = try store.versions(entityName, primaryKeys: candidates.compactMap(\.objectID.primaryKey))
             } catch {
-                throw .store(String(describing: error))
+                throw ContextError(storeFailure: error)
             }
             changed += candidates.filter { versions[$0.objectID.primaryKey!] != $0.version }
         }

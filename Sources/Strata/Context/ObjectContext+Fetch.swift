@@ -284,7 +284,7 @@ extension ObjectContext {
         do {
             rows = try store.withConnection { try store.rows(batch.entityName, where: "Z_PK IN (SELECT value FROM json_each(?))", [.keyList(keys)]) }
         } catch {
-            throw .store(String(describing: error))
+            throw ContextError(storeFailure: error)
         }
         for row in rows {
             if let object = registered[permanentID(entityName: row.entityName, primaryKey: row.primaryKey)], object.isFault {

@@ -101,7 +101,7 @@ extension ObjectContext {
                 }
             }
         } catch {
-            throw .store(String(describing: error))
+            throw ContextError(storeFailure: error)
         }
         for id in change.updated {
             if let object = registered[id] { refresh(object, mergeChanges: true) }

@@ -193,7 +193,7 @@ extension ObjectContext {
                 }
             }
         } catch {
-            throw .store(String(describing: error))
+            throw ContextError(storeFailure: error)
         }
         rekey(map)
     }

@@ -86,7 +86,7 @@ extension ObjectContext {
                 object: permanentID(entityName: entity, primaryKey: key),
                 expectedVersion: expected, storeVersion: actual)
         } catch {
-            throw .store(String(describing: error))
+            throw ContextError(storeFailure: error)
         }
         let newlyInserted = hasDidSaveListeners ? Set(inserted.map(\.objectID)) : []
         // New rows start at version 1.

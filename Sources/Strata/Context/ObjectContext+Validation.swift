@@ -106,11 +106,14 @@ extension AttributeDescription {
         if let measure, let maximum = maximumBound, measure > maximum {
             return "\(what) \(formatted(measure)) is above the maximum \(formatted(maximum))"
         }
-        if let pattern = regularExpression, case .string(let string) = value,
-            let expression = CoreDataStringMatching.regularExpression(pattern, options: []),
-            !CoreDataStringMatching.matches(string, regularExpression: expression)
-        {
-            return "\"\(string)\" does not match \(pattern)"
+        if let pattern = regularExpression, case .string(let string) = value {
+            // A pattern that cannot be checked (it does not compile, or costs too much on this
+            // value) cannot pass the value either: the reason says which.
+            do {
+                if try !CoreDataStringMatching.matches(string, pattern: pattern, options: []) { return "\"\(string)\" does not match \(pattern)" }
+            } catch {
+                return "cannot be checked: \(error)"
+            }
         }
         return nil
     }

@@ -344,7 +344,7 @@ public final class ObjectContext: @unchecked Sendable {
         do {
             row = try store.withConnection { try store.row(object.objectID.entityName, primaryKey: primaryKey) }
         } catch {
-            throw .store(String(describing: error))
+            throw ContextError(storeFailure: error)
         }
         guard let row else { throw .objectNotFound(object.objectID) }
         load(row, into: object)
@@ -415,7 +415,7 @@ public final class ObjectContext: @unchecked Sendable {
             return try store.withConnection { try store.toManyReferences(object.objectID.entityName, relationship, primaryKey: primaryKey) }
                 .map(objectID(for:))
         } catch {
-            throw .store(String(describing: error))
+            throw ContextError(storeFailure: error)
         }
     }
 

@@ -258,7 +258,7 @@ extension ImportSession {
                 if store.database.isInTransaction { try body() } else { try store.database.inTransaction(body) }
             }
         } catch let error as DatabaseError {
-            throw ContextError.store(String(describing: error))
+            throw ContextError(storeFailure: error)
         }
     }
 

@@ -20,6 +20,10 @@ protocol PredicateSubject {
     /// before ending on a value (an aggregate ends it as one value): the model's answer, which
     /// holds also where a nil to-one stops the walk through the objects.
     func keyPathCrossesToMany(_ components: [String]) -> Bool
+
+    /// The failure to throw for a `MATCHES` or `LIKE` that gave no answer, as SQL fails the
+    /// statement for it.
+    static func failure(_ error: StringMatchError) -> Failure
 }
 
 /// What a property of a ``PredicateSubject`` holds.
@@ -50,18 +54,30 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
         case .comparison(let comparison):
             let left = try operand(comparison.left, of: object, variables: variables)
             let right = try operand(comparison.right, of: object, variables: variables)
+            let place: String? = if case .keyPath(let path) = comparison.left { "\(object.objectID.entityName).\(path.joined(separator: "."))" } else { nil }
+            // A pattern that gives no answer fails the evaluation, as it fails the SQL statement.
+            func any(_ values: [PredicateValue]) throws(Subject.Failure) -> Bool {
+                do throws(StringMatchError) {
+                    for value in values where try compare(value, comparison.operator, right, comparison.options, place: place) { return true }
+                    return false
+                } catch {
+                    throw Subject.failure(error)
+                }
+            }
             switch comparison.quantifier {
             case nil:
                 if case .many(let values) = left {
                     if comparison.operator == .contains { return values.contains { equal($0, right.single, comparison.options) } }
                     // A to-many without a quantifier means ANY here; SQL refuses it, as Core
                     // Data's fetches do, so that only a predicate in memory meets this.
-                    return values.contains { compare($0, comparison.operator, right, comparison.options) }
+                    return try any(values)
                 }
-                return compare(left.single, comparison.operator, right, comparison.options)
-            case .any?: return left.all.contains { compare($0, comparison.operator, right, comparison.options) }
-            case .all?: return left.all.allSatisfy { compare($0, comparison.operator, right, comparison.options) }
-            case .none?: return !left.all.contains { compare($0, comparison.operator, right, comparison.options) }
+                return try any([left.single])
+            case .any?: return try any(left.all)
+            case .all?:
+                for value in left.all where try !any([value]) { return false }
+                return true
+            case .none?: return try !any(left.all)
             }
         }
     }
@@ -205,14 +221,20 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
 
     // MARK: - Comparing
 
-    static func compare(_ left: PredicateValue, _ op: ComparisonOperator, _ right: Operand, _ options: ComparisonOptions) -> Bool {
+    /// Whether `left op right` holds; `place` names the value compared, for the error.
+    ///
+    /// - Throws: ``StringMatchError`` for a MATCHES or LIKE that gives no answer.
+    static func compare(
+        _ left: PredicateValue, _ op: ComparisonOperator, _ right: Operand, _ options: ComparisonOptions, place: String? = nil
+    ) throws(StringMatchError) -> Bool {
         switch op {
         case .in:
             return right.all.contains { equal(left, $0, options) }
         case .between:
             let bounds = right.all
             guard bounds.count == 2 else { return false }
-            return compare(left, .greaterThanOrEqual, .one(bounds[0]), options) && compare(left, .lessThanOrEqual, .one(bounds[1]), options)
+            guard try compare(left, .greaterThanOrEqual, .one(bounds[0]), options) else { return false }
+            return try compare(left, .lessThanOrEqual, .one(bounds[1]), options)
         case .contains:
             if case .many = right { return false }
             if case .string(let haystack) = left, case .string(let needle) = right.single {
@@ -232,12 +254,12 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
             return search(value, affix, options, anchoredAt: op == .beginsWith ? .start : .end)
         case .like:
             guard case .string(let value) = left, case .string(let pattern) = rightValue else { return false }
-            return CoreDataStringMatching.like(value, pattern: pattern, options: .init(options))
+            return try CoreDataStringMatching.like(value, pattern: pattern, options: .init(options), place: place)
         case .matches:
-            guard case .string(let value) = left, case .string(let pattern) = rightValue,
-                let expression = CoreDataStringMatching.regularExpression(pattern, options: .init(options))
-            else { return false }
-            return CoreDataStringMatching.matches(CoreDataStringMatching.fold(value, .init(options)), regularExpression: expression)
+            // nil (or a non-string) matches nothing, as NSPredicate answers in memory; a pattern
+            // that does not compile is an error, never a "no" that NOT would turn into a "yes".
+            guard case .string(let value) = left, case .string(let pattern) = rightValue else { return false }
+            return try CoreDataStringMatching.matches(value, pattern: pattern, options: .init(options), place: place)
         default:
             guard let order = order(left, rightValue, options) else { return false }
             switch op {

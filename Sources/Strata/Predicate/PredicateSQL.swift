@@ -257,14 +257,20 @@ struct PredicateCompiler {
             case .contains: return search(left, right, compareOptions: 0, options: options)
             case .beginsWith: return search(left, right, compareOptions: 8, options: options)
             case .endsWith: return search(left, right, compareOptions: 8 | 4, options: options)
-            case .like: return "COALESCE(NSCoreDataLike(\(left.sql), \(right.sql), \(options)), 0)"
+            // The attribute compared names where a pattern that cannot be matched was met.
+            // A NULL value: what Core Data's SQL gives for NOT over it is not documented; what is
+            // documented is NSPredicate's meaning in memory (nil MATCHES or LIKE a pattern is
+            // false, so NOT of it holds), which a fetch must agree with: COALESCE makes it 0.
+            case .like: return "COALESCE(strata_like(\(left.sql), \(right.sql), \(options), \(Self.place(of: left))), 0)"
             case .matches:
-                if let index = right.argument, case .text(let pattern) = arguments[index],
-                    CoreDataStringMatching.regularExpression(pattern, options: .init(rawValue: Int64(options))) == nil
-                {
-                    throw PredicateCompileError(message: "MATCHES: '\(pattern)' is not a valid ICU regular expression")
+                if let index = right.argument, case .text(let pattern) = arguments[index] {
+                    do {
+                        _ = try CoreDataStringMatching.regularExpression(pattern, options: .init(rawValue: Int64(options)), place: left.attribute)
+                    } catch {
+                        throw PredicateCompileError(message: error.description)
+                    }
                 }
-                return "COALESCE(NSCoreDataMatches(\(left.sql), \(right.sql), \(options)), 0)"
+                return "COALESCE(strata_matches(\(left.sql), \(right.sql), \(options), \(Self.place(of: left))), 0)"
             case .in, .between: throw PredicateCompileError(message: "\(op.rawValue) needs a list on its right")
             }
         }
@@ -302,6 +308,11 @@ struct PredicateCompiler {
         guard left.isString || right.isString else { return "COALESCE(\(left.sql) \(op) \(right.sql), 0)" }
         let number = ["<": 0, "<=": 1, ">": 2, ">=": 3][op] ?? 4
         return "COALESCE(NSCoreDataStringCompare(\(left.sql), \(right.sql), \(number), \(options), 0), 0)"
+    }
+
+    /// The attribute an operand reads, as an SQL string literal, or NULL.
+    private static func place(of operand: Operand) -> String {
+        operand.attribute.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL"
     }
 
     /// A substring search; `compareOptions` are `NSString.CompareOptions` bits (8 anchored, 4 backwards).

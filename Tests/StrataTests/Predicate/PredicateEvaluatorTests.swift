@@ -124,4 +124,23 @@ import Testing
             try shelf.matches("subtitle == 'x'", shelf.hobbit)
         }
     }
+
+    /// A MATCHES or LIKE without an answer fails the evaluation, as it fails SQL: read as
+    /// false, NOT turned it into true.
+    @Test func aPatternWithoutAnAnswerIsAnErrorNotFalse() throws {
+        let shelf = try Shelf()
+        let invalid = StringMatchError(operatorName: "MATCHES", pattern: "(", reason: .invalidPattern, place: "Book.title")
+        #expect(throws: ContextError.stringMatching(invalid)) { try shelf.matches("NOT title MATCHES '('", shelf.hobbit) }
+        let costly = String(repeating: "a?", count: 30) + String(repeating: "a", count: 30)
+        try shelf.fixture.context.performAndWait { try shelf.hobbit.setValue(String(repeating: "a", count: 30), forKey: "title") }
+        let overBudget = StringMatchError(operatorName: "MATCHES", pattern: costly, reason: .budgetExceeded(steps: 5_000_000), place: "Book.title")
+        #expect(throws: ContextError.stringMatching(overBudget)) { try shelf.matches("NOT title MATCHES '\(costly)'", shelf.hobbit) }
+        let long = String(repeating: "*a", count: 6_000)
+        let tooLong = StringMatchError(operatorName: "LIKE", pattern: long, reason: .patternTooLong(limit: 10_000), place: "Book.title")
+        #expect(throws: ContextError.stringMatching(tooLong)) { try shelf.matches("NOT title LIKE '\(long)'", shelf.hobbit) }
+        // nil matches nothing, and NOT of that holds: as in SQL, where the comparison is 0.
+        let untitled = try shelf.fixture.context.performAndWait { try shelf.fixture.context.insert("Book") }
+        #expect(try shelf.matches("title MATCHES '.*'", untitled) == false)
+        #expect(try shelf.matches("NOT title MATCHES '.*'", untitled))
+    }
 }

@@ -104,7 +104,7 @@ import Testing
         ("2 IN mode(pages.text)", "mode(pages.text) is not an aggregate of a numeric attribute"),
         ("pages[FIRST] == nil", "'pages' is a to-many, whose members have no order in the store: an index cannot pick one; pages[SIZE] counts them"),
         // Both matched nothing without a word.
-        ("title MATCHES '(unclosed'", "MATCHES: '(unclosed' is not a valid ICU regular expression"),
+        ("title MATCHES '(unclosed'", "MATCHES '(unclosed' is not a valid ICU regular expression"),
         ("published > 'yesterday'", "'Book.published' is a date compared with the text \"yesterday\", which is no ISO 8601 date; "
             + "write a date as CAST('2000-01-31', 'NSDate') or CAST('2000-01-31T12:00:00Z', 'NSDate')"),
     ])

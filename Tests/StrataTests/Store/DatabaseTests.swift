@@ -182,6 +182,28 @@ import Testing
         #expect(try evaluate("SELECT NSCoreDataStringSearch(?, ?, ?, 1)", [.text(value), .text(needle), .integer(options)]) == .integer(expected))
     }
 
+    /// A function that cannot answer fails the statement, its error kept as the cause: read as
+    /// 0, `NOT` of it selected the row.
+    @Test func aPatternWithoutAnAnswerFailsTheStatement() throws {
+        for (sql, reason) in [
+            ("SELECT NOT NSCoreDataMatches('abc', '(', 0)", StringMatchError.Reason.invalidPattern),
+            ("SELECT NOT strata_matches('\(String(repeating: "a", count: 30))', '\(String(repeating: "a?", count: 30) + String(repeating: "a", count: 30))', 0, 'Book.title')",
+                .budgetExceeded(steps: 5_000_000)),
+            ("SELECT NOT NSCoreDataLike('abc', '\(String(repeating: "?", count: 10_001))', 0)", .patternTooLong(limit: 10_000)),
+        ] {
+            do {
+                _ = try evaluate(sql, [])
+                Issue.record("\(sql.prefix(60)) gave an answer")
+            } catch let error as DatabaseError {
+                #expect(error.cause?.reason == reason, "\(error)")
+                #expect(error.description.contains(error.cause?.description ?? "?"))
+            }
+        }
+        // The connection goes on: the next statement's error is its own.
+        #expect(try evaluate("SELECT NSCoreDataMatches('abc', 'a.c', 0)", []) == .integer(1))
+        #expect(throws: DatabaseError.self) { try evaluate("SELECT nosuchfunction()", []) }
+    }
+
     @Test func nullInputsGiveNull() throws {
         #expect(try evaluate("SELECT NSCoreDataLike(NULL, 'a', 0)", []) == .null)
         #expect(try evaluate("SELECT NSCoreDataMatches(NULL, 'a', 0)", []) == .null)

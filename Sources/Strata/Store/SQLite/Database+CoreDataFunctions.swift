@@ -10,23 +10,32 @@ import Foundation
 extension Database {
     func registerCoreDataFunctions() throws(DatabaseError) {
         // NSCoreDataLike(value, pattern, options): 1 when `value` matches the LIKE pattern
-        // (`*`, `?`), with NSComparisonPredicate options (1 = [c], 2 = [d]).
-        try defineFunction("NSCoreDataLike", arity: 3) { arguments in
+        // (`*`, `?`), with NSComparisonPredicate options (1 = [c], 2 = [d]). A match over budget
+        // fails the statement (see `defineFunction`).
+        try defineFunction("NSCoreDataLike", arity: 3) { arguments throws(StringMatchError) -> DatabaseValue in
             guard let value = arguments[0].stringValue, let pattern = arguments[1].stringValue else { return .null }
             let options = CoreDataStringMatching.Options(rawValue: arguments[2].int64Value ?? 0)
-            return .boolean(CoreDataStringMatching.like(value, pattern: pattern, options: options))
+            return .boolean(try CoreDataStringMatching.like(value, pattern: pattern, options: options))
         }
         // NSCoreDataMatches(value, regex, options): 1 when the ICU regular expression matches the
-        // whole value. Compiled patterns are kept per connection.
-        var compiled: [String: NSRegularExpression] = [:]
-        try defineFunction("NSCoreDataMatches", arity: 3) { arguments in
+        // whole value. A pattern ICU refuses, or a match over budget, fails the statement: read as
+        // 0, `NOT` of it selected every row (and `delete` deleted them).
+        try defineFunction("NSCoreDataMatches", arity: 3) { arguments throws(StringMatchError) -> DatabaseValue in
             guard let value = arguments[0].stringValue, let pattern = arguments[1].stringValue else { return .null }
             let options = CoreDataStringMatching.Options(rawValue: arguments[2].int64Value ?? 0)
-            let key = "\(options.rawValue):\(pattern)"
-            guard let expression = compiled[key] ?? CoreDataStringMatching.regularExpression(pattern, options: options)
-            else { return .integer(0) }
-            compiled[key] = expression
-            return .boolean(CoreDataStringMatching.matches(CoreDataStringMatching.fold(value, options), regularExpression: expression))
+            return .boolean(try CoreDataStringMatching.matches(value, pattern: pattern, options: options))
+        }
+        // strata_like(value, pattern, options, place) and strata_matches(…): Strata's own, the two
+        // above with the compared attribute (`Book.title`) for the error's message.
+        try defineFunction("strata_like", arity: 4) { arguments throws(StringMatchError) -> DatabaseValue in
+            guard let value = arguments[0].stringValue, let pattern = arguments[1].stringValue else { return .null }
+            let options = CoreDataStringMatching.Options(rawValue: arguments[2].int64Value ?? 0)
+            return .boolean(try CoreDataStringMatching.like(value, pattern: pattern, options: options, place: arguments[3].stringValue))
+        }
+        try defineFunction("strata_matches", arity: 4) { arguments throws(StringMatchError) -> DatabaseValue in
+            guard let value = arguments[0].stringValue, let pattern = arguments[1].stringValue else { return .null }
+            let options = CoreDataStringMatching.Options(rawValue: arguments[2].int64Value ?? 0)
+            return .boolean(try CoreDataStringMatching.matches(value, pattern: pattern, options: options, place: arguments[3].stringValue))
         }
         // NSCoreDataStringSearch(value, needle, compareOptions, _): Strata reads the third argument
         // as NSString.CompareOptions bits (1 case-insensitive, 4 backwards, 8 anchored,
@@ -100,16 +109,25 @@ extension Database {
     /// Registers `body` as the SQL function `name` taking `arity` arguments (-1: any number).
     /// A deterministic function gives the same result for the same arguments, which lets SQLite
     /// use it in indexes and factor it out of loops.
+    ///
+    /// A ``StringMatchError`` that `body` throws fails the statement (`sqlite3_result_error`) with its description
+    /// as SQLite's message, and becomes the ``DatabaseError/cause`` of the error the statement
+    /// throws: the query stops, and a write in it is not made.
     func defineFunction(
-        _ name: String, arity: Int32, isDeterministic: Bool = true, _ body: @escaping ([DatabaseValue]) -> DatabaseValue
+        _ name: String, arity: Int32, isDeterministic: Bool = true, _ body: @escaping ([DatabaseValue]) throws(StringMatchError) -> DatabaseValue
     ) throws(DatabaseError) {
-        let box = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
+        let box = Unmanaged.passRetained(FunctionBox(body, failures: functionFailures)).toOpaque()
         let code = sqlite3_create_function_v2(
             handle, name, arity, SQLITE_UTF8 | (isDeterministic ? SQLITE_DETERMINISTIC : 0), box,
             { context, count, values in
                 let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
                 let arguments = (0..<Int(count)).map { DatabaseValue(sqliteValue: values?[$0]) }
-                sqlite3_result(context, box.body(arguments))
+                do throws(StringMatchError) {
+                    sqlite3_result(context, try box.body(arguments))
+                } catch {
+                    box.failures.latest = error
+                    sqlite3_result_error(context, String(describing: error), -1)
+                }
             },
             nil, nil,
             { box in box.map { Unmanaged<FunctionBox>.fromOpaque($0).release() } })
@@ -133,8 +151,18 @@ extension Database {
 }
 
 private final class FunctionBox {
-    let body: ([DatabaseValue]) -> DatabaseValue
-    init(_ body: @escaping ([DatabaseValue]) -> DatabaseValue) { self.body = body }
+    let body: ([DatabaseValue]) throws(StringMatchError) -> DatabaseValue
+    let failures: FunctionFailures
+    init(_ body: @escaping ([DatabaseValue]) throws(StringMatchError) -> DatabaseValue, failures: FunctionFailures) {
+        self.body = body
+        self.failures = failures
+    }
+}
+
+/// The error a connection's SQL function threw last, kept until the failed statement's
+/// ``DatabaseError`` takes it as its cause (SQLite itself keeps only the message).
+final class FunctionFailures {
+    var latest: StringMatchError?
 }
 
 private final class CollationBox {

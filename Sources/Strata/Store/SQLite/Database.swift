@@ -79,6 +79,8 @@ public final class Database {
     /// once per row, and comparing the SQL of a few costs less than hashing it.
     private var recentStatements: [(sql: String, statement: Statement)] = []
     private var savepointDepth = 0
+    /// What the connection's SQL functions threw, for the next error to carry as its cause.
+    let functionFailures = FunctionFailures()
     /// Whether ``inTransaction(_:)`` nests as a savepoint: only inside ``inOuterTransaction(_:)``.
     private var nestsTransactions = false
     /// Whether ``close()`` ran: the connection is gone and every use fails.
@@ -193,9 +195,9 @@ public final class Database {
             if code != SQLITE_OK {
                 let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
                 sqlite3_free(message)
-                throw DatabaseError(
+                throw withFunctionFailure(DatabaseError(
                     code: code & 0xFF, extendedCode: sqlite3_extended_errcode(handle), message: text, path: path, sql: sql,
-                    systemErrorCode: sqlite3_system_errno(handle))
+                    systemErrorCode: sqlite3_system_errno(handle)))
             }
             return
         }
@@ -283,10 +285,20 @@ public final class Database {
     // MARK: - Errors
 
     func error(code: Int32, sql: String? = nil, arguments: [DatabaseValue] = []) -> DatabaseError {
-        DatabaseError(
+        withFunctionFailure(DatabaseError(
             code: code & 0xFF, extendedCode: sqlite3_extended_errcode(handle),
             message: String(cString: sqlite3_errmsg(handle)), path: path, sql: sql, arguments: arguments,
-            systemErrorCode: sqlite3_system_errno(handle))
+            systemErrorCode: sqlite3_system_errno(handle)))
+    }
+
+    /// `error` with the failure of an SQL function that caused it as its cause: only when SQLite
+    /// reports that failure, since a statement that failed otherwise has a message of its own.
+    private func withFunctionFailure(_ error: DatabaseError) -> DatabaseError {
+        guard let cause = functionFailures.latest else { return error }
+        functionFailures.latest = nil
+        var error = error
+        if error.code == SQLITE_ERROR, error.message == cause.description { error.cause = cause }
+        return error
     }
 }
 

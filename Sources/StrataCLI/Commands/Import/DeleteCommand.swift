@@ -23,6 +23,10 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
             deletion is logged with --reason ("Deleting Book { ... }: REASON"): at info level \
             for the entities the model marks strata.verbose, at verbose level for the others.
 
+            --dry-run runs the same deletion in a transaction that it rolls back, and \
+            prints what would be deleted ("dry run: would delete 3 Book, 7 Page (cascade)"); \
+            it asks nothing and logs nothing.
+
             When standard input and standard output are both a terminal, it asks first \
             ("Delete 3 Book objects (and 7 Page by cascade)? [y/N]") unless --yes is given. \
             Otherwise (a script, a pipe) it deletes without asking, but for --all, which needs \
@@ -48,6 +52,9 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Flag(help: "Delete without asking, on a terminal too.")
     var yes = false
 
+    @Flag(help: "Print what would be deleted, and delete nothing.")
+    var dryRun = false
+
     func validate() throws {
         if options.readOnly { throw ValidationError("delete writes to the store; --read-only cannot be used with it") }
         let selects = selection.predicate != nil || selection.template != nil
@@ -60,14 +67,19 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
         let target = try Cleanup.openForWriting(options)
         defer { target.close() }
         let context = target.context
-        let asks = !yes && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        if all, !yes, !asks {
+        let asks = !dryRun && !yes && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        if all, !yes, !asks, !dryRun {
             throw CLIError("delete --all removes every \(entity ?? "") object; pass --yes to confirm", status: .usage)
         }
         let summary = try Cleanup.mapped {
             try context.performAndWait { () throws -> Cleanup.Summary in
                 let request = all ? FetchRequest(entityName: entity ?? "") : try selection.makeRequest(entity: entity, model: context.model)
                 let deletion = BatchDeleteRequest(fetchRequest: request)
+                if dryRun {
+                    // The deletion as it would run, rolled back: what SQL selects, as `delete` would.
+                    guard let preview = try preview(deletion, in: context) else { return Cleanup.Summary(entityName: request.entityName, matched: [], deleted: []) }
+                    return Cleanup.Summary(entityName: request.entityName, preview)
+                }
                 if asks, let preview = try preview(deletion, in: context), preview.count > 0,
                     !confirm(Cleanup.Summary(entityName: request.entityName, preview))
                 {
@@ -78,7 +90,8 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
                 return Cleanup.Summary(entityName: request.entityName, try context.execute(deletion, reason: reason))
             }
         }
-        print(summary.matchedCount == 0 ? "deleted 0 \(summary.entityName)" : "deleted \(summary.description)")
+        let deleted = summary.matchedCount == 0 ? "0 \(summary.entityName)" : summary.description
+        print(dryRun ? "dry run: would delete \(deleted)" : "deleted \(deleted)")
     }
 
     /// What `request` would delete: run in a transaction rolled back at once, unlogged, so that
@@ -124,7 +137,8 @@ enum Cleanup {
 
     /// Runs `body`, turning the context's errors and a model's bad `strata.invalidIf` into
     /// messages with their exit status: an unknown entity is a usage error (2); a Deny rule,
-    /// a validation failure or a bad model a data error (3); a conflict or a store failure 1.
+    /// a validation failure, a pattern that cannot be matched or a bad model a data error (3);
+    /// a conflict or a store failure 1.
     static func mapped<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
@@ -132,7 +146,7 @@ enum Cleanup {
             switch error {
             case .unknownEntity:
                 throw CLIError("\(error)", status: .usage)
-            case .deleteDenied, .validation:
+            case .deleteDenied, .validation, .stringMatching:
                 throw CLIError("\(error); nothing was deleted", status: .dataError)
             case .unknownProperty, .wrongType:
                 throw CLIError("\(error)", status: .dataError)
