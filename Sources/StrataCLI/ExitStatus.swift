@@ -20,9 +20,10 @@ enum ExitStatus: Int32 {
 
     init(for error: StoreError) {
         switch error {
-        case .notFound, .folderNotFound, .locked, .closed, .alreadyExists, .strayJournal, .database: self = .failure
+        case .notFound, .folderNotFound, .locked, .closed, .alreadyExists, .strayJournal, .symbolicLinkLoop, .database: self = .failure
         case .unknownEntity, .unknownProperty: self = .usage
-        case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .uniquenessConflict, .modelCacheUnreadable, .invalidModel: self = .dataError
+        case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .uniquenessConflict, .modelCacheUnreadable, .invalidModel, .foreignWriteAheadLog:
+            self = .dataError
         }
     }
 

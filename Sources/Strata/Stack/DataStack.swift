@@ -249,6 +249,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     /// - Returns: the files removed.
     @discardableResult
     public func resetStore() throws -> [String] {
+        // Removing the files is a write, which a read-only stack promised not to make.
+        if options.configuration.isReadOnly, let storeURL { throw StackError.readOnly(path: storeURL.path) }
         let others = tracked.withLock { list in
             list.removeAll { $0.context == nil }
             return list.compactMap { record in record.context.map { ($0, record.kind) } }
@@ -259,8 +261,9 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         for (context, kind) in others where kind == .batch { context.store.close() }
         store.close()
         var removed: [String] = []
-        if let storeURL {
-            for path in Self.storeFiles(of: storeURL) where FileManager.default.fileExists(atPath: path) {
+        // A store reached through a symbolic link is reset where it lives; the link stays.
+        if let storeURL, let file = SymbolicLinks.finalPath(of: storeURL.path) {
+            for path in Self.storeFiles(of: URL(fileURLWithPath: file)) where FileManager.default.fileExists(atPath: path) {
                 try FileManager.default.removeItem(atPath: path)
                 removed.append(path)
             }
@@ -338,6 +341,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
             return (try PersistentStore.create(at: ":memory:", model: model, configuration: configuration), true)
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
+            // A read-only stack makes nothing, a store least of all.
+            if options.configuration.isReadOnly { throw StoreError.notFound(path: url.path) }
             return (try PersistentStore.create(at: url.path, model: model, configuration: options.configuration), true)
         }
         var failure: any Error
@@ -348,6 +353,12 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         }
         if case StoreError.modelMismatch(let path, let comparison) = failure {
             failure = StackError.modelMismatch(path: path, comparison: comparison)
+            if !options.automigrates, let versions = options.modelVersions, let storeVersion = versionOfStore(at: path, among: versions) {
+                let hashes = model.entityVersionHashes()
+                failure = StackError.modelVersionMismatch(
+                    path: path, bundle: versions.url.lastPathComponent, storeVersion: storeVersion,
+                    stackVersion: versions.versions.first { $0.model.entityVersionHashes() == hashes }?.name)
+            }
             if options.automigrates {
                 do {
                     try migrate(url, to: model, versions: options.modelVersions, busyTimeout: options.configuration.busyTimeout)
@@ -364,11 +375,24 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         }
         // Only a store whose data cannot be used is replaced, and only when asked; a locked or
         // unreadable file is an error either way.
-        if isUnusable, options.resetsOnFailure {
-            for path in storeFiles(of: url) { try? FileManager.default.removeItem(atPath: path) }
+        if isUnusable, options.resetsOnFailure, let file = SymbolicLinks.finalPath(of: url.path) {
+            for path in storeFiles(of: URL(fileURLWithPath: file)) { try? FileManager.default.removeItem(atPath: path) }
             return (try PersistentStore.create(at: url.path, model: model, configuration: options.configuration), true)
         }
         throw failure
+    }
+
+    /// The name of the version among `versions` that made the store at `path`, read from its
+    /// metadata alone; `nil` when none did or the metadata cannot be read.
+    private static func versionOfStore(at path: String, among versions: ModelBundle) -> String? {
+        // Read as PersistentStore reads a store read-only: without a -wal, as immutable, which
+        // makes no -wal or -shm beside it.
+        var configuration = Database.Configuration.readOnly
+        configuration.isImmutable = !FileManager.default.fileExists(atPath: (SymbolicLinks.finalPath(of: path) ?? path) + "-wal")
+        guard let database = try? Database(path: path, configuration: configuration) else { return nil }
+        defer { database.close() }
+        guard let hashes = try? StoreMetadata(reading: database).entityVersionHashes else { return nil }
+        return versions.versions.first { $0.model.entityVersionHashes() == hashes }?.name
     }
 
     /// Migrates the store at `url` to `model`, from the version among `versions` that made it.
