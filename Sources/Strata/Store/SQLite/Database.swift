@@ -260,6 +260,10 @@ public final class Database {
         // Inside ``inOuterTransaction(_:)`` (an import that saves batch after batch), the work
         // becomes a savepoint, which the outer rollback still undoes; any other nesting fails.
         if isInTransaction, nestsTransactions { return try inSavepoint(body) }
+        // SQLite's own refusal comes later and says only "attempt to write a readonly database".
+        if configuration.isReadOnly {
+            throw DatabaseError(code: SQLITE_READONLY, message: "it is open read-only", path: path, sql: "BEGIN IMMEDIATE")
+        }
         try execute("BEGIN IMMEDIATE")
         let result: T
         do {
