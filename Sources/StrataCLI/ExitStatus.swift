@@ -20,9 +20,11 @@ enum ExitStatus: Int32 {
 
     init(for error: StoreError) {
         switch error {
-        case .notFound, .folderNotFound, .locked, .inUse, .closed, .alreadyExists, .strayJournal, .fileOperation, .database: self = .failure
+        case .notFound, .folderNotFound, .locked, .inUse, .closed, .alreadyExists, .strayJournal, .symbolicLinkLoop, .fileOperation, .database:
+            self = .failure
         case .unknownEntity, .unknownProperty: self = .usage
-        case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .uniquenessConflict, .modelCacheUnreadable, .invalidModel: self = .dataError
+        case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .uniquenessConflict, .modelCacheUnreadable, .invalidModel, .foreignWriteAheadLog:
+            self = .dataError
         }
     }
 

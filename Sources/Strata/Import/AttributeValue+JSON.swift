@@ -15,6 +15,11 @@ extension AttributeValue {
         case .string(let string): string
         default: nil
         }
+        // Swift's Double(String) also reads hexadecimal ("0x10" is 16) and "inf": JSON and the
+        // APIs it comes from mean none of those, so a number in a string is decimal or nothing.
+        if type.isNumeric, let text, !Self.isDecimalNumber(text), Double(text.trimmingCharacters(in: .whitespaces)) != nil {
+            return mismatch("\(json.kindDescription) that is not a decimal number")
+        }
         switch type {
         case .integer16, .integer32, .integer64:
             guard let text else { return mismatch("\(json.kindDescription) is not an integer") }
@@ -71,6 +76,31 @@ extension AttributeValue {
 }
 
 extension AttributeValue {
+    /// Whether `text`, spaces around it aside, is a decimal number as JSON writes one (with a
+    /// leading `+` or `.`, or a trailing `.`, allowed): a sign, digits, a fraction, an exponent.
+    static func isDecimalNumber(_ text: String) -> Bool {
+        let bytes = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+        var index = 0
+        func digits() -> Int {
+            let start = index
+            while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
+            return index - start
+        }
+        if index < bytes.count, bytes[index] == 43 || bytes[index] == 45 { index += 1 }
+        var count = digits()
+        if index < bytes.count, bytes[index] == 46 {
+            index += 1
+            count += digits()
+        }
+        guard count > 0 else { return false }
+        if index < bytes.count, bytes[index] == 101 || bytes[index] == 69 {
+            index += 1
+            if index < bytes.count, bytes[index] == 43 || bytes[index] == 45 { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return index == bytes.count
+    }
+
     /// The value of a JSON number literal for a numeric attribute, read as
     /// ``init(modelText:type:)`` reads it but without trimming: a literal has no whitespace,
     /// and trimming costs more than parsing the number. `nil` leaves the literal to the

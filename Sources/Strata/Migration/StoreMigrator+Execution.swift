@@ -59,14 +59,14 @@ extension StoreMigrator {
         try? guardConnection.execute("ROLLBACK")
         guardConnection.close()
         guardOpen = false
-        if backup { Self.removeStaleBackupLinks(of: storePath) }
+        if backup { Self.removeStaleBackupLinks(of: storeFile) }
         let backupPath = backup ? try keepBackup() : nil
-        guard rename(migrated, storePath) == 0 else {
+        guard rename(migrated, storeFile) == 0 else {
             let reason = String(cString: strerror(errno))
             if let backupPath { try? FileManager.default.removeItem(atPath: backupPath) }
             throw .cannotMigrate(path: storePath, reason: "cannot put the migrated store in place: \(reason)")
         }
-        Self.synchronizeFolder(of: storePath)
+        Self.synchronizeFolder(of: storeFile)
         return MigrationResult(plan: plan, counts: counts, backupPath: backupPath)
     }
 
@@ -120,7 +120,7 @@ extension StoreMigrator {
     private func runSteps(of plan: MigrationPlan, progress: (@Sendable (MigrationProgress) -> Void)?) throws(MigrationError) -> String {
         var input = storePath
         for (index, step) in plan.steps.enumerated() {
-            let output = "\(storePath).migrating-\(index + 1)"
+            let output = "\(storeFile).migrating-\(index + 1)"
             PersistentStore.removeFiles(ofStoreAt: output)
             do {
                 try MigrationStepRun(step: step, inputPath: input, outputPath: output, storePath: storePath, progress: progress).run()
@@ -151,10 +151,15 @@ extension StoreMigrator {
 
     // MARK: - Files
 
+    /// The store's file, the symbolic links at ``storePath`` followed: a store reached through
+    /// a link is migrated and backed up where it lives, in its own folder, and the link kept.
+    /// (A loop of links has no file; opening the store refuses it before anything is written.)
+    var storeFile: String { SymbolicLinks.finalPath(of: storePath) ?? storePath }
+
     private func checkWritable() throws(MigrationError) {
-        let folder = (storePath as NSString).deletingLastPathComponent
-        let permissions = (try? FileManager.default.attributesOfItem(atPath: storePath))?[.posixPermissions] as? Int ?? 0
-        guard FileManager.default.isWritableFile(atPath: storePath), permissions & 0o222 != 0 else {
+        let folder = (storeFile as NSString).deletingLastPathComponent
+        let permissions = (try? FileManager.default.attributesOfItem(atPath: storeFile))?[.posixPermissions] as? Int ?? 0
+        guard FileManager.default.isWritableFile(atPath: storeFile), permissions & 0o222 != 0 else {
             throw .cannotMigrate(path: storePath, reason: "the store is read-only")
         }
         let folderPath = folder.isEmpty ? "." : folder
@@ -198,19 +203,19 @@ extension StoreMigrator {
         let formatter = DateFormatter()
         (formatter.locale, formatter.timeZone, formatter.dateFormat) = (Locale(identifier: "en_US_POSIX"), TimeZone(identifier: "UTC"), "yyyyMMdd'T'HHmmss'Z'")
         let stamp = formatter.string(from: Date())
-        var path = "\(storePath).\(stamp).bak"
+        var path = "\(storeFile).\(stamp).bak"
         var counter = 1
         while FileManager.default.fileExists(atPath: path) {
             counter += 1
-            path = "\(storePath).\(stamp)-\(counter).bak"
+            path = "\(storeFile).\(stamp)-\(counter).bak"
         }
-        if link(storePath, path) != 0 {
+        if link(storeFile, path) != 0 {
             // A copy takes time: made under another name and synced first, so that a kill
             // part-way never leaves a `.bak` that is only part of the store.
             let partial = path + ".partial"
             do {
                 try? FileManager.default.removeItem(atPath: partial)
-                try FileManager.default.copyItem(atPath: storePath, toPath: partial)
+                try FileManager.default.copyItem(atPath: storeFile, toPath: partial)
                 Self.synchronizeFile(at: partial)
                 guard rename(partial, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
             } catch {

@@ -51,6 +51,9 @@ enum ISO8601Text {
                 guard let h = number(2) else { return nil }
                 _ = skip(58)
                 let m = number(2) ?? 0
+                // Zones lie within ±18:00, as Foundation's TimeZone and java.time allow:
+                // +99:00 is a typing error, not a date 99 hours away.
+                guard m < 60, h * 60 + m <= 18 * 60 else { return nil }
                 offset = sign * (h * 3600 + m * 60)
             }
         }

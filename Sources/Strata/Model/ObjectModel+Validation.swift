@@ -108,10 +108,12 @@ extension ObjectModel {
         guard self.entity(named: parentName) != nil else {
             return [ModelIssue(.error, entity: entity.name, "the parent entity '\(parentName)' does not exist\(didYouMean(parentName, among: entities.map(\.name)))")]
         }
+        // A set beside the chain: looking each name up in the chain made deep hierarchies cubic.
         var chain = [entity.name]
+        var inChain: Set<String> = [entity.name]
         var next: String? = parentName
         while let name = next, let parent = self.entity(named: name) {
-            if chain.contains(name) {
+            if !inChain.insert(name).inserted {
                 return [ModelIssue(.error, entity: entity.name, "the parent entities form a cycle: \((chain + [name]).joined(separator: " → "))")]
             }
             chain.append(name)
@@ -126,8 +128,9 @@ extension ObjectModel {
         for name in entity.declaredPropertyNames where !seen.insert(name).inserted {
             issues.append(ModelIssue(.error, entity: entity.name, property: name, "the entity declares this property more than once"))
         }
+        let declared = Set(entity.declaredPropertyNames)
         for ancestor in ancestors(of: entity) {
-            for name in Set(entity.declaredPropertyNames).intersection(ancestor.declaredPropertyNames).sorted() {
+            for name in declared.intersection(ancestor.declaredPropertyNames).sorted() {
                 issues.append(ModelIssue(.error, entity: entity.name, property: name, "the parent entity '\(ancestor.name)' already declares a property with this name"))
             }
         }

@@ -13,8 +13,9 @@ extension ObjectModel {
     /// model.entityVersionHashes()["Book"]?.hexString   // "4b2c05cd…"
     /// ```
     public func entityVersionHashes() -> [String: Data] {
+        var hasher = EntityHasher(model: self)
         var hashes: [String: Data] = [:]
-        for entity in entities { hashes[entity.name] = versionHash(of: entity) }
+        for entity in entities { hashes[entity.name] = hasher.hash(of: entity) }
         return hashes
     }
 
@@ -25,29 +26,119 @@ extension ObjectModel {
     /// A sub-entity's property hashes are those of its inherited properties and its own,
     /// sorted together by name, as the stores Core Data wrote for models with sub-entities show.
     public func versionHash(of entity: EntityDescription) -> Data {
-        versionHash(of: entity, visiting: [])
+        var hasher = EntityHasher(model: self)
+        return hasher.hash(of: entity)
+    }
+}
+
+/// Hashes a model's entities, each once: an entity's hash holds its parent's, and the hashes of
+/// its inherited properties, so both are kept for its sub-entities. Hashing every entity of a
+/// hierarchy then computes each entity's and each property's hash once, and copies each
+/// entity's inherited property hashes once, where recomputing them made a chain of entities
+/// cubic in its depth (200 levels took a minute).
+struct EntityHasher {
+    let model: ObjectModel
+    /// The hashes made so far, by entity name.
+    private var entityHashes: [String: Data] = [:]
+    /// Each hashed entity's stored properties, inherited and its own, sorted by name, with
+    /// their hashes.
+    private var propertyHashes: [String: [(name: String, hash: Data)]] = [:]
+    /// How many entity hashes were computed (rather than found made): what keeps the work linear.
+    private(set) var computedEntityHashes = 0
+
+    init(model: ObjectModel) {
+        self.model = model
     }
 
-    private func versionHash(of entity: EntityDescription, visiting: Set<String>) -> Data {
+    mutating func hash(of entity: EntityDescription) -> Data {
+        // Only the model's own entity is remembered: a changed copy under its name is not it.
+        let isModels = model.entity(named: entity.name) == entity
+        if isModels, let known = entityHashes[entity.name] { return known }
+        // The entity and its ancestors not hashed yet, nearest first, gathered without
+        // recursion: a deep hierarchy must not exhaust a thread's stack.
+        var pending = [entity]
+        var seen: Set<String> = [entity.name]
+        var next = entity.superentityName
+        while let name = next, entityHashes[name] == nil, let parent = model.entity(named: name) {
+            // A cycle of parents (which validation refuses) has no root to start from.
+            guard seen.insert(name).inserted else { return cyclicHash(of: entity, visiting: []) }
+            pending.append(parent)
+            next = parent.superentityName
+        }
+        var result = Data()
+        for (index, current) in pending.enumerated().reversed() {
+            var parentHash: Data?
+            var inherited: [(name: String, hash: Data)] = []
+            if let parentName = current.superentityName, let known = entityHashes[parentName] {
+                parentHash = known
+                inherited = propertyHashes[parentName] ?? []
+            }
+            let properties = Self.merged(inherited, Self.ownPropertyHashes(of: current))
+            result = Self.hash(of: current, parentHash: parentHash, properties: properties.map(\.hash))
+            computedEntityHashes += 1
+            if index > 0 || isModels {
+                entityHashes[current.name] = result
+                propertyHashes[current.name] = properties
+            }
+        }
+        return result
+    }
+
+    /// The hash of an entity on (or below) a cycle of parents, computed as the format says
+    /// without remembering anything: each parent's hash made as if the entity were not its
+    /// descendant, and the properties of the ancestors up to the cycle, as
+    /// ``ObjectModel/ancestors(of:)`` gives them.
+    private mutating func cyclicHash(of entity: EntityDescription, visiting: Set<String>) -> Data {
+        computedEntityHashes += 1
+        var parentHash: Data?
+        if let parentName = entity.superentityName, let parent = model.entity(named: parentName), !visiting.contains(parentName) {
+            parentHash = cyclicHash(of: parent, visiting: visiting.union([entity.name]))
+        }
+        let lineage = model.ancestors(of: entity).reversed() + [entity]
+        let properties = lineage.map(Self.ownPropertyHashes).reduce([], Self.merged)
+        return Self.hash(of: entity, parentHash: parentHash, properties: properties.map(\.hash))
+    }
+
+    /// The entity's own stored attributes and relationships with their hashes, sorted by name
+    /// (attributes before relationships of the same name, as a stable sort leaves them).
+    private static func ownPropertyHashes(of entity: EntityDescription) -> [(name: String, hash: Data)] {
+        let stored = entity.attributes.filter { !$0.isTransient }.map { ($0.name, $0.versionHash) }
+            + entity.relationships.filter { !$0.isTransient }.map { ($0.name, $0.versionHash) }
+        return stored.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map { (name: $0.element.0, hash: $0.element.1) }
+    }
+
+    /// Two lists sorted by name, merged into one: the first's entries before the second's of
+    /// the same name.
+    private static func merged(_ first: [(name: String, hash: Data)], _ second: [(name: String, hash: Data)]) -> [(name: String, hash: Data)] {
+        var result: [(name: String, hash: Data)] = []
+        result.reserveCapacity(first.count + second.count)
+        var (i, j) = (0, 0)
+        while i < first.count || j < second.count {
+            if j == second.count || (i < first.count && first[i].name <= second[j].name) {
+                result.append(first[i])
+                i += 1
+            } else {
+                result.append(second[j])
+                j += 1
+            }
+        }
+        return result
+    }
+
+    private static func hash(of entity: EntityDescription, parentHash: Data?, properties: [Data]) -> Data {
         var bytes = Data(entity.name.utf8)
         bytes.append(entity.isAbstract ? 1 : 0)
-        if let parentName = entity.superentityName, let parent = self.entity(named: parentName),
-            !visiting.contains(parentName)
-        {
-            bytes.append(versionHash(of: parent, visiting: visiting.union([entity.name])))
-        }
-        let lineage = ancestors(of: entity).reversed() + [entity]
-        let storedProperties =
-            lineage.flatMap(\.attributes).filter { !$0.isTransient }.map { ($0.name, $0.versionHash) }
-            + lineage.flatMap(\.relationships).filter { !$0.isTransient }.map { ($0.name, $0.versionHash) }
-        for (_, hash) in storedProperties.sorted(by: { $0.0 < $1.0 }) { bytes.append(hash) }
+        if let parentHash { bytes.append(parentHash) }
+        for hash in properties { bytes.append(hash) }
         if let modifier = entity.versionHashModifier { bytes.append(Data(modifier.utf8)) }
         for constraint in entity.uniquenessConstraints.map({ $0.joined(separator: ".") }).sorted() {
             bytes.append(Data(constraint.utf8))
         }
         return SHA256.hash(bytes)
     }
+}
 
+extension ObjectModel {
     /// `NSStoreModelVersionChecksumKey`: base64 of SHA-256 over the entity hashes in entity-name order.
     public var versionChecksum: String { Self.versionChecksum(of: entityVersionHashes()) }
 

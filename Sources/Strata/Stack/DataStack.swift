@@ -263,6 +263,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     ///   the new store cannot be made.
     @discardableResult
     public func resetStore() throws -> [String] {
+        // Removing the files is a write, which a read-only stack promised not to make.
+        if options.configuration.isReadOnly, let storeURL { throw StackError.readOnly(path: storeURL.path) }
         let others = tracked.withLock { list in
             list.removeAll { $0.context == nil }
             return list.compactMap { record in record.context.map { ($0, record.kind) } }
@@ -380,6 +382,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
             return (try PersistentStore.create(at: ":memory:", model: model, configuration: configuration), true)
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
+            // A read-only stack makes nothing, a store least of all.
+            if options.configuration.isReadOnly { throw StoreError.notFound(path: url.path) }
             return (try PersistentStore.create(at: url.path, model: model, configuration: options.configuration), true)
         }
         var failure: any Error
@@ -390,6 +394,12 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         }
         if case StoreError.modelMismatch(let path, let comparison) = failure {
             failure = StackError.modelMismatch(path: path, comparison: comparison)
+            if !options.automigrates, let versions = options.modelVersions, let storeVersion = versionOfStore(at: path, among: versions) {
+                let hashes = model.entityVersionHashes()
+                failure = StackError.modelVersionMismatch(
+                    path: path, bundle: versions.url.lastPathComponent, storeVersion: storeVersion,
+                    stackVersion: versions.versions.first { $0.model.entityVersionHashes() == hashes }?.name)
+            }
             if options.automigrates {
                 do {
                     try migrate(url, to: model, versions: options.modelVersions, busyTimeout: options.configuration.busyTimeout)
@@ -411,6 +421,19 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
             return (try PersistentStore.open(at: url.path, model: model, configuration: options.configuration), true)
         }
         throw failure
+    }
+
+    /// The name of the version among `versions` that made the store at `path`, read from its
+    /// metadata alone; `nil` when none did or the metadata cannot be read.
+    private static func versionOfStore(at path: String, among versions: ModelBundle) -> String? {
+        // Read as PersistentStore reads a store read-only: without a -wal, as immutable, which
+        // makes no -wal or -shm beside it.
+        var configuration = Database.Configuration.readOnly
+        configuration.isImmutable = !FileManager.default.fileExists(atPath: (SymbolicLinks.finalPath(of: path) ?? path) + "-wal")
+        guard let database = try? Database(path: path, configuration: configuration) else { return nil }
+        defer { database.close() }
+        guard let hashes = try? StoreMetadata(reading: database).entityVersionHashes else { return nil }
+        return versions.versions.first { $0.model.entityVersionHashes() == hashes }?.name
     }
 
     /// Migrates the store at `url` to `model`, from the version among `versions` that made it.

@@ -36,7 +36,7 @@ extension PersistentStore {
     public static func resetFiles(
         at path: String, model: ObjectModel, configuration: Database.Configuration = Database.Configuration()
     ) throws(StoreError) -> [String] {
-        let location = StoreFileLocation(path)
+        guard let location = StoreFileLocation(path) else { throw .symbolicLinkLoop(path: path) }
         let fileManager = FileManager.default
         for leftover in [location.resetting, location.supportBeingRemoved] + journalFiles(of: location.resetting) {
             try? fileManager.removeItem(atPath: leftover)
@@ -114,7 +114,7 @@ func processesHoldingFile(atPath path: String) -> [Int32] {
     }.sorted()
 }
 
-/// Where a store's files are: the store file where it really lives (through symbolic links),
+/// Where a store's files are: the store file where it lives (through symbolic links),
 /// its external data folder, and the names a reset uses beside them.
 struct StoreFileLocation {
     let file: String
@@ -125,8 +125,10 @@ struct StoreFileLocation {
     /// The old external data folder while a reset removes it.
     let supportBeingRemoved: String
 
-    init(_ path: String) {
-        file = (path as NSString).resolvingSymlinksInPath
+    /// `nil` when `path` is a loop of symbolic links.
+    init?(_ path: String) {
+        guard let file = SymbolicLinks.finalPath(of: path) else { return nil }
+        self.file = file
         let parent = (file as NSString).deletingLastPathComponent
         folder = parent.isEmpty ? "." : parent
         let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension

@@ -116,14 +116,18 @@ public final class PersistentStore: @unchecked Sendable {
     }
 
     /// Removes the store file at `path` and its journal files, for a store that is closed and
-    /// should not be there (one made for work that failed). Missing files are fine.
+    /// should not be there (one made for work that failed). Missing files are fine. A store
+    /// reached through a symbolic link is removed where it lives, and the link, which the work
+    /// did not make, is kept.
     public static func removeFiles(ofStoreAt path: String) {
-        for file in [path] + journalFiles(of: path) { try? FileManager.default.removeItem(atPath: file) }
+        guard let file = SymbolicLinks.finalPath(of: path) else { return }
+        for file in [file] + journalFiles(of: file) { try? FileManager.default.removeItem(atPath: file) }
     }
 
     /// Creates an empty store for `model` at `path`, laid out as Core Data lays it out, in one
     /// transaction. Anything already at `path` is refused, and on failure the files this call
-    /// made are removed, and only those.
+    /// made are removed, and only those. A symbolic link that leads nowhere is followed: the
+    /// store is made where it points, and the link kept.
     ///
     /// `frameworkVersion` names the Core Data release (`NSPersistenceFrameworkVersion`) to lay
     /// the store out as and to record, for a store that an older release must find as it would
@@ -136,24 +140,28 @@ public final class PersistentStore: @unchecked Sendable {
         if issues.contains(where: { $0.severity == .error }) { throw .invalidModel(path: path, issues: issues) }
         let fileManager = FileManager.default
         // An in-memory store touches no file: `path` is only its name.
+        // SQLite follows the links too: the new file, and its journals, are made at the target.
+        let file = configuration.isInMemory ? path : SymbolicLinks.finalPath(of: path)
+        guard let file else { throw .symbolicLinkLoop(path: path) }
         if !configuration.isInMemory {
-            if fileManager.fileExists(atPath: path) { throw .alreadyExists(path: path) }
-            let folder = (path as NSString).deletingLastPathComponent
+            if fileManager.fileExists(atPath: file) { throw .alreadyExists(path: path) }
+            let folder = (file as NSString).deletingLastPathComponent
             var isFolder: ObjCBool = false
             if !folder.isEmpty, !fileManager.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
                 throw .folderNotFound(path: path, folder: folder)
             }
-            if let stray = journalFiles(of: path).first(where: fileManager.fileExists(atPath:)) { throw .strayJournal(path: stray) }
-            return try createInPlace(at: path, model: model, configuration: configuration, frameworkVersion: frameworkVersion)
+            if let stray = journalFiles(of: file).first(where: fileManager.fileExists(atPath:)) { throw .strayJournal(path: stray) }
+            return try createInPlace(at: file, namedBy: path, model: model, configuration: configuration, frameworkVersion: frameworkVersion)
         }
         return try build(at: path, model: model, configuration: configuration, frameworkVersion: frameworkVersion)
     }
 
     /// Builds the store beside `path` under a name of its own, then links it into place in one
     /// step, so that a crash leaves no store or the whole one, never a file without Core Data's
-    /// tables (which would also stop the next `create`).
+    /// tables (which would also stop the next `create`). The store opens as `name`, the path
+    /// the caller gave (a symbolic link to `path`, say).
     private static func createInPlace(
-        at path: String, model: ObjectModel, configuration: Database.Configuration, frameworkVersion: Int64
+        at path: String, namedBy name: String, model: ObjectModel, configuration: Database.Configuration, frameworkVersion: Int64
     ) throws(StoreError) -> PersistentStore {
         let folder = (path as NSString).deletingLastPathComponent
         let creating = ((folder.isEmpty ? "." : folder) as NSString)
@@ -178,7 +186,7 @@ public final class PersistentStore: @unchecked Sendable {
         } catch {
             throw .fileOperation(path: path, cause: error)
         }
-        return try open(at: path, model: model, modelOrigin: "the model it was created with", configuration: configuration)
+        return try open(at: name, model: model, modelOrigin: "the model it was created with", configuration: configuration)
     }
 
     /// Makes the store's file at `path` and lays the store out in it, in one transaction; on
@@ -233,8 +241,10 @@ public final class PersistentStore: @unchecked Sendable {
         at path: String, model: ObjectModel? = nil, modelOrigin: String = "given", requiresMatchingModel: Bool = true,
         configuration: Database.Configuration = Database.Configuration()
     ) throws(StoreError) -> PersistentStore {
+        guard let file = SymbolicLinks.finalPath(of: path) else { throw .symbolicLinkLoop(path: path) }
         guard let size = fileSize(atPath: path) else { throw .notFound(path: path) }
         guard size >= 100, let header = sqliteHeader(path) else { throw .notSQLite(path: path) }
+        let foundFrames = try checkWriteAheadLog(of: file, header: header, path: path)
         var configuration = configuration
         configuration.createsFile = false
         if !isWritable(path) {
@@ -244,7 +254,7 @@ public final class PersistentStore: @unchecked Sendable {
         // A WAL store without a -wal file has all its data in the main file; reading it as
         // immutable makes no -wal or -shm files beside it (which a read-only folder forbids).
         let isWAL = header[18] == 2 && header[19] == 2
-        if configuration.isReadOnly, isWAL, !FileManager.default.fileExists(atPath: path + "-wal") {
+        if configuration.isReadOnly, isWAL, !FileManager.default.fileExists(atPath: file + "-wal") {
             configuration.isImmutable = true
         }
         if let model {
@@ -259,6 +269,11 @@ public final class PersistentStore: @unchecked Sendable {
                     path: path, reason: "it has no \(schema.missingBookkeepingTables.joined(separator: " or ")) table")
             }
             let metadata = try StoreMetadata(reading: database)
+            if foundFrames, let own = try? mainFileUUID(file), !own.isEmpty, own != metadata.uuid {
+                database.close()
+                throw StoreError.foreignWriteAheadLog(
+                    path: path, wal: file + "-wal", reason: "it makes the store's UUID \(metadata.uuid), where the file says \(own)")
+            }
             let (storeModel, source) = try model.map { ($0, ModelSource.given(origin: modelOrigin)) }
                 ?? recoverModel(from: database, schema: schema, metadata: metadata)
             let store = PersistentStore(
@@ -318,6 +333,50 @@ public final class PersistentStore: @unchecked Sendable {
     private static func isWritable(_ path: String) -> Bool {
         let permissions = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int ?? 0
         return FileManager.default.isWritableFile(atPath: path) && permissions & 0o222 != 0
+    }
+
+    /// Refuses a `-wal` beside `file` (the store file, its links followed) that cannot be its
+    /// own; returns whether the `-wal` holds frames, which opening will read.
+    ///
+    /// SQLite replays any `-wal` whose header and frame checksums are valid, whatever database
+    /// wrote it: the WAL format (sqlite.org/fileformat2.html) records no identity of the main
+    /// file. The rules below are inferred from that format and from how SQLite changes modes:
+    /// - a file whose header says it is not in WAL mode (bytes 18 and 19 not 2) has no `-wal`
+    ///   of its own, since SQLite writes those bytes before it starts a `-wal` and removes the
+    ///   `-wal` before it writes them back, yet it still replays a `-wal` it finds;
+    /// - a database's page size cannot change in WAL mode, so its `-wal` (header bytes 8–11)
+    ///   has the file's page size (header bytes 16–17, 1 meaning 65536);
+    /// - frames whose salts (frame bytes 8–15) differ from the header's (bytes 16–23) are not
+    ///   valid, and SQLite reads none: such a `-wal` is harmless, and so is one of the header alone.
+    /// A `-wal` of another store of the same page size passes these; the store's UUID, read
+    /// with and without it, then tells them apart when the `-wal` touches the metadata (see
+    /// ``open(at:model:modelOrigin:requiresMatchingModel:configuration:)``), and connections
+    /// that only read never checkpoint it (see ``Database/close()``).
+    private static func checkWriteAheadLog(of file: String, header: [UInt8], path: String) throws(StoreError) -> Bool {
+        let wal = file + "-wal"
+        guard (fileSize(atPath: wal) ?? 0) > 32, let handle = FileHandle(forReadingAtPath: wal) else { return false }
+        defer { try? handle.close() }
+        guard let bytes = (try? handle.read(upToCount: 56)).map([UInt8].init), bytes.count == 56 else { return false }
+        func bigEndian(_ offset: Int, _ count: Int) -> UInt32 { bytes[offset..<(offset + count)].reduce(0) { $0 << 8 | UInt32($1) } }
+        guard [0x377F_0682, 0x377F_0683].contains(bigEndian(0, 4)), bytes[16..<24] == bytes[40..<48] else { return false }
+        if header[18] != 2 || header[19] != 2 {
+            throw .foreignWriteAheadLog(path: path, wal: wal, reason: "the store is not in WAL mode, so it has no write-ahead log")
+        }
+        let pageSize = header[16] == 0 && header[17] == 1 ? 65536 : Int(header[16]) << 8 | Int(header[17])
+        let walPageSize = Int(bigEndian(8, 4))
+        if walPageSize != pageSize {
+            throw .foreignWriteAheadLog(path: path, wal: wal, reason: "its pages are \(walPageSize) bytes, the store's \(pageSize)")
+        }
+        return true
+    }
+
+    /// The store UUID in the main file alone, its `-wal` left unread (SQLite's `immutable`).
+    private static func mainFileUUID(_ file: String) throws -> String? {
+        var configuration = Database.Configuration.readOnly
+        configuration.isImmutable = true
+        let database = try Database(path: file, configuration: configuration)
+        defer { database.close() }
+        return try database.scalar("SELECT Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")?.stringValue
     }
 
     /// The file's 100-byte SQLite header, or `nil` when it does not start like an SQLite database.

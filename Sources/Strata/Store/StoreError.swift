@@ -27,6 +27,12 @@ public enum StoreError: Error, Sendable {
     /// A `-wal`, `-shm` or `-journal` file lies where a new store was to be created, without its
     /// store: SQLite would take it for the new store's and delete or replay it.
     case strayJournal(path: String)
+    /// The symbolic links at the store's path form a loop (or a chain too long to follow):
+    /// there is no file to open or create.
+    case symbolicLinkLoop(path: String)
+    /// The `-wal` beside the store cannot be the store's own (`reason` says why): SQLite would
+    /// replay another database's pages into it.
+    case foreignWriteAheadLog(path: String, wal: String, reason: String)
     /// An update found the row changed since it was read (`Z_OPT` moved on).
     case conflict(path: String, entity: String, primaryKey: Int64, expectedVersion: Int64, actualVersion: Int64?)
     /// A write would give the row `primaryKey` of `entity` the values another row of the entity
@@ -66,6 +72,9 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .invalidModel(let path, let issues):
             "\(path): the model is invalid: " + issues.filter { $0.severity == .error }.map(\.description).joined(separator: "; ")
         case .strayJournal(let path): "\(path): a journal file lies there without its store; move it away first"
+        case .symbolicLinkLoop(let path): "\(path): the symbolic links there form a loop, or a chain of more than \(SymbolicLinks.maximumChain)"
+        case .foreignWriteAheadLog(let path, let wal, let reason):
+            "\(path): the write-ahead log \(wal) is not this store's (\(reason)); it was left as it is: move it away if it belongs to another database"
         case .conflict(let path, let entity, let key, let expected, let actual):
             "\(path): \(entity) p\(key) was changed by someone else (version \(actual.map(String.init) ?? "deleted"), expected \(expected))"
         case .unknownEntity(let path, let name, let known):

@@ -10,6 +10,9 @@ struct ScriptOptions: ParsableArguments {
     @Flag(help: "Create the store when it is missing (as strata setup does); without it, a missing store is an error, so that a mistyped --store is not taken for a new store.")
     var create = false
 
+    @Flag(help: "Migrate a store made with an earlier version of the --model bundle to the chosen version first, as strata migrate does, keeping the old store as <store>.<UTC time>.bak; without it, such a store is refused.")
+    var migrate = false
+
     @Option(
         name: .customLong("budget"),
         help: ArgumentHelp(
@@ -29,6 +32,16 @@ struct ScriptOptions: ParsableArguments {
         if maxInstructions < 0 { throw ValidationError("--budget must be a number of instructions, or 0 for no limit") }
         if maxMemory < 0 || maxMemory > Self.maximumMemory {
             throw ValidationError("--memory must be a number of MB from 1 to \(Self.maximumMemory), or 0 for no limit")
+        }
+    }
+
+    /// Refuses what cannot go together with the store's options: a store opened read-only is
+    /// neither created nor migrated, and a migration needs the bundle (--model) to go to.
+    func validate(with storeOptions: StoreOptions) throws {
+        if storeOptions.readOnly, create { throw ValidationError("--read-only opens an existing store; it cannot be used with --create") }
+        if storeOptions.readOnly, migrate { throw ValidationError("--read-only changes nothing; it cannot be used with --migrate") }
+        if migrate, storeOptions.modelPath == nil {
+            throw ValidationError("--migrate needs --model (or STRATA_MODEL): the model bundle whose version to migrate the store to")
         }
     }
 

@@ -122,7 +122,7 @@ struct StoreOptions: ParsableArguments {
     /// model Strata recorded creating it): for a command that rewrites the store whole and
     /// needs no --model. A store that keeps none is a usage error, since a model inferred from
     /// its tables is not the app's own.
-    func openStackWithStoresModel() throws -> DataStack {
+    func openStackWithStoresModel(readOnly: Bool = false) throws -> DataStack {
         let path = try requireStorePath()
         let (store, _) = try openStoreForReading()
         let (model, source) = (store.model, store.modelSource)
@@ -131,7 +131,7 @@ struct StoreOptions: ParsableArguments {
             throw CLIError("\(path) keeps no model of its own (\(source)); pass --model", status: .usage)
         }
         var stackOptions = DataStack.Options()
-        stackOptions.configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
+        stackOptions.configuration = stackConfiguration(readOnly: readOnly)
         stackOptions.automigrates = false
         let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         return try DataStack(model: model, modelName: name, store: .sqlite(URL(fileURLWithPath: path)), options: stackOptions)
@@ -143,17 +143,25 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The stack on the store (default: `<model name>.sqlite` in the current folder), creating
-    /// the store when it is missing. A store made with an earlier version of the bundle is
-    /// migrated when `automigrates`; a store of another model is refused.
-    func openStack(automigrates: Bool = true) throws -> DataStack {
+    /// the store when it is missing (unless `readOnly`). A store made with an earlier version
+    /// of the bundle is migrated when `automigrates`; a store of another model is refused.
+    /// `readOnly` opens the store with SQLite's read-only flag: a save fails.
+    func openStack(automigrates: Bool = true, readOnly: Bool = false) throws -> DataStack {
         let loaded = try loadValidatedModel()
         let modelName = URL(fileURLWithPath: try requireModelURL().path).deletingPathExtension().lastPathComponent
         var stackOptions = DataStack.Options()
-        stackOptions.configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
-        stackOptions.automigrates = automigrates
+        stackOptions.configuration = stackConfiguration(readOnly: readOnly)
+        stackOptions.automigrates = automigrates && !readOnly
         stackOptions.modelVersions = loaded.bundle
         return try DataStack(
             model: loaded.version.model, modelName: modelName, store: .sqlite(storePath.map(URL.init(fileURLWithPath:))), options: stackOptions)
+    }
+
+    /// How a stack opens its store: with --busy-timeout, and read-only when `readOnly`.
+    private func stackConfiguration(readOnly: Bool) -> Database.Configuration {
+        var configuration = readOnly ? Database.Configuration.readOnly : Database.Configuration()
+        configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
+        return configuration
     }
 
     /// The model path, or a usage error saying how to give one.

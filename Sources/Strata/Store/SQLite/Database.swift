@@ -85,6 +85,9 @@ public final class Database {
     private var nestsTransactions = false
     /// Whether ``close()`` ran: the connection is gone and every use fails.
     public private(set) var isClosed = false
+    /// Whether the file's `-wal` held frames when the connection opened: frames that someone
+    /// else wrote, which the connection leaves where they are unless it writes itself.
+    private let foundWriteAheadFrames: Bool
 
     /// Opens (or creates) the database at `path`.
     public init(path: String, configuration: Configuration = Configuration()) throws(DatabaseError) {
@@ -95,6 +98,10 @@ public final class Database {
             flags |= SQLITE_OPEN_READWRITE | (configuration.createsFile ? SQLITE_OPEN_CREATE : 0)
         }
         let isNewFile = configuration.isInMemory || (fileSize(atPath: path) ?? 0) == 0
+        // SQLite keeps the -wal beside the file the links at `path` lead to. More than its
+        // 32-byte header means frames.
+        let walPath = (SymbolicLinks.finalPath(of: path) ?? path) + "-wal"
+        foundWriteAheadFrames = !configuration.isInMemory && !configuration.isReadOnly && (fileSize(atPath: walPath) ?? 0) > 32
         var handle: OpaquePointer?
         precondition(!configuration.isImmutable || configuration.isReadOnly, "an immutable connection must be read-only")
         // SQLite reads `:memory:` and (with URI filenames, which `immutable` needs) `file:…` as
@@ -136,11 +143,19 @@ public final class Database {
 
     /// Closes the connection now (rather than when the value goes away): a closed connection
     /// fails every use, and SQLite checkpoints and removes its `-wal` if it was the last one.
+    ///
+    /// A connection that found frames in the `-wal` on opening and wrote nothing leaves them
+    /// there: copying them into the file is a write, and a connection that only read has not
+    /// checked that they are the file's (SQLite replays any valid `-wal` it finds; see
+    /// ``PersistentStore``'s checks). The next writer checkpoints them.
     public func close() {
         guard !isClosed else { return }
         isClosed = true
         statementCache = [:]
         recentStatements = []
+        if foundWriteAheadFrames, sqlite3_total_changes64(handle) == 0 {
+            strata_sqlite3_skip_checkpoint_on_close(handle)
+        }
         sqlite3_close_v2(handle)
     }
 
@@ -247,6 +262,10 @@ public final class Database {
         // Inside ``inOuterTransaction(_:)`` (an import that saves batch after batch), the work
         // becomes a savepoint, which the outer rollback still undoes; any other nesting fails.
         if isInTransaction, nestsTransactions { return try inSavepoint(body) }
+        // SQLite's own refusal comes later and says only "attempt to write a readonly database".
+        if configuration.isReadOnly {
+            throw DatabaseError(code: SQLITE_READONLY, message: "it is open read-only", path: path, sql: "BEGIN IMMEDIATE")
+        }
         try execute("BEGIN IMMEDIATE")
         let result: T
         do {

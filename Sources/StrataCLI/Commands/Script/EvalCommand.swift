@@ -12,7 +12,9 @@ struct EvalCommand: AsyncParsableCommand, ReadsModelOrStore {
             writes them (strata eval 'ctx:count("Book")'), or statements, which print what \
             they print and, in the same way, the values they return (strata eval 'for b in \
             ctx:each("Book") do print(b.title) end'). It runs as strata run runs a script: \
-            with the globals ctx, stack and strata, sandboxed, and saving only what it saves.
+            with the globals ctx, stack and strata, sandboxed, and saving only what it saves. \
+            A store of another version of the --model bundle is refused unless --migrate is \
+            given; --read-only opens the store read-only, and a save is then an error.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -23,7 +25,7 @@ struct EvalCommand: AsyncParsableCommand, ReadsModelOrStore {
     var code: String
 
     func validate() throws {
-        if options.readOnly { throw ValidationError("scripts may save; --read-only cannot be used with eval") }
+        try scriptOptions.validate(with: options)
     }
 
     func run() async throws {

@@ -12,10 +12,14 @@ struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
             The script finds the globals ctx (the main context of the store's stack), stack and \
             strata (see the README's Lua section), and its arguments as ... and in the table \
             arg, arg[0] being the script's path, as the lua interpreter gives them; write -- \
-            before arguments that begin with a dash. The store is opened as strata setup opens \
-            it, migrated from an earlier version of the --model bundle; without --model, a \
-            store that keeps its model (Core Data's model cache, or Strata's record) opens with \
-            that one. A missing store is an error unless --create is given.
+            before arguments that begin with a dash. The store is opened with the chosen \
+            version of the --model bundle; a store made with another version of it is refused, \
+            naming both versions (exit status 3), unless --migrate is given, which migrates it \
+            first as strata migrate does, keeping the old store as <store>.<UTC time>.bak. \
+            Without --model, a store that keeps its model (Core Data's model cache, or \
+            Strata's record) opens with that one. A missing store is an error unless --create \
+            is given. With --read-only, the store is opened read-only (SQLite's own flag): \
+            nothing is written to it, and a save is an error.
 
             Changes reach the store only when the script saves them, with ctx:save() or at the \
             end of ctx:transaction(fn): whatever is unsaved when the script ends or fails is \
@@ -45,7 +49,7 @@ struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
     var arguments: [String] = []
 
     func validate() throws {
-        if options.readOnly { throw ValidationError("scripts may save; --read-only cannot be used with run") }
+        try scriptOptions.validate(with: options)
     }
 
     func run() async throws {

@@ -61,7 +61,18 @@ final class ScriptSession {
         }
         // An existing store that keeps its model (Core Data's model cache, or Strata's record)
         // opens without --model; one whose model would only be inferred from its tables needs it.
-        let stack = try storeOptions.modelPath == nil && !scriptOptions.create ? storeOptions.openStackWithStoresModel() : storeOptions.openStack()
+        // A script may only read: a store of another version of the bundle is migrated only
+        // when asked (--migrate), as strata migrate would.
+        let readOnly = storeOptions.readOnly
+        let stack: DataStack
+        do {
+            stack = try storeOptions.modelPath == nil && !scriptOptions.create
+                ? storeOptions.openStackWithStoresModel(readOnly: readOnly)
+                : storeOptions.openStack(automigrates: scriptOptions.migrate, readOnly: readOnly)
+        } catch StackError.modelVersionMismatch(let path, let bundle, let storeVersion, let stackVersion) {
+            let error = StackError.modelVersionMismatch(path: path, bundle: bundle, storeVersion: storeVersion, stackVersion: stackVersion)
+            throw CLIError("\(error); pass --migrate to migrate it first (the old store is kept beside it as a .bak), or use strata migrate", status: .dataError)
+        }
         // The session blocks a thread of its own (waiting for the main queue, then running
         // the scripts), not one of Swift concurrency's.
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, any Error>, Never>) in

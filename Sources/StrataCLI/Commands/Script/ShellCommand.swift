@@ -14,7 +14,9 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
             expression prints its values. The globals are those of strata run: ctx, stack and \
             strata. Changes reach the store only when saved, with ctx:save(); what is unsaved \
             at the end is discarded. An error is printed with its traceback and the shell goes \
-            on. Ctrl-C gives up the line, or interrupts the running chunk; Ctrl-D on an empty \
+            on. The store opens as strata run opens it: a store of another version of the \
+            --model bundle is refused unless --migrate is given, and --read-only opens it \
+            read-only, a save then being an error. Ctrl-C gives up the line, or interrupts the running chunk; Ctrl-D on an empty \
             line quits. Lines are edited with libedit (emacs keys, ~/.editrc) and kept in \
             ~/.strata_history. = EXPR prints the values of EXPR. Tab completes global names, \
             methods after ctx: (and stack:, obj:), an object's attributes after obj., and entity \
@@ -40,7 +42,7 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
     @OptionGroup var scriptOptions: ScriptOptions
 
     func validate() throws {
-        if options.readOnly { throw ValidationError("scripts may save; --read-only cannot be used with shell") }
+        try scriptOptions.validate(with: options)
     }
 
     func run() async throws {
