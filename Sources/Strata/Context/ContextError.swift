@@ -15,6 +15,9 @@ public enum ContextError: Error, Sendable, Equatable {
     /// The object is in no context any more: its context was reset (as ``DataStack/resetStore()``
     /// does) or released. Its ID may name a row of a store that no longer exists; fetch anew.
     case forgottenObject(ObjectID)
+    /// A worker's object was to leave the block it was made in (``DataStack/background(_:)``),
+    /// where its context goes with the block: its ID travels instead.
+    case objectOutlivesItsContext(ObjectID)
     /// The ID names a row of another store than the context's: one kept from a store that was
     /// reset or removed, or from another file. Core Data refuses such IDs alike.
     case objectOfAnotherStore(ObjectID, contextStore: String)
@@ -64,6 +67,8 @@ extension ContextError: CustomStringConvertible, LocalizedError {
         case .foreignObject(let id): "\(id) belongs to another context"
         case .forgottenObject(let id):
             "\(id) is in no context any more (its context was reset or released): fetch it again"
+        case .objectOutlivesItsContext(let id):
+            "\(id) was returned from a background block, whose context goes with the block: return its objectID and use object(with:) in your own context"
         case .objectOfAnotherStore(let id, let contextStore):
             "\(id.uriString) names an object of the store \(id.storeIdentifier), not of this context's store \(contextStore) "
                 + "(an ID kept from a store that was reset or removed, or from another file)"

@@ -27,14 +27,25 @@ extension ObjectContext {
         for id in notification.updatedObjectIDs where notification.savedObjects[id] == nil {
             if let object = registered[id] { refresh(object, mergeChanges: true) }
         }
+        let isObserved = hasChangeObservers
+        // Objects that already held the saved values (a save this context pushed, coming back
+        // from its parent) did not change here, and observers heard of them when they did.
+        var unchanged: Set<ObjectID> = []
+        var changedKeys: [ObjectID: Set<String>] = [:]
         for (id, saved) in notification.savedObjects {
-            guard let object = registered[notification.permanentIDs[id] ?? id] else { continue }
+            let id = notification.permanentIDs[id] ?? id
+            guard let object = registered[id] else { continue }
             guard !object.isFault else {
                 // A row read before this save is stale now: the fault reads the store again.
                 object.prefetchedRow = nil
                 continue
             }
-            object.mergeCommitted(saved.values.mapValues { $0.rekeyed(notification.permanentIDs) })
+            let values = saved.values.mapValues { $0.rekeyed(notification.permanentIDs) }
+            if isObserved {
+                let keys = values.keys(differingFrom: object.committedValues)
+                if keys.isEmpty { unchanged.insert(id) } else { changedKeys[id] = keys }
+            }
+            object.mergeCommitted(values)
             if saved.version > 0 { object.version = saved.version }
         }
         for id in notification.deletedObjectIDs {
@@ -43,8 +54,8 @@ extension ObjectContext {
             deletedIDs.remove(id)
         }
         objectsDidChange(ObjectsDidChange(
-            inserted: notification.insertedObjectIDs, updated: notification.updatedObjectIDs, deleted: notification.deletedObjectIDs,
-            permanentIDs: notification.permanentIDs))
+            inserted: notification.insertedObjectIDs.subtracting(unchanged), updated: notification.updatedObjectIDs.subtracting(unchanged),
+            deleted: notification.deletedObjectIDs, permanentIDs: notification.permanentIDs, changedKeys: changedKeys))
     }
 
     /// Tells observers and the children that merge automatically about a save.

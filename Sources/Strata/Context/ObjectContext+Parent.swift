@@ -26,7 +26,9 @@ extension ObjectContext {
             return (object.objectID, values, deltas)
         }
         let deletedObjectIDs = deleted.map(\.objectID)
+        let holdsParentsNotices = isCommitting
         try parent.performAndWaitTyped { () throws(ContextError) in
+            if holdsParentsNotices { parent.holdChangeNotices() }
             for (id, values) in insertedValues {
                 let object = parent.object(with: id)
                 object.isFault = false
@@ -53,14 +55,25 @@ extension ObjectContext {
                     parent.deletedIDs.insert(id)
                 }
             }
-            parent.announceToChildren(except: self)
-            parent.objectsDidChange(ObjectsDidChange(
-                inserted: Set(insertedValues.map(\.0)), updated: Set(changes.map(\.0)), deleted: Set(deletedObjectIDs)))
+            // A commit's store save tells the siblings, under permanent IDs.
+            if !holdsParentsNotices { parent.announceToChildren(except: self) }
+            if parent.hasChangeObservers {
+                var change = ObjectsDidChange(inserted: Set(insertedValues.map(\.0)), deleted: Set(deletedObjectIDs))
+                for (id, values, _) in changes {
+                    change.updated.insert(id)
+                    change.changedKeys[id] = Set(values.keys)
+                }
+                for id in change.inserted.union(change.updated) {
+                    parent.announcedChanges[id] = parent.object(with: id).changedValues
+                }
+                parent.objectsDidChange(change)
+            }
         }
         let newlyInserted = Set(inserted.map(\.objectID))
         awaitingPermanentIDs.formUnion(newlyInserted)
+        let change = changeToAnnounce(inserted: inserted, updated: updated, deleted: deleted)
         let unreadToManyChanges = commitSaved(inserted + updated, versions: nil, deleted: deleted)
-        objectsDidChange(ObjectsDidChange(inserted: newlyInserted, updated: Set(updated.map(\.objectID)), deleted: Set(deletedObjectIDs)))
+        objectsDidChange(change)
         announce(didSaveNotification(
             saved: inserted + updated, inserted: newlyInserted, deleted: Set(deletedObjectIDs), permanentIDs: [:],
             unreadToManyChanges: unreadToManyChanges))
@@ -151,28 +164,53 @@ extension ObjectContext {
     /// ``commit()``: saves this context, then each ancestor in turn, each on its own queue and
     /// one level at a time (no queue is held while another's save runs), and hands the store
     /// save's permanent IDs back down the chain.
+    ///
+    /// Each context of the chain holds its change notices from the moment the commit reaches it
+    /// until its objects have their permanent IDs, then tells them in one notice: an object
+    /// saved in the background appears once in a list, under its permanent ID.
     private func commitChain() throws(ContextError) -> [ObjectID: ObjectID] {
-        try save()
         var chain: [ObjectContext] = []
         var next = parent
         while let context = next {
             chain.append(context)
             next = context.parent
         }
-        var permanent = parent == nil ? lastPermanentIDs : [:]
-        for context in chain {
-            let saved = try context.performAndWaitTyped { () throws(ContextError) -> [ObjectID: ObjectID] in
-                try context.save()
-                return context.parent == nil ? context.lastPermanentIDs : [:]
+        holdChangeNotices()
+        var permanent: [ObjectID: ObjectID] = [:]
+        do throws(ContextError) {
+            try committingStep { () throws(ContextError) in try save() }
+            permanent = parent == nil ? lastPermanentIDs : [:]
+            for context in chain {
+                let saved = try context.performAndWaitTyped { () throws(ContextError) -> [ObjectID: ObjectID] in
+                    try context.committingStep { () throws(ContextError) in try context.save() }
+                    guard context.parent == nil else { return [:] }
+                    context.releaseChangeNotices()
+                    return context.lastPermanentIDs
+                }
+                permanent.merge(saved) { $1 }
             }
-            permanent.merge(saved) { $1 }
+        } catch {
+            // What was saved so far is told as it stands.
+            releaseChangeNotices()
+            for context in chain { context.performAndWait { context.releaseChangeNotices() } }
+            throw error
         }
-        guard !permanent.isEmpty else { return permanent }
-        rekey(permanent)
+        if !permanent.isEmpty { rekey(permanent) }
+        releaseChangeNotices()
         for context in chain.dropLast() {
-            context.performAndWait { context.rekey(permanent) }
+            context.performAndWait {
+                if !permanent.isEmpty { context.rekey(permanent) }
+                context.releaseChangeNotices()
+            }
         }
         return permanent
+    }
+
+    /// Runs `save` as a step of a commit, which holds the parent's notices (see ``commitChain()``).
+    private func committingStep(_ save: () throws(ContextError) -> Void) throws(ContextError) {
+        isCommitting = true
+        defer { isCommitting = false }
+        try save()
     }
 
     /// Gives `objects` (inserted into this context on the store) their permanent IDs now,

@@ -89,14 +89,15 @@ extension ObjectContext {
             throw ContextError(storeFailure: error)
         }
         let newlyInserted = hasDidSaveListeners ? Set(inserted.map(\.objectID)) : []
+        var change = changeToAnnounce(inserted: inserted, updated: updated, deleted: deleted)
         // New rows start at version 1.
         let versions = Array(repeating: Int64(1), count: inserted.count) + updatedVersions
         let unreadToManyChanges = commitSaved(inserted + updated, versions: versions, deleted: deleted)
         rekey(permanent, announcing: false)
         lastPermanentIDs = permanent
-        objectsDidChange(ObjectsDidChange(
-            inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)), deleted: Set(deleted.map(\.objectID)),
-            permanentIDs: permanent))
+        change.inserted = Set(change.inserted.map { permanent[$0] ?? $0 })
+        change.permanentIDs = permanent
+        objectsDidChange(change)
         // Building the notification copies every saved object's values: only for listeners.
         if hasDidSaveListeners {
             announce(didSaveNotification(

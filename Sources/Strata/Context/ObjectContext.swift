@@ -77,6 +77,15 @@ public final class ObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var pendingIndex = PendingIndex()
     /// Objects inserted and deleted again before a save: gone from the context at the save.
     @exclusivity(unchecked) var pendingDroppedInserts: Set<ObjectID> = []
+    /// The unsaved values of objects whose change observers heard of them when a child pushed
+    /// them here: this context's own save of the same values tells them nothing new.
+    @exclusivity(unchecked) var announcedChanges: [ObjectID: PropertyValues] = [:]
+    /// The change notices held while a commit passes through the context (see
+    /// ``holdChangeNotices()``); `nil` when they are told as they come.
+    @exclusivity(unchecked) var heldChange: ObjectsDidChange?
+    /// Whether the context's save is a step of a ``commit()``, which holds its parent's
+    /// change notices until the commit has the permanent IDs.
+    @exclusivity(unchecked) var isCommitting = false
     /// Objects whose validation saves leave to a later one: an import saving batch after batch
     /// inside one transaction, whose links to records of later batches are not in yet.
     @exclusivity(unchecked) var deferredValidation: Set<ObjectID> = []
@@ -490,6 +499,7 @@ public final class ObjectContext: @unchecked Sendable {
         insertionOrder = []
         deletedIDs = []
         pendingDroppedInserts = []
+        announcedChanges = [:]
         // IDs made from now on name the store the context reads now, which a stack's reset
         // has replaced.
         idScopes = [:]

@@ -168,6 +168,11 @@ struct PropertyValues: Sequence, Equatable, Sendable {
         return contains { other[$0.key] != $0.value }
     }
 
+    /// The names of the values that differ from those `other` holds under the same name.
+    func keys(differingFrom other: PropertyValues) -> Set<String> {
+        Set(lazy.filter { other[$0.key] != $0.value }.map(\.key))
+    }
+
     static func == (lhs: PropertyValues, rhs: PropertyValues) -> Bool {
         lhs.count == rhs.count && !lhs.contains(differingFrom: rhs)
     }

@@ -2,6 +2,17 @@ import Foundation
 
 /// Hears a ``FetchedResultsController``'s changes (Core Data's
 /// `NSFetchedResultsControllerDelegate`, in one call per change).
+///
+/// The calls come on the controller's context's queue. A screen on the main actor, showing a
+/// controller of a main-queue context, adopts it with a `@preconcurrency` conformance, which
+/// checks at run time that each call comes on the main actor:
+///
+/// ```swift
+/// @MainActor final class BookList { … }
+/// extension BookList: @preconcurrency FetchedResultsControllerDelegate {
+///     func controller(_ controller: FetchedResultsController, didChange change: ResultsChange) { … }
+/// }
+/// ```
 public protocol FetchedResultsControllerDelegate: AnyObject {
     /// The results changed as `change` says; the controller shows the new results already.
     func controller(_ controller: FetchedResultsController, didChange change: ResultsChange)
@@ -23,7 +34,9 @@ public protocol FetchedResultsControllerDelegate: AnyObject {
 /// for await change in books.changes { … }        // or as an asynchronous sequence
 /// ```
 ///
-/// Use it on its context's queue, where its changes are delivered. Objects are sorted by the
+/// Use it on its context's queue, where its changes are delivered: one change per save that
+/// reaches the context, telling each object once (a commit from a worker arrives as one
+/// change, its new objects under their permanent IDs). Objects are sorted by the
 /// section key path's value first (when there is one), then by the request's sort
 /// descriptors, then by ID, as ``ObjectSortDescriptor`` compares in memory. A change costs in
 /// proportion to the objects it touches, not to the results; when the predicate, a sort or the

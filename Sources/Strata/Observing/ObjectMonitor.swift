@@ -14,8 +14,10 @@ import Foundation
 /// Use it on the object's context's queue, where its changes are delivered.
 public final class ObjectMonitor: @unchecked Sendable {
     public enum Change: Sendable, Equatable {
-        /// The object's values changed; it is the object with this ID.
-        case updated(ObjectID)
+        /// The object's values changed; it is the object with this ID, and `keys` names the
+        /// properties that changed (empty where a batch request, a reset or another process
+        /// changed it, which say no more).
+        case updated(ObjectID, keys: Set<String>)
         /// The object was deleted.
         case deleted(ObjectID)
     }
@@ -68,7 +70,7 @@ public final class ObjectMonitor: @unchecked Sendable {
             deliver(.deleted(objectID))
             streams.finishAll()
         } else if change.isReset || change.updated.contains(previous) || change.updated.contains(objectID) {
-            deliver(.updated(objectID))
+            deliver(.updated(objectID, keys: change.changedKeys[objectID] ?? change.changedKeys[previous] ?? []))
         }
     }
 

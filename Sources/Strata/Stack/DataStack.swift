@@ -195,10 +195,48 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
 
     // MARK: - Background work
 
-    /// Runs `body` with a new worker context on its queue, without saving.
+    /// Runs `body` with a new worker context on its queue, without saving, and returns what it
+    /// returns: values, or objects' IDs, since the worker's objects are its alone and the
+    /// worker goes with the block.
+    ///
+    /// ```swift
+    /// let id = try await stack.background { context in try context.insert("Tag").objectID }
+    /// let tag = stack.mainContext.object(with: id)
+    /// ```
+    ///
+    /// - Throws: what `body` throws; ``ContextError/objectOutlivesItsContext(_:)`` when it
+    ///   returns managed objects (an array or optional of them is refused at compile time).
     public func background<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
         let context = newWorkerContext()
-        return try await context.perform { try body(context) }
+        return try await context.perform {
+            let result = try body(context)
+            if let object = Self.managedObject(in: result) { throw ContextError.objectOutlivesItsContext(object.objectID) }
+            return result
+        }
+    }
+
+    @available(*, unavailable, message: "a worker's objects cannot leave its block: return their objectID, then object(with:) in your context")
+    public func background<T: ManagedObject>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T { fatalError() }
+
+    @available(*, unavailable, message: "a worker's objects cannot leave its block: return their objectIDs, then object(with:) in your context")
+    public func background<T: ManagedObject>(_ body: @escaping @Sendable (ObjectContext) throws -> [T]) async throws -> [T] { fatalError() }
+
+    @available(*, unavailable, message: "a worker's objects cannot leave its block: return its objectID, then object(with:) in your context")
+    public func background<T: ManagedObject>(_ body: @escaping @Sendable (ObjectContext) throws -> T?) async throws -> T? { fatalError() }
+
+    /// A managed object `value` is or holds in an optional, a tuple or (as its first element) a
+    /// collection, a few levels down: what the compile-time refusals of ``background(_:)``
+    /// cannot see. Elements of a collection share a type, so the first tells for all.
+    private static func managedObject(in value: Any, depth: Int = 0) -> ManagedObject? {
+        if let object = value as? ManagedObject { return object }
+        guard depth < 3 else { return nil }
+        let mirror = Mirror(reflecting: value)
+        let children: [Mirror.Child] = switch mirror.displayStyle {
+        case .optional?, .tuple?: Array(mirror.children)
+        case .collection?, .set?, .dictionary?: Array(mirror.children.prefix(1))
+        default: []
+        }
+        return children.lazy.compactMap { managedObject(in: $0.value, depth: depth + 1) }.first
     }
 
     /// Runs `body` with a new worker context, then saves it through every parent to the store.

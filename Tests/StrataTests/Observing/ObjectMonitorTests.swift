@@ -25,10 +25,10 @@ import Testing
             _ = try writer.delete(book)
             try writer.save()
         }
-        #expect(told.withLock { $0 } == [.updated(id), .deleted(id)], "the other book's save is not this one's")
+        #expect(told.withLock { $0 } == [.updated(id, keys: ["rating"]), .deleted(id)], "the other book's save is not this one's")
         var received: [ObjectMonitor.Change] = []
         for await change in stream { received.append(change) }
-        #expect(received == [.updated(id), .deleted(id)], "the sequence ends with the deletion")
+        #expect(received == [.updated(id, keys: ["rating"]), .deleted(id)], "the sequence ends with the deletion")
         #expect(fixture.viewer.performAndWait { monitor.object } == nil)
     }
 
@@ -48,6 +48,6 @@ import Testing
             try writer.object(with: monitor.objectID).setValue("Kindred (2nd ed.)", forKey: "title")
             try writer.save()
         }
-        #expect(told.withLock { $0 } == [.updated(monitor.objectID)])
+        #expect(told.withLock { $0 } == [.updated(monitor.objectID, keys: ["title"])])
     }
 }
