@@ -32,8 +32,14 @@ public final class LuaState {
         public init() {}
     }
 
-    /// The Lua state; used by the bindings, on the state's thread.
-    let L: OpaquePointer
+    /// The Lua thread that runs now, which the bindings read their arguments from and push
+    /// their results to: the main thread, or a coroutine that called a Swift function. A
+    /// coroutine has a stack of its own, so a binding that used the main thread's stack read
+    /// another function's values ("context expected, got userdata"). Set by the dispatcher
+    /// for the length of each call into Swift.
+    var L: OpaquePointer
+    /// The state's main thread, which owns the state: closing and interrupting go through it.
+    private let mainThread: OpaquePointer
     /// The options the state was made with.
     public let options: Options
     /// Where `print` writes, a line at a time (standard output by default).
@@ -65,6 +71,7 @@ public final class LuaState {
         _ = Self.installDispatch
         guard let L = strata_lua_newstate() else { throw LuaError(code: "memory", message: "cannot create a Lua state: not enough memory") }
         self.L = L
+        self.mainThread = L
         self.options = options
         guard strata_lua_open_libraries(L, options.allowsSystemAccess ? 1 : 0) == LUA_OK else {
             let message = String(cString: strata_lua_tolstring(L, -1, nil))
@@ -95,7 +102,7 @@ public final class LuaState {
     }
 
     deinit {
-        strata_lua_close(L)
+        strata_lua_close(mainThread)
     }
 
     // MARK: - Running
@@ -171,7 +178,7 @@ public final class LuaState {
     /// instructions); safe from a signal handler or another thread. An interruption that
     /// arrives when no script runs is dropped when the next one starts.
     public func interrupt() {
-        strata_lua_interrupt(L)
+        strata_lua_interrupt(mainThread)
     }
 
     /// Interrupts the state's running script from any thread, as ``interrupt()`` does; use
@@ -185,10 +192,10 @@ public final class LuaState {
     }
 
     /// A handle another thread (or a signal's handler) can interrupt the running script with.
-    public var interrupter: Interrupter { Interrupter(L: L) }
+    public var interrupter: Interrupter { Interrupter(L: mainThread) }
 
     /// The bytes the state holds.
-    public var memoryInUse: Int { strata_lua_memory_in_use(L) }
+    public var memoryInUse: Int { strata_lua_memory_in_use(mainThread) }
 
     // MARK: - Globals and Swift functions
 
@@ -236,7 +243,7 @@ public final class LuaState {
 
     /// Pushes a Lua function that calls `body`; `name` is how argument errors name it.
     func pushFunction(name: String, _ body: @escaping (LuaCall) throws -> Int32) {
-        let function = LuaFunction(name: name, body)
+        let function = LuaFunction(name: name, state: self, body)
         functions.append(function)
         strata_lua_push_function(L, Unmanaged.passUnretained(function).toOpaque())
     }
@@ -263,6 +270,13 @@ public final class LuaState {
         strata_lua_set_dispatch { L, box in
             guard let L, let box else { return STRATA_LUA_RAISE }
             let function = Unmanaged<LuaFunction>.fromOpaque(box).takeUnretainedValue()
+            // The bindings work on the thread that called them (a coroutine's, maybe), and on
+            // the caller's again when they return: a call may run Lua that calls Swift from
+            // another coroutine.
+            let state = function.state
+            let caller = state.L
+            state.L = L
+            defer { state.L = caller }
             do {
                 return try function.body(LuaCall(L: L, function: function.name))
             } catch let error as LuaError {
@@ -278,10 +292,13 @@ public final class LuaState {
 /// A Swift function that Lua calls.
 final class LuaFunction {
     let name: String
+    /// The state whose ``LuaState/L`` the function's calls set; it keeps its functions alive.
+    unowned let state: LuaState
     let body: (LuaCall) throws -> Int32
 
-    init(name: String, _ body: @escaping (LuaCall) throws -> Int32) {
+    init(name: String, state: LuaState, _ body: @escaping (LuaCall) throws -> Int32) {
         self.name = name
+        self.state = state
         self.body = body
     }
 }
