@@ -23,8 +23,14 @@ public final class LuaState {
         /// The instructions one run may execute (about a hundred million a second), or `nil`
         /// for no budget.
         public var instructionBudget: Int64? = 10_000_000_000
-        /// The bytes the state may hold, or `nil` for no ceiling.
+        /// The bytes the state may hold, or `nil` for no ceiling. What Strata holds for a
+        /// script (the JSON tree of `strata.json.encode`, an import's records, results) counts
+        /// too, at an estimate of its size.
         public var memoryLimit: Int? = 1 << 30
+        /// The wall-clock time one run may take, or `nil` for no limit: the bound on what the
+        /// budget cannot count (garbage collection, allocations failing at the memory ceiling,
+        /// the time a call into Strata waits), checked where instructions are.
+        public var timeLimit: Duration? = nil
         /// Whether scripts get the `io` and `os` libraries and `dofile`/`loadfile`: files,
         /// processes and the environment.
         public var allowsSystemAccess = false
@@ -123,7 +129,13 @@ public final class LuaState {
         for argument in arguments { LuaCall(L: L).push(argument) }
         try call(arguments: Int32(arguments.count))
         let call = LuaCall(L: L)
-        return (base + 1...max(base + 1, lua_gettop(L))).compactMap { index in index <= lua_gettop(L) ? call.value(at: index) : nil }
+        let results = lua_gettop(L) > base ? Array(base + 1...lua_gettop(L)) : []
+        // Read in full, a table that holds another many times is that many tables in Swift;
+        // once read, they are the caller's.
+        let held = strata_lua_held(L)
+        defer { strata_lua_set_held(L, held) }
+        for index in results { try call.chargeConversion(at: index) }
+        return results.map { index in call.value(at: index) }
     }
 
     /// Runs `chunk` with the `arguments` values on top of the stack as its `...`, leaving
@@ -163,6 +175,13 @@ public final class LuaState {
             var limits = strata_lua_limits()
             limits.instructions = options.instructionBudget ?? 0
             limits.memory = options.memoryLimit ?? 0
+            if let timeLimit = options.timeLimit {
+                let (seconds, attoseconds) = timeLimit.components
+                let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+                // At least a millisecond (0 means no limit), at most what a deadline in
+                // nanoseconds holds (three centuries).
+                limits.milliseconds = Int64(min(max(1, milliseconds), 1e13))
+            }
             strata_lua_set_limits(L, limits)
         }
         callDepth += 1
