@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *strata_lua_release(void) {
     return LUA_RELEASE;
@@ -29,33 +30,98 @@ static void *strata_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         state->used -= old;
         return NULL;
     }
-    if (state->limits.memory > 0 && state->swift_depth == 0 && nsize > old && state->used - old + nsize > state->limits.memory) {
+    if (state->limits.memory > 0 && state->swift_depth == 0 && nsize > old && state->used + state->held - old + nsize > state->limits.memory) {
+        // Lua answers a refusal with a full collection before it gives up: at the limit, a
+        // loop of failing allocations is a loop of collections, which no instruction counts.
+        state->executed += (int64_t)(state->used / STRATA_GC_BYTES_PER_INSTRUCTION);
         return NULL;
     }
     void *block = realloc(ptr, nsize);
-    if (block) state->used = state->used - old + nsize;
+    if (block) {
+        state->used = state->used - old + nsize;
+        // Making bytes is work: counted here (and raised at the next check, since an
+        // allocator may not raise), so that every function that makes something pays for it.
+        if (nsize > old) state->executed += (int64_t)((nsize - old) / STRATA_BYTES_PER_INSTRUCTION);
+    }
     return block;
 }
 
 /// Raises `message` at the line of the function `level` levels up (0 in a hook, which has no
 /// frame of its own, so luaL_error's level 1 would name the caller's line).
-static int limit_error(lua_State *L, int level, const char *message) {
+int strata_limit_error(lua_State *L, int level, const char *message) {
     luaL_where(L, level);
     lua_pushstring(L, message);
     lua_concat(L, 2);
     return lua_error(L);
 }
 
-void strata_charge(lua_State *L, strata_state *state, int64_t count, int level) {
-    if (atomic_exchange_explicit(&state->interrupted, 0, memory_order_relaxed)) {
-        limit_error(L, level, "interrupted");
-    }
+static int64_t monotonic_nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+enum strata_stop strata_check(strata_state *state, int64_t count) {
+    if (state->stop != STRATA_GO_ON) return state->stop;
+    if (atomic_exchange_explicit(&state->interrupted, 0, memory_order_relaxed)) return state->stop = STRATA_INTERRUPTED;
     state->executed += count;
-    if (state->limits.instructions > 0 && state->executed > state->limits.instructions) {
-        char message[64];
-        snprintf(message, sizeof message, "instruction budget exceeded (%lld instructions)", (long long)state->limits.instructions);
-        limit_error(L, level, message);
+    if (state->limits.instructions > 0 && state->executed > state->limits.instructions) return state->stop = STRATA_OVER_BUDGET;
+    if (state->deadline > 0 && state->executed >= state->next_clock_check) {
+        state->next_clock_check = state->executed + STRATA_HOOK_INTERVAL;
+        if (monotonic_nanoseconds() > state->deadline) return state->stop = STRATA_OVER_TIME;
     }
+    return STRATA_GO_ON;
+}
+
+void strata_stop_message(strata_state *state, enum strata_stop stop, char *message, size_t size) {
+    switch (stop) {
+        case STRATA_INTERRUPTED: snprintf(message, size, "interrupted"); break;
+        case STRATA_OVER_BUDGET:
+            snprintf(message, size, "instruction budget exceeded (%lld instructions)", (long long)state->limits.instructions);
+            break;
+        case STRATA_OVER_TIME: snprintf(message, size, "time limit exceeded (%g s)", (double)state->limits.milliseconds / 1000); break;
+        case STRATA_GO_ON: snprintf(message, size, "running"); break;
+    }
+}
+
+void strata_charge(lua_State *L, strata_state *state, int64_t count, int level) {
+    enum strata_stop stop = strata_check(state, count);
+    if (stop == STRATA_GO_ON) return;
+    char message[96];
+    strata_stop_message(state, stop, message, sizeof message);
+    strata_limit_error(L, level, message);
+}
+
+int strata_lua_charge(lua_State *L, int64_t instructions, size_t bytes, char *message, size_t size) {
+    strata_state *state = strata_state_of(L);
+    enum strata_stop stop = strata_check(state, instructions);
+    if (stop != STRATA_GO_ON) {
+        strata_stop_message(state, stop, message, size);
+        return STRATA_LUA_STOP;
+    }
+    size_t held = state->held;
+    state->held = bytes > SIZE_MAX - held ? SIZE_MAX : held + bytes;
+    if (state->limits.memory > 0 && state->used + state->held > state->limits.memory) {
+        // What Lua holds may be garbage, which a collection tells. It cannot raise here:
+        // Swift runs, so allocations do not fail, and finalizers' errors become warnings.
+        state->executed += (int64_t)(state->used / STRATA_GC_BYTES_PER_INSTRUCTION);
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        if (state->used + state->held > state->limits.memory) {
+            // Not made after all.
+            state->held = held;
+            snprintf(message, size, "not enough memory");
+            return STRATA_LUA_OUT_OF_MEMORY;
+        }
+    }
+    return STRATA_LUA_GO_ON;
+}
+
+size_t strata_lua_held(lua_State *L) {
+    return strata_state_of(L)->held;
+}
+
+void strata_lua_set_held(lua_State *L, size_t bytes) {
+    strata_state_of(L)->held = bytes;
 }
 
 static void strata_hook(lua_State *L, lua_Debug *ar) {
@@ -87,6 +153,10 @@ void strata_lua_set_limits(lua_State *L, strata_lua_limits limits) {
     state->limits = limits;
     state->executed = 0;
     state->pattern_steps = 0;
+    state->held = 0;
+    state->stop = STRATA_GO_ON;
+    state->next_clock_check = 0;
+    state->deadline = limits.milliseconds > 0 ? monotonic_nanoseconds() + limits.milliseconds * 1000000 : 0;
     // An interruption meant for a run that has ended is not the new run's.
     atomic_store_explicit(&state->interrupted, 0, memory_order_relaxed);
 }
@@ -110,6 +180,8 @@ static int strata_load_text(lua_State *L) {
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    // load catches what its reader function raises, a stop included.
+    strata_charge(L, strata_state_of(L), 1, 1);
     return lua_gettop(L);
 }
 
@@ -164,6 +236,7 @@ static int strata_open(lua_State *L) {
     lua_setglobal(L, "load");
     lua_pushcfunction(L, strata_setmetatable);
     lua_setglobal(L, "setmetatable");
+    strata_open_limits(L);
     return 0;
 }
 
@@ -279,19 +352,24 @@ static void push_script_position(lua_State *L) {
 
 static int strata_trampoline(lua_State *L) {
     strata_state *state = strata_state_of(L);
+    size_t held = state->held;
     state->swift_depth += 1;
     int results = swift_dispatch(L, lua_touserdata(L, lua_upvalueindex(1)));
     state->swift_depth -= 1;
+    // What the function held for the script, Swift let go of when it returned.
+    state->held = held;
     // Swift's allocations may not fail (see strata_alloc): what a Swift function made past the
-    // ceiling (a huge strata.json.encode, say) fails here, its frames gone, unless a collection
-    // makes room.
-    if (state->swift_depth == 0 && state->limits.memory > 0 && state->used > state->limits.memory) {
+    // ceiling (a huge result, say) fails here, its frames gone, unless a collection makes room.
+    if (state->swift_depth == 0 && state->limits.memory > 0 && state->used + state->held > state->limits.memory) {
+        state->executed += (int64_t)(state->used / STRATA_GC_BYTES_PER_INSTRUCTION);
         lua_gc(L, LUA_GCCOLLECT, 0);
-        if (state->used > state->limits.memory) {
+        if (state->used + state->held > state->limits.memory) {
             lua_settop(L, 0);
             return luaL_error(L, "not enough memory");
         }
     }
+    // What the function's allocations cost (counted by the allocator) may end the run.
+    if (results != STRATA_LUA_RAISE) strata_charge(L, state, 1, 1);
     if (results == STRATA_LUA_RAISE) {
         // The message names the script's line that made the call, as luaL_error's do.
         const char *code = NULL, *message = NULL;

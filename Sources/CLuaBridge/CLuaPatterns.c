@@ -1,7 +1,10 @@
 // Lua's string.find, match, gmatch and gsub, matching as the Lua 5.4 manual (§6.4.1) says, but
 // counting their steps against the run's instruction budget. Lua's own matcher backtracks in C,
 // where the count hook never runs: `("a"):rep(30):find(("a*"):rep(10) .. "b")` would run for
-// hours, past the budget and deaf to Ctrl-C. Here every step of the matcher is an instruction.
+// hours, past the budget and deaf to Ctrl-C. Here every step of the matcher is charged by what
+// it costs next to an instruction: STEP_WEIGHT for a step (a call of the matcher, a character
+// tried: measured at two to four times an instruction), more for a set, whose characters are
+// tried one by one, and for a back reference or a plain find, which compare bytes in bulk.
 
 #define _GNU_SOURCE
 #include "StrataState.h"
@@ -34,12 +37,25 @@ typedef struct match_state {
     } captures[MAX_CAPTURES];
 } match_state;
 
-/// One step of matching: every thousand, the budget is charged (and an interruption seen).
-static void step(match_state *ms) {
-    if (++ms->limits->pattern_steps >= STRATA_HOOK_INTERVAL) {
+/// What a step of matching costs, in instructions.
+#define STEP_WEIGHT 2
+/// The characters of a set that cost an instruction to try.
+#define SET_CHARACTERS_PER_INSTRUCTION 8
+
+/// Work worth `instructions`: once a thousand have gathered, the budget is charged (and an
+/// interruption and the clock seen).
+static void charge_work(match_state *ms, int64_t instructions) {
+    ms->limits->pattern_steps += instructions;
+    if (ms->limits->pattern_steps >= STRATA_HOOK_INTERVAL) {
+        int64_t steps = ms->limits->pattern_steps;
         ms->limits->pattern_steps = 0;
-        strata_charge(ms->L, ms->limits, STRATA_HOOK_INTERVAL, 1);
+        strata_charge(ms->L, ms->limits, steps, 1);
     }
+}
+
+/// One step of matching.
+static void step(match_state *ms) {
+    charge_work(ms, STEP_WEIGHT);
 }
 
 static void prepare(match_state *ms, lua_State *L, const char *s, size_t ls, const char *p, size_t lp) {
@@ -105,11 +121,13 @@ static const char *class_end(match_state *ms, const char *p) {
         return p + 1;
     }
     if (c == '[') {
+        const char *start = p;
         if (*p == '^') p++;
         do {
             if (p == ms->pattern_end) luaL_error(ms->L, "malformed pattern (missing ']')");
             if (*(p++) == ESCAPE && p < ms->pattern_end) p++;
         } while (*p != ']');
+        charge_work(ms, (p - start) / SET_CHARACTERS_PER_INSTRUCTION);
         return p + 1;
     }
     return p;
@@ -122,7 +140,9 @@ static int matches_one(match_state *ms, const char *s, const char *p, const char
     switch (*p) {
         case '.': return 1;
         case ESCAPE: return matches_class(c, (unsigned char)p[1]);
-        case '[': return matches_set(c, p, end - 1);
+        case '[':
+            charge_work(ms, (end - p) / SET_CHARACTERS_PER_INSTRUCTION);
+            return matches_set(c, p, end - 1);
         default: return (unsigned char)*p == c;
     }
 }
@@ -202,6 +222,7 @@ static int capture_index(match_state *ms, int digit) {
 static const char *match_reference(match_state *ms, const char *s, int digit) {
     int index = capture_index(ms, digit);
     size_t length = (size_t)ms->captures[index].length;
+    charge_work(ms, (int64_t)(length / STRATA_BYTES_PER_INSTRUCTION));
     if ((size_t)(ms->subject_end - s) >= length && memcmp(ms->captures[index].start, s, length) == 0) return s + length;
     return NULL;
 }
@@ -334,6 +355,7 @@ static int find_or_match(lua_State *L, int find) {
         return 1;
     }
     if (find && (lua_toboolean(L, 4) || !has_specials(p, lp))) {
+        strata_charge(L, strata_state_of(L), 1 + (int64_t)((ls - init) / STRATA_BYTES_PER_INSTRUCTION), 1);
         const char *found = memmem(s + init, ls - init, p, lp);
         if (!found) {
             lua_pushnil(L);

@@ -121,12 +121,21 @@ extension LuaCall {
     /// The value at `index` as JSON: a table with the keys 1…n (or none) is an array, one with
     /// string keys an object (keys sorted, so that output is stable); other keys, functions
     /// and userdata are an error naming the value.
-    func json(at index: Int32) throws(LuaError) -> JSONValue {
+    ///
+    /// Charged first (see `LuaCall+Limits.swift`), `bytesPerTable` more per table for what
+    /// the caller makes of each (an import's objects): a table that holds another many times
+    /// is copied as many times, and a graph too big for the limits fails before it is built.
+    func json(at index: Int32, bytesPerTable: Int = 0) throws(LuaError) -> JSONValue {
+        try chargeConversion(at: index, bytesPerTable: bytesPerTable)
         var open: Set<UnsafeRawPointer> = []
-        return try json(at: lua_absindex(L, index), depth: 0, open: &open)
+        var converted = 0
+        return try json(at: lua_absindex(L, index), depth: 0, open: &open, converted: &converted)
     }
 
-    private func json(at index: Int32, depth: Int, open: inout Set<UnsafeRawPointer>) throws(LuaError) -> JSONValue {
+    private func json(at index: Int32, depth: Int, open: inout Set<UnsafeRawPointer>, converted: inout Int) throws(LuaError) -> JSONValue {
+        converted += 1
+        // Charged already: only the clock and Ctrl-C are left to see.
+        if converted % Self.valuesPerCheck == 0 { try charge(instructions: 0) }
         switch lua_type(L, index) {
         case LUA_TNIL, LUA_TNONE: return .null
         case LUA_TBOOLEAN: return .bool(boolean(at: index))
@@ -145,7 +154,7 @@ extension LuaCall {
             lua_pushnil(L)
             while lua_next(L, index) != 0 {
                 defer { lua_settop(L, -2) }
-                let value = try json(at: lua_absindex(L, -1), depth: depth + 1, open: &open)
+                let value = try json(at: lua_absindex(L, -1), depth: depth + 1, open: &open, converted: &converted)
                 if lua_type(L, -2) == LUA_TSTRING {
                     strings.append((optionalString(at: -2) ?? "", value))
                 } else if strata_lua_isinteger(L, -2) != 0, lua_tointegerx(L, -2, nil) >= 1 {

@@ -58,6 +58,7 @@ extension LuaState {
         let methods: [String: ContextMethod] = [
             "fetch": { [unowned self] call, lua in
                 let objects = try lua.context.performAndWait { try lua.context.fetch(try self.request(call, in: lua.context)) }
+                try call.charge(instructions: objects.count, bytes: objects.count * LuaCall.bytesPerObject)
                 self.pushArray(of: objects)
                 return 1
             },
@@ -71,6 +72,8 @@ extension LuaState {
                     guard position < ids.count else { return [] }
                     let batch = ids[position..<min(position + Self.iterationBatch, ids.count)]
                     position += batch.count
+                    // The thread running now: the loop may go on in another coroutine than the one that began it.
+                    try LuaCall(L: self.L).charge(instructions: batch.count)
                     defer { previousBatch = batch }
                     return try context.performAndWait {
                         // What the loop body no longer holds and did not change is let go between
@@ -112,6 +115,8 @@ extension LuaState {
             },
             "query": { [unowned self] call, lua in
                 let rows = try lua.context.performAndWait { try self.query(call, in: lua.context) }
+                let values = rows.reduce(0) { $0 + $1.names.count }
+                try call.charge(instructions: values, bytes: values * LuaCall.bytesPerValue)
                 lua_createtable(self.L, Int32(clamping: rows.count), 0)
                 for (position, row) in rows.enumerated() {
                     lua_createtable(self.L, 0, Int32(clamping: row.names.count))

@@ -131,10 +131,13 @@ extension LuaState {
 
     /// The data at `index`: a table, or JSON text.
     private func importData(_ call: LuaCall, at index: Int32) throws -> JSONValue {
-        guard lua_type(L, index) == LUA_TSTRING else { return try call.json(at: index) }
+        // Each record's object is charged with its JSON, before the import makes it.
+        guard lua_type(L, index) == LUA_TSTRING else { return try call.json(at: index, bytesPerTable: LuaCall.bytesPerObject) }
+        let text = try call.string(at: index)
+        try call.chargeDecoding(text.utf8, bytesPerObject: LuaCall.bytesPerObject)
         do {
-            return try JSONReader.parse(Data(try call.string(at: index).utf8))
-        } catch let error as JSONSyntaxError {
+            return try JSONReader.parse(Data(text.utf8))
+        } catch {
             throw LuaError(code: "import", message: "the JSON text does not parse: \(error)")
         }
     }
@@ -174,6 +177,8 @@ extension LuaState {
     /// call, whose error stops the import.
     private func importHooks(on call: LuaCall) -> ImportHooks {
         var hooks = ImportHooks()
+        // An import's records were charged with its data; between batches, the clock and Ctrl-C.
+        hooks.beforeBatch = { _ in try call.charge(instructions: 0) }
         for (entity, reference) in hookReferences["invalid_reason"] ?? [:] {
             hooks.invalidReason[entity] = { [unowned self] object in
                 try self.callHook(reference, object: object, json: nil, state: nil, on: call) { index in call.optionalString(at: index) }

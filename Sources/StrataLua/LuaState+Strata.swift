@@ -42,8 +42,10 @@ extension LuaState {
             return 1
         }
         register("decode", in: "strata_json") { call in
+            let text = try call.string(at: 1)
+            try call.chargeDecoding(text.utf8)
             do {
-                call.push(json: try JSONReader.parse(Data(try call.string(at: 1).utf8)))
+                call.push(json: try JSONReader.parse(Data(text.utf8)))
             } catch let error as JSONSyntaxError {
                 throw LuaError(code: "json", message: "strata.json.decode: \(error)")
             }

@@ -23,8 +23,14 @@ public final class LuaState {
         /// The instructions one run may execute (about a hundred million a second), or `nil`
         /// for no budget.
         public var instructionBudget: Int64? = 10_000_000_000
-        /// The bytes the state may hold, or `nil` for no ceiling.
+        /// The bytes the state may hold, or `nil` for no ceiling. What Strata holds for a
+        /// script (the JSON tree of `strata.json.encode`, an import's records, results) counts
+        /// too, at an estimate of its size.
         public var memoryLimit: Int? = 1 << 30
+        /// The wall-clock time one run may take, or `nil` for no limit: the bound on what the
+        /// budget cannot count (garbage collection, allocations failing at the memory ceiling,
+        /// the time a call into Strata waits), checked where instructions are.
+        public var timeLimit: Duration? = nil
         /// Whether scripts get the `io` and `os` libraries and `dofile`/`loadfile`: files,
         /// processes and the environment.
         public var allowsSystemAccess = false
@@ -32,8 +38,14 @@ public final class LuaState {
         public init() {}
     }
 
-    /// The Lua state; used by the bindings, on the state's thread.
-    let L: OpaquePointer
+    /// The Lua thread that runs now, which the bindings read their arguments from and push
+    /// their results to: the main thread, or a coroutine that called a Swift function. A
+    /// coroutine has a stack of its own, so a binding that used the main thread's stack read
+    /// another function's values ("context expected, got userdata"). Set by the dispatcher
+    /// for the length of each call into Swift.
+    var L: OpaquePointer
+    /// The state's main thread, which owns the state: closing and interrupting go through it.
+    private let mainThread: OpaquePointer
     /// The options the state was made with.
     public let options: Options
     /// Where `print` writes, a line at a time (standard output by default).
@@ -65,6 +77,7 @@ public final class LuaState {
         _ = Self.installDispatch
         guard let L = strata_lua_newstate() else { throw LuaError(code: "memory", message: "cannot create a Lua state: not enough memory") }
         self.L = L
+        self.mainThread = L
         self.options = options
         guard strata_lua_open_libraries(L, options.allowsSystemAccess ? 1 : 0) == LUA_OK else {
             let message = String(cString: strata_lua_tolstring(L, -1, nil))
@@ -95,7 +108,7 @@ public final class LuaState {
     }
 
     deinit {
-        strata_lua_close(L)
+        strata_lua_close(mainThread)
     }
 
     // MARK: - Running
@@ -116,7 +129,13 @@ public final class LuaState {
         for argument in arguments { LuaCall(L: L).push(argument) }
         try call(arguments: Int32(arguments.count))
         let call = LuaCall(L: L)
-        return (base + 1...max(base + 1, lua_gettop(L))).compactMap { index in index <= lua_gettop(L) ? call.value(at: index) : nil }
+        let results = lua_gettop(L) > base ? Array(base + 1...lua_gettop(L)) : []
+        // Read in full, a table that holds another many times is that many tables in Swift;
+        // once read, they are the caller's.
+        let held = strata_lua_held(L)
+        defer { strata_lua_set_held(L, held) }
+        for index in results { try call.chargeConversion(at: index) }
+        return results.map { index in call.value(at: index) }
     }
 
     /// Runs `chunk` with the `arguments` values on top of the stack as its `...`, leaving
@@ -156,6 +175,13 @@ public final class LuaState {
             var limits = strata_lua_limits()
             limits.instructions = options.instructionBudget ?? 0
             limits.memory = options.memoryLimit ?? 0
+            if let timeLimit = options.timeLimit {
+                let (seconds, attoseconds) = timeLimit.components
+                let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+                // At least a millisecond (0 means no limit), at most what a deadline in
+                // nanoseconds holds (three centuries).
+                limits.milliseconds = Int64(min(max(1, milliseconds), 1e13))
+            }
             strata_lua_set_limits(L, limits)
         }
         callDepth += 1
@@ -171,7 +197,7 @@ public final class LuaState {
     /// instructions); safe from a signal handler or another thread. An interruption that
     /// arrives when no script runs is dropped when the next one starts.
     public func interrupt() {
-        strata_lua_interrupt(L)
+        strata_lua_interrupt(mainThread)
     }
 
     /// Interrupts the state's running script from any thread, as ``interrupt()`` does; use
@@ -185,10 +211,10 @@ public final class LuaState {
     }
 
     /// A handle another thread (or a signal's handler) can interrupt the running script with.
-    public var interrupter: Interrupter { Interrupter(L: L) }
+    public var interrupter: Interrupter { Interrupter(L: mainThread) }
 
     /// The bytes the state holds.
-    public var memoryInUse: Int { strata_lua_memory_in_use(L) }
+    public var memoryInUse: Int { strata_lua_memory_in_use(mainThread) }
 
     // MARK: - Globals and Swift functions
 
@@ -236,7 +262,7 @@ public final class LuaState {
 
     /// Pushes a Lua function that calls `body`; `name` is how argument errors name it.
     func pushFunction(name: String, _ body: @escaping (LuaCall) throws -> Int32) {
-        let function = LuaFunction(name: name, body)
+        let function = LuaFunction(name: name, state: self, body)
         functions.append(function)
         strata_lua_push_function(L, Unmanaged.passUnretained(function).toOpaque())
     }
@@ -263,6 +289,13 @@ public final class LuaState {
         strata_lua_set_dispatch { L, box in
             guard let L, let box else { return STRATA_LUA_RAISE }
             let function = Unmanaged<LuaFunction>.fromOpaque(box).takeUnretainedValue()
+            // The bindings work on the thread that called them (a coroutine's, maybe), and on
+            // the caller's again when they return: a call may run Lua that calls Swift from
+            // another coroutine.
+            let state = function.state
+            let caller = state.L
+            state.L = L
+            defer { state.L = caller }
             do {
                 return try function.body(LuaCall(L: L, function: function.name))
             } catch let error as LuaError {
@@ -278,10 +311,13 @@ public final class LuaState {
 /// A Swift function that Lua calls.
 final class LuaFunction {
     let name: String
+    /// The state whose ``LuaState/L`` the function's calls set; it keeps its functions alive.
+    unowned let state: LuaState
     let body: (LuaCall) throws -> Int32
 
-    init(name: String, _ body: @escaping (LuaCall) throws -> Int32) {
+    init(name: String, state: LuaState, _ body: @escaping (LuaCall) throws -> Int32) {
         self.name = name
+        self.state = state
         self.body = body
     }
 }

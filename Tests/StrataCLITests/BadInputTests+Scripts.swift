@@ -57,6 +57,12 @@ extension BadInputTests {
         // with exit status 1.
         ("eval", "local a = ctx:first('Author', 'remoteID == 1'); a.remoteID = 2; ctx:save()", 3,
          "eval:1: <Author p1>: another Author already has remoteID 2, which the uniqueness constraint on remoteID forbids\nstack traceback:\n\t[C]: in method 'save'\n\teval:1: in function <eval:1>\n\teval:1: in main chunk"),
+        // Regression: a table graph of 2^30 leaves grew the process to 5.8 GB and aborted it.
+        ("eval", "local t = {} for i = 1, 30 do t = {t, t} end return #strata.json.encode(t)", 1,
+         "eval:1: not enough memory (the limit is 1024 MB; raise it with --memory MB, or 0 for no limit)\nstack traceback:\n\t[C]: in field 'encode'\n\teval:1: in function <eval:1>\n\teval:1: in main chunk"),
+        // A coroutine cannot yield across Swift; the transaction's change is undone.
+        ("eval", "coroutine.wrap(function() ctx:transaction(function() ctx:create('Tag', {name = 'x'}) coroutine.yield() end) end)() ctx:save()", 1,
+         "eval:1: attempt to yield across a C-call boundary\nstack traceback:\n\t[C]: in ?\n\teval:1: in function <eval:1>\n\teval:1: in main chunk"),
         ("eval", "return ctx:fetch('Book', {where = 'title =='})", 1,
          "eval:1: expected a value after '==', found 'the end of the predicate'\n  title ==\n          ^\nstack traceback:\n\t[C]: in method 'fetch'\n\teval:1: in function <eval:1>\n\teval:1: in main chunk"),
     ])

@@ -313,11 +313,24 @@ import Glibc
         let memory = try strata(["eval", "--memory", "8", "local t = {} for i = 1, 1e7 do t[i] = string.rep('x', 100) .. i end"])
         #expect(memory.status == 1)
         #expect(memory.standardError.contains("not enough memory (the limit is 8 MB; raise it with --memory MB, or 0 for no limit)"), "\(memory.standardError)")
-        for bad in [["--budget", "-1"], ["--memory", "-5"]] {
+        for bad in [["--budget", "-1"], ["--memory", "-5"], ["--timeout", "-1"], ["--timeout", "nan"]] {
             let refused = try strata(["eval"] + bad + ["1"])
             #expect(refused.status == 2, "\(bad)")
             #expect(refused.standardError.contains(bad[0]), "\(refused.standardError)")
         }
+    }
+
+    /// Garbage collection costs the budget little for its time, and a script may catch errors:
+    /// the time limit ends it all the same, with the store as it was.
+    @Test func theTimeLimitStopsWhatTheBudgetDoesNotCount() throws {
+        let before = try savedState()
+        let path = try script("collect.lua", "ctx:create('Tag', {name = 'unsaved'})\nwhile true do pcall(function() while true do collectgarbage() end end) end\n")
+        let result = try strata(["run", "--budget", "0", "--timeout", "1", path])
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix(
+            "strata: \(luaName(path)):2: time limit exceeded (1 s); raise it with --timeout SECONDS, or 0 for no limit\nstack traceback:\n"),
+            "\(result.standardError)")
+        #expect(try savedState() == before)
     }
 
     @Test(.disabled(if: StrataRunner.isThreadSanitized, "ThreadSanitizer runs a signal's handler only at a call it intercepts, which a running Lua loop never makes"))

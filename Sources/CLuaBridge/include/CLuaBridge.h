@@ -24,21 +24,44 @@ const char *strata_lua_release(void);
 typedef struct strata_lua_limits {
     /// Instructions a run may execute before it fails with "instruction budget exceeded".
     int64_t instructions;
-    /// Bytes the state may hold before an allocation fails with "not enough memory".
+    /// Bytes the state may hold before an allocation fails with "not enough memory"; what
+    /// Swift holds for the script (see strata_lua_charge) counts too.
     size_t memory;
+    /// Milliseconds of wall-clock time a run may take before it fails with "time limit
+    /// exceeded": the bound on what no instruction counts (garbage collection, work at the
+    /// memory limit, a long call into Swift).
+    int64_t milliseconds;
 } strata_lua_limits;
 
 /// A new state with Strata's allocator (which keeps count of memory), or NULL.
 lua_State *strata_lua_newstate(void);
 void strata_lua_close(lua_State *L);
-/// Sets the limits for the run that starts, resets the instruction count, and clears an
-/// interruption that arrived after the last run ended.
+/// Sets the limits for the run that starts (its deadline counted from now), resets the
+/// instruction count, and clears a stop and an interruption that arrived after the last run
+/// ended.
 void strata_lua_set_limits(lua_State *L, strata_lua_limits limits);
 /// The bytes the state holds now.
 size_t strata_lua_memory_in_use(lua_State *L);
 /// Makes the running script fail with "interrupted" at its next instruction check: safe to
 /// call from a signal handler or another thread.
 void strata_lua_interrupt(lua_State *L);
+
+/// What strata_lua_charge answers.
+#define STRATA_LUA_GO_ON 0
+/// The run must stop (interrupted, over its budget or its time): `message` says why.
+#define STRATA_LUA_STOP 1
+/// What Swift holds for the script would pass the memory limit.
+#define STRATA_LUA_OUT_OF_MEMORY 2
+/// Counts work that Swift does for a script: `instructions` against the budget (with the
+/// time limit and an interruption checked), and `bytes` that Swift holds for it against the
+/// memory limit until the Swift function that the script called returns. Never raises (Swift
+/// calls it): answers STRATA_LUA_GO_ON, or why not with the message in `message`.
+int strata_lua_charge(lua_State *L, int64_t instructions, size_t bytes, char *message, size_t size);
+/// The bytes Swift holds for the script now (see strata_lua_charge), and setting them back:
+/// for Swift that charges outside a Swift function (a run's results), where no trampoline
+/// does it on return.
+size_t strata_lua_held(lua_State *L);
+void strata_lua_set_held(lua_State *L, size_t bytes);
 
 /// Opens the sandbox's libraries (base without dofile and loadfile, and a load that reads
 /// text only; table, string, math, utf8, coroutine), and io and os when `unsafe` is set.

@@ -19,6 +19,10 @@ public struct ImportHooks {
     public var shouldUpdate: [String: (ManagedObject, JSONValue) throws -> Bool] = [:]
     /// Called once a record is imported, with its object, the record and the object's state.
     public var afterImport: [String: (ManagedObject, JSONValue, ImportState) throws -> Void] = [:]
+    /// Called before each batch of records (nested records too) with how many it holds: what
+    /// throws stops the import there, as a failing record does (a caller that bounds an
+    /// import's time checks its clock here).
+    public var beforeBatch: ((Int) throws -> Void)?
 
     public init() {}
 

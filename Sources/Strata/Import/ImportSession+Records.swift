@@ -260,7 +260,9 @@ extension ImportSession {
             let labels = nested.flatMap { owner in
                 owner.records.indices.map { RecordLabel.nested(owner: owner.entry.label, relationship: relationship.name, number: $0 + 1) }
             }
-            let objects = try importRecords(nested.flatMap(\.records), into: relationship.destinationEntityName, labels: labels)
+            let records = nested.flatMap(\.records)
+            try hooks.beforeBatch?(records.count)
+            let objects = try importRecords(records, into: relationship.destinationEntityName, labels: labels)
             var position = 0
             for (entry, records) in nested {
                 let slice = Array(objects[position..<(position + records.count)])

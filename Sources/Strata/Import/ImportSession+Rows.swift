@@ -98,6 +98,7 @@ extension ImportSession {
     /// Imports `records` into `entityName`: as rows when the entity and the session allow it
     /// (see ``writesRowsDirectly``), else through objects.
     func importBatch(_ records: [JSONValue], into entityName: String, labels: [RecordLabel]) throws {
+        try hooks.beforeBatch?(records.count)
         if let rows = try rowImport(for: entityName) {
             try importRows(records, labels: labels, with: rows)
         } else {

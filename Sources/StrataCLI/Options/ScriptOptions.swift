@@ -16,7 +16,7 @@ struct ScriptOptions: ParsableArguments {
     @Option(
         name: .customLong("budget"),
         help: ArgumentHelp(
-            "Stop a script (in the shell, each chunk) after this many Lua instructions, about a hundred million a second; 0 for no limit.",
+            "Stop a script (in the shell, each chunk) after this many Lua instructions, about a hundred million a second; 0 for no limit. Work done in C counts at what it costs: a pattern-matching step 2, copying or allocating 64 bytes 1, a full garbage collection 1 per 64 bytes of the heap, and in Strata 1 per value converted, record imported or object fetched.",
             valueName: "n"))
     var maxInstructions: Int64 = LuaState.Options().instructionBudget ?? 0
 
@@ -24,6 +24,18 @@ struct ScriptOptions: ParsableArguments {
         name: .customLong("memory"),
         help: ArgumentHelp("The memory the Lua interpreter may hold, in MB; 0 for no limit.", valueName: "MB"))
     var maxMemory: Int = (LuaState.Options().memoryLimit ?? 0) >> 20
+
+    @Option(
+        name: .customLong("timeout"),
+        help: ArgumentHelp(
+            "Stop a script (in the shell, each chunk) after this many seconds, which bounds what --budget cannot count (garbage collection, work at the --memory limit, waiting for the store); 0 for no limit. By default \(Int(Self.defaultTimeout)) for run, eval and a shell reading a pipe, none for a shell on a terminal (where Ctrl-C stops a chunk).",
+            valueName: "seconds"))
+    var timeout: Double?
+
+    /// The time limit of `run`, `eval` and a piped `shell`: ten minutes, far beyond a seed
+    /// script's usual run, and far below a CI job's own limit (hours), so that a runaway ends
+    /// with an error naming --timeout rather than a killed job.
+    static let defaultTimeout: Double = 600
 
     /// The largest --memory: a petabyte, far beyond any machine, and no overflow in bytes.
     static let maximumMemory = 1 << 30
@@ -33,6 +45,15 @@ struct ScriptOptions: ParsableArguments {
         if maxMemory < 0 || maxMemory > Self.maximumMemory {
             throw ValidationError("--memory must be a number of MB from 1 to \(Self.maximumMemory), or 0 for no limit")
         }
+        if let timeout, !(timeout >= 0 && timeout <= 1e9) {
+            throw ValidationError("--timeout must be a number of seconds, or 0 for no limit")
+        }
+    }
+
+    /// The time limit in seconds (0 for none): --timeout, else none when a user at a terminal
+    /// types the chunks (`interactive`), else ``defaultTimeout``.
+    func timeLimit(interactive: Bool) -> Double {
+        timeout ?? (interactive ? 0 : Self.defaultTimeout)
     }
 
     /// Refuses what cannot go together with the store's options: a store opened read-only is
@@ -46,11 +67,13 @@ struct ScriptOptions: ParsableArguments {
     }
 
     /// The options of the Lua state.
-    var luaOptions: LuaState.Options {
+    func luaOptions(interactive: Bool) -> LuaState.Options {
         var options = LuaState.Options()
         options.allowsSystemAccess = allowsIO
         options.instructionBudget = maxInstructions == 0 ? nil : maxInstructions
         options.memoryLimit = maxMemory == 0 ? nil : maxMemory << 20
+        let seconds = timeLimit(interactive: interactive)
+        options.timeLimit = seconds > 0 ? .seconds(seconds) : nil
         return options
     }
 }

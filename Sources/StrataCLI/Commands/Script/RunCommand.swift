@@ -26,7 +26,9 @@ struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
             discarded.
 
             Scripts are sandboxed (no io, os, dofile or loadfile unless --allow-io) and stopped \
-            when they go beyond --budget or --memory. Ctrl-C interrupts the \
+            when they go beyond --budget, --memory or --timeout (600 seconds unless given): \
+            the script fails with an error that pcall cannot catch, and the store keeps what \
+            was saved before. Ctrl-C interrupts the \
             script; a second Ctrl-C ends strata at once. On a terminal, a script that runs for \
             a second without writing shows on standard error what runs, for how long and what \
             its saves committed (running seed.lua... 42 s, 3 saves (120,000 objects)); the \

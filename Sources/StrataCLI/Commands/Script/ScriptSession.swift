@@ -22,14 +22,17 @@ final class ScriptSession {
     let stack: DataStack
     let lua: LuaState
     let scriptOptions: ScriptOptions
+    /// Whether a user types the chunks at a terminal (the shell): no time limit by default.
+    let interactive: Bool
     private let interruption: ScriptInterruption
     private let logger = Logger(label: "strata.script")
 
-    private init(stack: DataStack, scriptOptions: ScriptOptions) throws {
+    private init(stack: DataStack, scriptOptions: ScriptOptions, interactive: Bool) throws {
         self.stack = stack
         self.scriptOptions = scriptOptions
+        self.interactive = interactive
         do {
-            lua = try LuaState(options: scriptOptions.luaOptions)
+            lua = try LuaState(options: scriptOptions.luaOptions(interactive: interactive))
         } catch {
             throw CLIError("cannot start Lua: \(error.message)")
         }
@@ -50,8 +53,9 @@ final class ScriptSession {
 
     /// Opens the stack that `storeOptions` give, runs `body` with a session on it on the main
     /// queue, and closes the session: unsaved changes are rolled back, the store closed.
+    /// `interactive` when a user types the chunks at a terminal.
     static func with(
-        storeOptions: StoreOptions, scriptOptions: ScriptOptions, _ body: @escaping @Sendable (ScriptSession) throws -> Void
+        storeOptions: StoreOptions, scriptOptions: ScriptOptions, interactive: Bool = false, _ body: @escaping @Sendable (ScriptSession) throws -> Void
     ) async throws {
         if !scriptOptions.create {
             let path = try storeOptions.storePath ?? storeOptions.defaultStorePath()
@@ -83,7 +87,7 @@ final class ScriptSession {
                     try stack.mainContext.performAndWait {
                         dispatchPrecondition(condition: .onQueue(.main))
                         strata_stdout_line_buffered()
-                        let session = try ScriptSession(stack: stack, scriptOptions: scriptOptions)
+                        let session = try ScriptSession(stack: stack, scriptOptions: scriptOptions, interactive: interactive)
                         do {
                             try body(session)
                         } catch {
@@ -203,6 +207,8 @@ final class ScriptSession {
         var error = error
         if error.message.contains("instruction budget exceeded") {
             error.message += "; raise it with --budget N, or 0 for no limit"
+        } else if error.message.contains("time limit exceeded") {
+            error.message += "; raise it with --timeout SECONDS, or 0 for no limit"
         } else if error.message.hasSuffix("not enough memory"), scriptOptions.maxMemory > 0 {
             error.message += " (the limit is \(scriptOptions.maxMemory) MB; raise it with --memory MB, or 0 for no limit)"
         }

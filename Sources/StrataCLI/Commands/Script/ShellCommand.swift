@@ -54,7 +54,7 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
             return
         }
         let historyPath = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 + "/.strata_history" }
-        try await ScriptSession.with(storeOptions: options, scriptOptions: scriptOptions) { session in
+        try await ScriptSession.with(storeOptions: options, scriptOptions: scriptOptions, interactive: true) { session in
             guard let editor = LineEditor(historyPath: historyPath) else { throw CLIError("cannot start the line editor (libedit)") }
             let completion = ShellCompletion(session: session)
             editor.completer = { completion.complete($0) }
