@@ -11,6 +11,26 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
+    /// A reset would take the files from under a connection that is writing, which would lose
+    /// its commit: it waits, then refuses, naming the process, and the store keeps the commit.
+    @Test func resetRefusesWhileAnotherConnectionWritesNamingTheProcess() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.url.appendingPathComponent("Library.sqlite").path
+        #expect(try StrataRunner.run(["create", "--store", store, "--model", model]).status == 0)
+        let writer = try Database(path: store)
+        try writer.execute("BEGIN IMMEDIATE")
+        try writer.execute("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag'), 1, 'kept')")
+        let refused = try StrataRunner.run(["reset", "--yes", "--busy-timeout", "0.2", "--store", store, "--model", model])
+        #expect(refused.status == 1)
+        #expect(refused.standardError == "strata: \(store): the store is open in another connection (process \(getpid())); close it and try again\n")
+        try writer.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_NAME = 'Tag'")
+        try writer.execute("COMMIT")
+        writer.close()
+        #expect(try StrataRunner.run(["count", "Tag", "--store", store]).standardOutput == "1\n")
+        #expect(try StrataRunner.run(["reset", "--yes", "--store", store, "--model", model]).status == 0)
+        #expect(try StrataRunner.run(["count", "Tag", "--store", store]).standardOutput == "0\n")
+    }
+
     @Test func setupCreatesThenOpensAndResetEmptiesTheStore() throws {
         let store = folder.appendingPathComponent("Library.sqlite").path
         let created = try StrataRunner.run(["setup", "--store", store, "--model", model])

@@ -12,8 +12,9 @@ public enum ContextError: Error, Sendable, Equatable {
     case objectNotFound(ObjectID)
     /// An object of another context was given.
     case foreignObject(ObjectID)
-    /// The object is in no context any more: its context was reset (as ``DataStack/resetStore()``
-    /// does) or released. Its ID may name a row of a store that no longer exists; fetch anew.
+    /// The object is in no context any more: it was deleted and the deletion saved, or its
+    /// context was reset (as ``DataStack/resetStore()`` does) or released. Its ID may name a row
+    /// of a store that no longer exists; fetch anew.
     case forgottenObject(ObjectID)
     /// A worker's object was to leave the block it was made in (``DataStack/background(_:)``),
     /// where its context goes with the block: its ID travels instead.
@@ -66,7 +67,7 @@ extension ContextError: CustomStringConvertible, LocalizedError {
         case .objectNotFound(let id): "\(id) does not exist"
         case .foreignObject(let id): "\(id) belongs to another context"
         case .forgottenObject(let id):
-            "\(id) is in no context any more (its context was reset or released): fetch it again"
+            "\(id) is in no context any more (deleted and saved, or its context was reset or released): fetch it again"
         case .objectOutlivesItsContext(let id):
             "\(id) was returned from a background block, whose context goes with the block: return its objectID and use object(with:) in your own context"
         case .objectOfAnotherStore(let id, let contextStore):

@@ -84,7 +84,7 @@ import Testing
             #expect(try tag.attributeValue(forKey: "name") == .string("gone"))
             try context.delete(tag)
             try context.save()
-            #expect(throws: ContextError.foreignObject(tag.objectID)) { try tag.attributeValue(forKey: "name") }
+            #expect(throws: ContextError.forgottenObject(tag.objectID)) { try tag.attributeValue(forKey: "name") }
         }
     }
 

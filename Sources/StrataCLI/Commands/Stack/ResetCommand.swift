@@ -8,11 +8,17 @@ struct ResetCommand: AsyncParsableCommand, ReadsModelOrStore {
         commandName: "reset",
         abstract: "Remove every object of a store: delete its files and create it empty.",
         discussion: """
-            Removes the store file, its -wal, -shm and -journal, and its external data folder, \
-            then creates an empty store for the model, and lists the files removed. On a terminal \
-            it asks first; otherwise --yes is required. A store made with another model is \
-            refused (exit status 3). Without --model, the store's own model is kept: the one \
-            Core Data wrote in its model cache, or Strata in its metadata.
+            Replaces the store with an empty one for the model: the store file, its -wal, -shm \
+            and -journal, and its external data folder go, and the files removed are listed. On \
+            a terminal it asks first; otherwise --yes is required. A store made with another \
+            model is refused (exit status 3). Without --model, the store's own model is kept: \
+            the one Core Data wrote in its model cache, or Strata in its metadata.
+
+            The reset is crash-safe: the empty store is made beside the old one and renamed over \
+            it, so that a reset killed at any moment leaves the old store or the new one, and a \
+            reset run again succeeds. It needs the store to itself: while another connection \
+            has it open (an app, another strata) it waits --busy-timeout, then refuses (exit \
+            status 1), naming the process where the system tells it, and changes nothing.
             """)
 
     @OptionGroup var options: StoreOptions
