@@ -5,11 +5,17 @@ import Testing
 /// The admin's commands that delete, replace or create a store, killed as ``CrashSafetyTests``
 /// kills the others.
 extension CrashSafetyTests {
-    @Test func aKilledDeleteLeavesTheStoreAsBeforeOrAfter() throws {
-        let folder = try TemporaryFolder()
+    /// The stress bundle and a store of ``StressHarness/recordCount`` imported items, in `folder`.
+    static func storeOfItems(in folder: TemporaryFolder) throws -> (bundle: String, store: String) {
         let bundle = try StressHarness.bundle(in: folder)
         let base = folder.url.appendingPathComponent("base.sqlite").path
         try StressHarness.succeed(["import", "Item", "--store", base, "--model", bundle], input: StressHarness.items(count: StressHarness.recordCount))
+        return (bundle, base)
+    }
+
+    @Test func aKilledDeleteLeavesTheStoreAsBeforeOrAfter() throws {
+        let folder = try TemporaryFolder()
+        let (bundle, base) = try Self.storeOfItems(in: folder)
         try killRuns(of: "delete", base: base) { store in
             ["delete", "Item", "--where", "value < 500", "--store", store, "--model", bundle]
         } check: { store, _, before, after in
@@ -20,9 +26,7 @@ extension CrashSafetyTests {
 
     @Test func aKilledPruneLeavesTheStoreAsBeforeOrAfter() throws {
         let folder = try TemporaryFolder()
-        let bundle = try StressHarness.bundle(in: folder)
-        let base = folder.url.appendingPathComponent("base.sqlite").path
-        try StressHarness.succeed(["import", "Item", "--store", base, "--model", bundle], input: StressHarness.items(count: StressHarness.recordCount))
+        let (bundle, base) = try Self.storeOfItems(in: folder)
         // Counters without the name the model requires, as another program might leave them.
         let database = try Database(path: base)
         try database.inTransaction {
@@ -47,9 +51,7 @@ extension CrashSafetyTests {
     /// that dies while its user logs out still starts.
     @Test func aKilledResetLeavesTheOldStoreOrTheEmptyOneAndResetsAgain() throws {
         let folder = try TemporaryFolder()
-        let bundle = try StressHarness.bundle(in: folder)
-        let base = folder.url.appendingPathComponent("base.sqlite").path
-        try StressHarness.succeed(["import", "Item", "--store", base, "--model", bundle], input: StressHarness.items(count: StressHarness.recordCount))
+        let (bundle, base) = try Self.storeOfItems(in: folder)
         try killRuns(of: "reset", base: base) { store in
             ["reset", "--yes", "--store", store, "--model", bundle]
         } check: { store, work, before, after in

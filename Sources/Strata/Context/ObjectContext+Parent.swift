@@ -55,8 +55,9 @@ extension ObjectContext {
                     parent.deletedIDs.insert(id)
                 }
             }
-            // A commit's store save tells the siblings, under permanent IDs.
-            if !holdsParentsNotices { parent.announceToChildren(except: self) }
+            // When a commit goes on to save the parent to the store, that save tells the
+            // parent's other children, under permanent IDs.
+            if !(holdsParentsNotices && parent.parent == nil) { parent.announceToChildren(except: self) }
             if parent.hasChangeObservers {
                 var change = ObjectsDidChange(inserted: Set(insertedValues.map(\.0)), deleted: Set(deletedObjectIDs))
                 for (id, values, _) in changes {
