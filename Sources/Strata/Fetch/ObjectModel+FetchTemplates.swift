@@ -40,3 +40,33 @@ extension ObjectModel {
         return request
     }
 }
+
+extension ObjectModel {
+    /// Every check a model must pass before a store is made or opened for it:
+    /// ``validate()``, then, when that finds no error, what keeps the model from being laid out
+    /// in a store (``StoreLayout/issues(layingOut:)``) and fetch request templates whose
+    /// predicate does not parse.
+    ///
+    /// ``validate()`` lives with the model and knows nothing of stores and predicates; this
+    /// check, above both, is what ``ModelLoader/validated(_:version:checkingWith:)`` is given by
+    /// the stack and the command line.
+    public func validateForStore() -> [ModelIssue] {
+        let issues = validate()
+        guard !issues.contains(where: { $0.severity == .error }) else { return issues }
+        return issues + StoreLayout.issues(layingOut: self) + fetchRequestTemplateIssues()
+    }
+
+    /// A template whose predicate does not parse is refused when the model is loaded, not when
+    /// the template is first used.
+    func fetchRequestTemplateIssues() -> [ModelIssue] {
+        fetchRequestTemplates.compactMap { template in
+            guard let format = template.predicate else { return nil }
+            do {
+                _ = try ObjectPredicate(format: format)
+                return nil
+            } catch {
+                return ModelIssue(.error, entity: template.entityName, "fetch request '\(template.name)': the predicate does not parse: \(error)")
+            }
+        }
+    }
+}

@@ -66,10 +66,57 @@ extension AttributeDescription {
         if boundsAreLengths {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             if let length = Int(trimmed), length >= 0 { return (Double(length), nil) }
-            return (nil, "'\(text)' is not a valid length; Core Data ignores it")
+            return (nil, "'\(text)' is not a valid length (a whole number, 0 or more)")
         }
         let reading = reading(modelText: text)
         return (reading.value?.numericValue, reading.note)
+    }
+
+    /// Why `text`, a default, minimum or maximum, must be refused for this attribute's type;
+    /// `nil` when it is the type's form or a form Xcode leaves behind when a type changes.
+    ///
+    /// Xcode keeps the text typed for an earlier type, so a number on a Boolean ("0.0") and a
+    /// Boolean word on a number ("NO") are found in real models, and Core Data reads them:
+    /// ``reading(modelText:)`` warns about them. Anything else does not parse as any type's
+    /// value (`abc`, `12abc`, a date written as text), or parses to a number the type cannot
+    /// hold (`99999` for Integer 16, `1e400`, `nan`): Core Data would silently store another
+    /// value, so the model is refused.
+    func refusalReason(forModelText text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let typeName = type.rawValue
+        switch type {
+        case .string:
+            return nil
+        case .uuid, .uri:
+            return AttributeValue(modelText: text, type: type) == nil ? "'\(text)' is not a valid \(typeName)" : nil
+        case .binary, .transformable, .objectID, .undefined, .composite:
+            return "'\(text)' cannot be read: a \(typeName) attribute has no value written as text"
+        case .integer16, .integer32, .integer64, .double, .float, .decimal, .boolean, .date:
+            break
+        }
+        if ["yes", "no", "true", "false"].contains(trimmed.lowercased()) {
+            return type == .date ? "'\(text)' is not a valid Date (seconds since 2001-01-01)" : nil
+        }
+        guard let number = Double(trimmed) else {
+            return "'\(text)' is not a valid \(typeName)\(type == .date ? " (seconds since 2001-01-01)" : "")"
+        }
+        guard number.isFinite else { return "'\(text)' is not a finite number" }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            let range = AttributeValue.integerRange(of: type)
+            // Compared as doubles: Int64's bounds are not exact doubles, and 2^63 must be refused.
+            let whole = number.rounded(.towardZero)
+            if whole < Double(range.lowerBound) || whole >= -Double(range.lowerBound) {
+                return "'\(text)' is out of the range of \(typeName) (\(range.lowerBound)…\(range.upperBound))"
+            }
+        case .float where abs(number) > Double(Float.greatestFiniteMagnitude):
+            return "'\(text)' is out of the range of Float (±\(Float.greatestFiniteMagnitude))"
+        case .decimal where abs(number) > NSDecimalNumber(decimal: .greatestFiniteMagnitude).doubleValue:
+            return "'\(text)' is out of the range of Decimal (±\(Decimal.greatestFiniteMagnitude))"
+        default:
+            break
+        }
+        return nil
     }
 
     private var rangeNote: String {

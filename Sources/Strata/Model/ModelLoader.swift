@@ -41,19 +41,27 @@ public enum ModelLoader {
         return try single(url, name: name, file: url)
     }
 
-    /// Loads `url`, picks `version` (the current one when `nil`), and validates it.
+    /// Loads `url`, picks `version` (the current one when `nil`), and validates it with `check`.
     ///
     /// - Throws: ``ModelError/invalid(path:issues:)`` when validation finds errors.
-    public static func loadValidated(_ url: URL, version: String? = nil) throws(ModelError) -> ValidatedModel {
-        try validated(try load(url), version: version)
+    public static func loadValidated(
+        _ url: URL, version: String? = nil, checkingWith check: (ObjectModel) -> [ModelIssue] = { $0.validate() }
+    ) throws(ModelError) -> ValidatedModel {
+        try validated(try load(url), version: version, checkingWith: check)
     }
 
-    /// Picks `version` of `bundle` (the current one when `nil`) and validates it.
+    /// Picks `version` of `bundle` (the current one when `nil`) and validates it with `check`.
+    ///
+    /// `check` is ``ObjectModel/validate()`` by default, the rules of the model itself; the
+    /// layers above pass checks of their own (the store's layout, the predicates of fetch
+    /// request templates), which this layer cannot name.
     ///
     /// - Throws: ``ModelError/invalid(path:issues:)`` when validation finds errors.
-    public static func validated(_ bundle: ModelBundle, version: String? = nil) throws(ModelError) -> ValidatedModel {
+    public static func validated(
+        _ bundle: ModelBundle, version: String? = nil, checkingWith check: (ObjectModel) -> [ModelIssue] = { $0.validate() }
+    ) throws(ModelError) -> ValidatedModel {
         let chosen = try bundle.version(named: version)
-        let issues = chosen.model.validate()
+        let issues = check(chosen.model)
         if issues.contains(where: { $0.severity == .error }) {
             throw .invalid(path: chosen.file.path, issues: issues)
         }

@@ -8,10 +8,12 @@ extension ObjectModel {
     /// relationship destinations; inverses that do not exist; a stored attribute of type
     /// Undefined; minCount above maxCount; uniqueness constraints, fetch indexes and compound
     /// indexes that name unknown properties; configurations and fetch request templates naming
-    /// unknown entities.
+    /// unknown entities; an inverse whose destination is a third entity, outside the source
+    /// entity's hierarchy.
     ///
     /// Warnings, what Xcode compiles: an abstract entity without sub-entities used as a
-    /// relationship destination; an inverse that does not point back; default, minimum and
+    /// relationship destination; an inverse that leads back to the source's hierarchy but names
+    /// another relationship as its own inverse; default, minimum and
     /// maximum values that are not the usual form for their type (each says how Core Data reads
     /// it), a minimum above the maximum; regular expressions that do not compile.
     ///
@@ -223,8 +225,17 @@ extension ObjectModel {
         }
         // An inverse whose own destination is unknown is reported on the inverse itself.
         guard let inverseDestination = self.entity(named: inverse.destinationEntityName) else { return issues }
+        let pointsTo = "\(inverse.destinationEntityName).\(inverse.inverseName ?? "(no inverse)")"
+        // Xcode refuses an inverse whose destination is neither the source entity nor one of its
+        // ancestors or sub-entities: the two sides then join three entities, and no table holds
+        // the key of both.
+        guard self.entity(entity, isKindOf: inverseDestination) || self.entity(inverseDestination, isKindOf: entity) else {
+            issues.append(issue(
+                .error,
+                "the inverse '\(destinationName).\(inverseName)' leads to '\(inverse.destinationEntityName)', a third entity: an inverse must lead back to '\(entity.name)' (or an entity of its hierarchy)"))
+            return issues
+        }
         if inverse.inverseName != relationship.name || !self.entity(entity, isKindOf: inverseDestination) {
-            let pointsTo = "\(inverse.destinationEntityName).\(inverse.inverseName ?? "(no inverse)")"
             // Xcode compiles such a model, warning, and Core Data keeps the declared inverse in step.
             issues.append(issue(.warning, "the inverse '\(destinationName).\(inverseName)' does not point back: it points to \(pointsTo)"))
         }
@@ -237,35 +248,63 @@ extension ObjectModel {
 extension AttributeDescription {
     /// What is wrong with the attribute's type, default, minimum, maximum and regular expression.
     ///
-    /// Only an Undefined type on a stored attribute is an error (Xcode refuses to compile it).
-    /// Values Xcode compiles but that are not the usual form for the type are warnings saying
-    /// how Core Data reads them; so are bounds the wrong way round and a pattern that does not
-    /// compile, which make saves fail but not the model.
+    /// Errors: an Undefined type on a stored attribute (Xcode refuses to compile it); a default,
+    /// minimum or maximum that does not parse for the type or that the type cannot hold
+    /// (``refusalReason(forModelText:)``); a length bound that is not a whole number of at least
+    /// 0; a regular expression that does not compile, which would make every save of a value fail.
+    /// Warnings: values in a form Xcode leaves behind when a type changes, saying how Core Data
+    /// reads them, and bounds the wrong way round.
     func valueIssues() -> [(severity: ModelIssue.Severity, message: String)] {
         var issues: [(severity: ModelIssue.Severity, message: String)] = []
         if type == .undefined, !isTransient {
             issues.append((.error, "the type Undefined is only allowed for transient attributes"))
         }
-        if let text = defaultValue, let note = reading(modelText: text).note {
-            issues.append((.warning, "the default value \(note)"))
+        return issues + textValueIssues().map { ($0.severity, $0.message) }
+    }
+
+    /// The texts a model file holds for an attribute, each of which validation checks.
+    enum TextField: Sendable {
+        case defaultValue, minimum, maximum, regularExpression
+    }
+
+    /// The issues of the default, minimum, maximum and regular expression, each with its field.
+    private func textValueIssues() -> [(field: TextField, severity: ModelIssue.Severity, message: String)] {
+        var issues: [(field: TextField, severity: ModelIssue.Severity, message: String)] = []
+        if let text = defaultValue {
+            if let reason = refusalReason(forModelText: text) {
+                issues.append((.defaultValue, .error, "the default value \(reason)"))
+            } else if let note = reading(modelText: text).note {
+                issues.append((.defaultValue, .warning, "the default value \(note)"))
+            }
         }
         var bounds: [Double] = []
-        for (label, text) in [("minimum", minValue), ("maximum", maxValue)] {
+        for (field, label, text) in [(TextField.minimum, "minimum", minValue), (.maximum, "maximum", maxValue)] {
             guard let text else { continue }
+            if !boundsAreLengths, let reason = refusalReason(forModelText: text) {
+                issues.append((field, .error, "the \(label) \(reason)"))
+                continue
+            }
             let (number, note) = boundReading(text)
-            if let note { issues.append((.warning, "the \(label) \(note)")) }
+            // A length that is not a whole number cannot bound anything: it is refused.
+            if let note { issues.append((field, boundsAreLengths ? .error : .warning, "the \(label) \(note)")) }
             if let number { bounds.append(number) }
         }
         if let minValue, let maxValue, bounds.count == 2, bounds[0] > bounds[1] {
-            issues.append((.warning, "the minimum \(minValue) is greater than the maximum \(maxValue): no value can be saved"))
+            issues.append((.maximum, .warning, "the minimum \(minValue) is greater than the maximum \(maxValue): no value can be saved"))
         }
         if let pattern = regularExpression {
             do {
                 _ = try NSRegularExpression(pattern: pattern)
             } catch {
-                issues.append((.warning, "the regular expression '\(pattern)' does not compile: values are not checked against it"))
+                issues.append((.regularExpression, .error, "the regular expression '\(pattern)' does not compile"))
             }
         }
         return issues
+    }
+
+    /// The first error among the default, minimum, maximum and regular expression, with its
+    /// field: what a model reader refuses at load, where it still knows the line.
+    func firstValueError() -> (field: TextField, message: String)? {
+        textValueIssues().first { $0.severity == .error }.map { ($0.field, $0.message) }
     }
 }

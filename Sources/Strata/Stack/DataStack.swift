@@ -123,7 +123,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
 
     /// ``init(modelAt:version:store:options:)`` for a bundle already loaded.
     public convenience init(bundle: ModelBundle, version: String? = nil, store location: StoreLocation = .sqlite(nil), options: Options = Options()) throws {
-        let loaded = try ModelLoader.validated(bundle, version: version)
+        let loaded = try ModelLoader.validated(bundle, version: version, checkingWith: { $0.validateForStore() })
         let logger = StrataLog.logger(label: "strata.model")
         for warning in loaded.warnings { logger.info("\(loaded.version.file.path): \(warning)") }
         var options = options

@@ -136,7 +136,9 @@ public final class PersistentStore: @unchecked Sendable {
         at path: String, model: ObjectModel, configuration: Database.Configuration = Database.Configuration(),
         frameworkVersion: Int64 = StoreMetadata.frameworkVersion
     ) throws(StoreError) -> PersistentStore {
-        let issues = model.validate() + unstorableIssues(of: model)
+        var issues = model.validate() + unstorableIssues(of: model)
+        // The layout is only defined for a model without errors.
+        if !issues.contains(where: { $0.severity == .error }) { issues += StoreLayout.issues(layingOut: model) }
         if issues.contains(where: { $0.severity == .error }) { throw .invalidModel(path: path, issues: issues) }
         let fileManager = FileManager.default
         // An in-memory store touches no file: `path` is only its name.

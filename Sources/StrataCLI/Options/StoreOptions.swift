@@ -190,8 +190,8 @@ struct StoreOptions: ParsableArguments {
     func loadValidatedModel() throws -> ValidatedModel {
         let urls = try requireModelURLs()
         let loaded = urls.count > 1
-            ? try ModelLoader.validated(try ModelLoader.loadMerged(urls, version: modelVersionName))
-            : try ModelLoader.loadValidated(urls[0], version: modelVersionName)
+            ? try ModelLoader.validated(try ModelLoader.loadMerged(urls, version: modelVersionName), checkingWith: { $0.validateForStore() })
+            : try ModelLoader.loadValidated(urls[0], version: modelVersionName, checkingWith: { $0.validateForStore() })
         let logger = Logger(label: "strata.model")
         if loaded.versionWasGuessed {
             logger.warning("\(loaded.bundle.url.path): using model version '\(loaded.version.name)': \(loaded.bundle.currentVersionReason)")

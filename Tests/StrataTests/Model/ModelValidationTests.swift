@@ -92,18 +92,14 @@ import Testing
         #expect(found == ["error: entity 'EBook', property 'title': the parent entity 'Book' already declares a property with this name"])
     }
 
+    /// The forms Xcode leaves behind when a type changes, which real models hold and Core Data reads.
     @Test(arguments: [
-        (AttributeType.integer16, "70000", "'70000' is not a valid Integer 16 (-32768…32767); Core Data reads it as 4464"),
-        (.integer32, "1.5", "'1.5' is not a valid Integer 32 (-2147483648…2147483647); Core Data reads it as 1"),
+        (AttributeType.integer32, "1.5", "'1.5' is not a valid Integer 32 (-2147483648…2147483647); Core Data reads it as 1"),
         (.integer16, "NO", "'NO' is not a valid Integer 16 (-32768…32767); Core Data reads it as 0"),
         (.integer32, "YES", "'YES' is not a valid Integer 32 (-2147483648…2147483647); Core Data reads it as 1"),
         (.integer64, "0.0", "'0.0' is not a valid Integer 64 (-9223372036854775808…9223372036854775807); Core Data reads it as 0"),
-        (.double, "abc", "'abc' is not a valid Double; Core Data reads it as 0.0"),
-        (.decimal, "12abc", "'12abc' is not a valid Decimal; Core Data reads it as 12"),
         (.boolean, "0.0", "'0.0' is not a valid Boolean; Core Data reads it as false"),
-        (.boolean, "maybe", "'maybe' is not a valid Boolean; Core Data reads it as false"),
-        (.date, "yesterday", "'yesterday' is not a valid Date; Core Data ignores it"),
-        (.uuid, "not-a-uuid", "'not-a-uuid' is not a valid UUID; Core Data ignores it"),
+        (.double, "YES", "'YES' is not a valid Double; Core Data reads it as 0.0"),
     ])
     func defaultValueWrittenAsXcodeLetsPeopleWriteItIsAWarning(type: AttributeType, text: String, message: String) {
         let found = issues { model in
@@ -112,6 +108,43 @@ import Testing
             model.entities[1].attributes.append(attribute)
         }
         #expect(found == ["warning: entity 'Book', property 'value': the default value \(message)"])
+    }
+
+    /// Text that parses as no type's value, or as a number the type cannot hold, would be
+    /// stored as another value: the model is refused, naming entity and attribute.
+    @Test(arguments: [
+        (AttributeType.integer16, "99999", "'99999' is out of the range of Integer 16 (-32768…32767)"),
+        (.integer16, "-32769", "'-32769' is out of the range of Integer 16 (-32768…32767)"),
+        (.integer32, "2147483648", "'2147483648' is out of the range of Integer 32 (-2147483648…2147483647)"),
+        (.integer64, "9223372036854775808", "'9223372036854775808' is out of the range of Integer 64 (-9223372036854775808…9223372036854775807)"),
+        (.integer64, "1e400", "'1e400' is not a finite number"),
+        (.double, "1e400", "'1e400' is not a finite number"),
+        (.double, "nan", "'nan' is not a finite number"),
+        (.float, "1e39", "'1e39' is out of the range of Float (±3.4028235e+38)"),
+        (.double, "abc", "'abc' is not a valid Double"),
+        (.decimal, "12abc", "'12abc' is not a valid Decimal"),
+        (.boolean, "maybe", "'maybe' is not a valid Boolean"),
+        (.date, "yesterday", "'yesterday' is not a valid Date (seconds since 2001-01-01)"),
+        (.uuid, "not-a-uuid", "'not-a-uuid' is not a valid UUID"),
+        (.binary, "abc", "'abc' cannot be read: a Binary attribute has no value written as text"),
+    ])
+    func defaultValueThatDoesNotParseIsAnError(type: AttributeType, text: String, message: String) {
+        let found = issues { model in
+            var attribute = AttributeDescription(name: "value", type: type)
+            attribute.defaultValue = text
+            model.entities[1].attributes.append(attribute)
+        }
+        #expect(found == ["error: entity 'Book', property 'value': the default value \(message)"])
+    }
+
+    @Test(arguments: [AttributeType.integer16, .integer32, .integer64, .double, .float, .decimal])
+    func boundsThatAreNotFiniteOrOutOfRangeAreErrors(type: AttributeType) {
+        var attribute = AttributeDescription(name: "value", type: type)
+        attribute.minValue = "-1e400"
+        attribute.maxValue = "1e300"
+        let found = attribute.valueIssues()
+        #expect(found.map(\.severity) == [.error, type == .double ? nil : .error].compactMap { $0 })
+        #expect(found.first?.message == "the minimum '-1e400' is not a finite number")
     }
 
     /// What an object gets as its default is what Core Data reads from the text.
@@ -137,7 +170,7 @@ import Testing
         #expect(attribute.valueIssues().isEmpty)
     }
 
-    @Test func minimumAboveMaximumAndUnparsableBoundsAreWarnings() {
+    @Test func minimumAboveMaximumIsAWarningAndAnUnparsableLengthAnError() {
         var attribute = AttributeDescription(name: "rating", type: .double)
         attribute.minValue = "5"
         attribute.maxValue = "1"
@@ -145,15 +178,16 @@ import Testing
         #expect(attribute.valueIssues().map(\.severity) == [.warning])
         var name = AttributeDescription(name: "name", type: .string)
         name.minValue = "-1"
-        #expect(name.valueIssues().map(\.message) == ["the minimum '-1' is not a valid length; Core Data ignores it"])
+        #expect(name.valueIssues().map(\.message) == ["the minimum '-1' is not a valid length (a whole number, 0 or more)"])
+        #expect(name.valueIssues().map(\.severity) == [.error])
         #expect(name.minimumBound == nil)
     }
 
-    @Test func regularExpressionThatDoesNotCompileIsAWarning() {
+    @Test func regularExpressionThatDoesNotCompileIsAnError() {
         var attribute = AttributeDescription(name: "isbn", type: .string)
         attribute.regularExpression = "[0-9"
-        #expect(attribute.valueIssues().map(\.message) == ["the regular expression '[0-9' does not compile: values are not checked against it"])
-        #expect(attribute.valueIssues().map(\.severity) == [.warning])
+        #expect(attribute.valueIssues().map(\.message) == ["the regular expression '[0-9' does not compile"])
+        #expect(attribute.valueIssues().map(\.severity) == [.error])
     }
 
     @Test func storedUndefinedAttributeIsAnError() {

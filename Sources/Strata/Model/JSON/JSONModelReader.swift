@@ -159,6 +159,16 @@ public enum JSONModelReader {
         attribute.customClassName = try reader.string("customClassName")
         attribute.compositeName = try reader.string("composite")
         try reader.finish()
+        // Refused here rather than only by validation, so that the error names the line.
+        if let (field, message) = attribute.firstValueError() {
+            let key = switch field {
+            case .defaultValue: "default"
+            case .minimum: "min"
+            case .maximum: "max"
+            case .regularExpression: "regularExpression"
+            }
+            throw reader.invalid(key, message)
+        }
         return attribute
     }
 

@@ -46,7 +46,9 @@ private struct ModelElementReader {
         }
         for element in root.children(named: "composite") {
             var attributes: [AttributeDescription] = []
-            for child in element.children(named: "attribute") { attributes.append(try attribute(from: child)) }
+            for child in element.children(named: "attribute") {
+                attributes.append(try attribute(from: child, owner: "composite '\(element.attributes["name"] ?? "?")'"))
+            }
             model.composites.append(CompositeDescription(name: try required("name", of: element), attributes: attributes))
         }
         for element in root.children(named: "configuration") {
@@ -76,7 +78,7 @@ private struct ModelElementReader {
         entity.userInfo = userInfo(of: element)
         for child in element.children {
             switch child.name {
-            case "attribute": entity.attributes.append(try attribute(from: child))
+            case "attribute": entity.attributes.append(try attribute(from: child, owner: "entity '\(entity.name)'"))
             case "relationship": entity.relationships.append(try relationship(from: child))
             case "fetchedProperty": entity.fetchedProperties.append(try fetchedProperty(from: child))
             case "uniquenessConstraints":
@@ -139,7 +141,8 @@ private struct ModelElementReader {
         "customClassName", "composite",
     ]
 
-    private func attribute(from element: XMLTreeElement) throws(ModelError) -> AttributeDescription {
+    /// The attribute `element` describes; `owner` names its entity or composite in errors.
+    private func attribute(from element: XMLTreeElement, owner: String) throws(ModelError) -> AttributeDescription {
         let name = try required("name", of: element)
         let typeName = element.attributes["attributeType"] ?? AttributeType.undefined.rawValue
         guard let type = AttributeType(rawValue: typeName) else {
@@ -173,6 +176,10 @@ private struct ModelElementReader {
         attribute.valueTransformerName = attributes["valueTransformerName"]
         attribute.customClassName = attributes["customClassName"]
         attribute.compositeName = attributes["composite"]
+        // Refused here rather than only by validation, so that the error names the line.
+        if let (_, message) = attribute.firstValueError() {
+            throw .invalidContent(path: path, location: element.location, message: "\(owner), attribute '\(name)': \(message)")
+        }
         return attribute
     }
 

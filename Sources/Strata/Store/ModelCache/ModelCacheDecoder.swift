@@ -7,12 +7,23 @@ import Foundation
 /// own; what Strata reads of them is what the version hashes and the store layout need, plus
 /// the names, user info and indexes a user sees.
 enum ModelCacheDecoder {
+    /// The most bytes a model cache may inflate to. The caches of real apps' models inflate to
+    /// tens of kilobytes; a model of thousands of entities stays within a few megabytes. A
+    /// stream that inflates further is hostile or damaged (DEFLATE compresses up to 1032:1, so a
+    /// 237 KB blob could otherwise become 245 MB and its parse gigabytes).
+    static let maximumInflatedSize = 64 << 20
+
+    /// The most properties the decoder reads over all entities, inherited ones listed again
+    /// included: an archive whose entities share one huge property dictionary would otherwise
+    /// cost entities × properties.
+    static let maximumPropertyVisits = 2_000_000
+
     static func decode(_ blob: Data) throws(KeyedArchive.Failure) -> ObjectModel {
         let plist: PropertyListValue
         do {
-            plist = try BinaryPropertyListReader.read(try Inflate.decompress(blob))
+            plist = try BinaryPropertyListReader.read(try Inflate.decompress(blob, limit: maximumInflatedSize))
         } catch let failure as Inflate.Failure {
-            throw KeyedArchive.Failure(message: failure.description)
+            throw KeyedArchive.Failure(message: "\(failure.description) (the blob is \(blob.count) bytes; no model needs more than \(maximumInflatedSize >> 20) MB)")
         } catch {
             throw KeyedArchive.Failure(message: String(describing: error))
         }
@@ -26,15 +37,18 @@ enum ModelCacheDecoder {
             throw KeyedArchive.Failure(message: "the archive does not hold a managed object model")
         }
         var entities: [EntityDescription] = []
+        var budget = maximumPropertyVisits
         for (_, entityObject) in archive.dictionary(archive.root["NSEntities"]) {
-            entities.append(try entity(from: entityObject, in: archive))
+            entities.append(try entity(from: entityObject, in: archive, budget: &budget))
         }
         var model = ObjectModel(entities: entities.sorted { $0.name < $1.name })
         model.versionIdentifier = archive.array(archive.root["NSVersionIdentifiers"]).compactMap(\.stringValue).first ?? ""
         return model
     }
 
-    private static func entity(from object: PropertyListValue, in archive: KeyedArchive) throws(KeyedArchive.Failure) -> EntityDescription {
+    private static func entity(
+        from object: PropertyListValue, in archive: KeyedArchive, budget: inout Int
+    ) throws(KeyedArchive.Failure) -> EntityDescription {
         guard let name = archive.string(object["NSEntityName"]) else {
             throw KeyedArchive.Failure(message: "an entity has no name")
         }
@@ -46,6 +60,12 @@ enum ModelCacheDecoder {
         entity.renamingIdentifier = archive.string(object["NSRenamingIdentifier"]).flatMap { $0 == name ? nil : $0 }
         entity.userInfo = archive.stringDictionary(object["NSUserInfo"])
         let properties = archive.dictionary(object["NSProperties"]).sorted { $0.key < $1.key }
+        let constraints = archive.array(object["NSUniquenessConstraints"]), indexes = archive.array(object["NSFetchIndexDescriptions"])
+        budget -= properties.count + constraints.count + indexes.count + 1
+        guard budget >= 0 else {
+            throw KeyedArchive.Failure(
+                message: "the entities list more than \(maximumPropertyVisits) properties, constraints and indexes in all; the archive refers to the same objects over and over")
+        }
         for (propertyName, property) in properties {
             // An entity's property dictionary may list inherited properties; each is described
             // once, on the entity that declares it.
@@ -56,10 +76,10 @@ enum ModelCacheDecoder {
             default: continue
             }
         }
-        entity.uniquenessConstraints = archive.array(object["NSUniquenessConstraints"]).map { constraint in
+        entity.uniquenessConstraints = constraints.map { constraint in
             archive.array(constraint).compactMap { archive.string($0) ?? archive.string($0["NSPropertyName"]) }
         }
-        for index in archive.array(object["NSFetchIndexDescriptions"]) {
+        for index in indexes {
             guard let indexName = archive.string(index["NSIndexName"]) else { continue }
             let elements = archive.array(index["NSIndexElements"]).compactMap { element -> FetchIndexDescription.Element? in
                 guard let property = archive.string(element["NSPropertyName"]) else { return nil }

@@ -13,11 +13,19 @@ import Foundation
 public struct BinaryPropertyListReader {
     /// How deeply containers may nest.
     public static let maximumDepth = 512
+    /// The most objects a property list may hold: a model cache of thousands of entities holds
+    /// a few hundred thousand.
+    public static let maximumObjectCount = 4_000_000
+    /// The most container elements a property list may hold, counting an object each time a
+    /// container refers to it: bounds the decoded value's memory (a reference costs a few bytes
+    /// of input, an element several of memory) whatever the objects share.
+    public static let maximumElementCount = 8_000_000
 
     private let bytes: [UInt8]
     private let offsets: [Int]
     private let referenceSize: Int
     private var decoded: [Int: PropertyListValue] = [:]
+    private var elementCount = 0
 
     /// Reads the property list in `data`.
     public static func read(_ data: Data) throws(PropertyListError) -> PropertyListValue {
@@ -31,6 +39,9 @@ public struct BinaryPropertyListReader {
         let objectCount = try checkedInt(bigEndian(bytes, at: trailer + 8, size: 8), "object count")
         let topObject = try checkedInt(bigEndian(bytes, at: trailer + 16, size: 8), "top object")
         let tableOffset = try checkedInt(bigEndian(bytes, at: trailer + 24, size: 8), "offset table")
+        guard objectCount <= maximumObjectCount else {
+            throw PropertyListError(message: "\(objectCount) objects, more than the \(maximumObjectCount) allowed", offset: trailer + 8)
+        }
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize), objectCount > 0, topObject < objectCount,
             tableOffset >= 8, objectCount <= (trailer - tableOffset) / offsetSize
         else {
@@ -108,6 +119,7 @@ public struct BinaryPropertyListReader {
             return .uid(try Self.bigEndian(bytes, at: start + 1, size: info + 1))
         case 0xA, 0xC:
             let (count, contentStart) = try length(info, at: start)
+            try countElements(count, at: start)
             var values: [PropertyListValue] = []
             for position in 0..<count {
                 values.append(try object(try reference(at: contentStart + position * referenceSize), visiting: &visiting))
@@ -115,6 +127,7 @@ public struct BinaryPropertyListReader {
             return .array(values)
         case 0xD:
             let (count, contentStart) = try length(info, at: start)
+            try countElements(count, at: start)
             var dictionary: [String: PropertyListValue] = [:]
             for position in 0..<count {
                 let key = try object(try reference(at: contentStart + position * referenceSize), visiting: &visiting)
@@ -131,6 +144,14 @@ public struct BinaryPropertyListReader {
     }
 
     // MARK: - Bytes
+
+    /// Counts `count` more container elements, failing past ``maximumElementCount``.
+    private mutating func countElements(_ count: Int, at start: Int) throws(PropertyListError) {
+        elementCount += count
+        guard elementCount <= Self.maximumElementCount else {
+            throw PropertyListError(message: "the containers hold more than \(Self.maximumElementCount) elements in all", offset: start)
+        }
+    }
 
     /// The element count of a container or data object and where its content starts.
     private func length(_ info: Int, at start: Int) throws(PropertyListError) -> (Int, Int) {

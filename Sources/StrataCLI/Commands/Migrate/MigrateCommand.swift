@@ -152,7 +152,7 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     /// The current version of the model at `path`, validated; its warnings go to the log.
     private static func loadSourceModel(at path: String) throws -> ModelBundle.Version {
-        let loaded = try ModelLoader.loadValidated(URL(fileURLWithPath: path))
+        let loaded = try ModelLoader.loadValidated(URL(fileURLWithPath: path), checkingWith: { $0.validateForStore() })
         let logger = Logger(label: "strata.model")
         for warning in loaded.warnings { logger.warning("\(loaded.version.file.path): \(warning)") }
         return loaded.version

@@ -73,7 +73,7 @@ struct ModelConvertCommand: AsyncParsableCommand, ReadsModelOrStore {
             return [loaded.version]
         }
         for version in loaded.bundle.versions {
-            let issues = version.model.validate()
+            let issues = version.model.validateForStore()
             if issues.contains(where: { $0.severity == .error }) {
                 throw ModelError.invalid(path: version.file.path, issues: issues)
             }

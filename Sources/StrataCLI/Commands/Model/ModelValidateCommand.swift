@@ -26,7 +26,7 @@ struct ModelValidateCommand: AsyncParsableCommand, ReadsModelOrStore {
         for bundle in bundles {
             versions += try options.modelVersionName.map { [try bundle.version(named: $0)] } ?? bundle.versions
         }
-        let results = versions.map { ($0, $0.model.validate()) }
+        let results = versions.map { ($0, $0.model.validateForStore()) }
         // A version that could not be read is invalid, with its reading error as its one issue.
         let unreadable = options.modelVersionName == nil ? bundles.flatMap(\.unreadableVersions) : []
         switch format {
