@@ -31,15 +31,19 @@ enum ModelCacheDecoder {
     }
 
     /// The model in a keyed archive of `NSManagedObjectModel`, once inflated and parsed.
-    static func model(fromArchive plist: PropertyListValue) throws(KeyedArchive.Failure) -> ObjectModel {
+    static func model(fromArchive plist: PropertyListValue, propertyVisitLimit: Int = maximumPropertyVisits) throws(KeyedArchive.Failure) -> ObjectModel {
         let archive = try KeyedArchive(plist)
         guard archive.className(of: archive.root) == "NSManagedObjectModel" else {
             throw KeyedArchive.Failure(message: "the archive does not hold a managed object model")
         }
         var entities: [EntityDescription] = []
-        var budget = maximumPropertyVisits
+        var budget = propertyVisitLimit
         for (_, entityObject) in archive.dictionary(archive.root["NSEntities"]) {
             entities.append(try entity(from: entityObject, in: archive, budget: &budget))
+            guard budget >= 0 else {
+                throw KeyedArchive.Failure(
+                    message: "the entities list more than \(propertyVisitLimit) properties, constraints and indexes in all; the archive refers to the same objects over and over")
+            }
         }
         var model = ObjectModel(entities: entities.sorted { $0.name < $1.name })
         model.versionIdentifier = archive.array(archive.root["NSVersionIdentifiers"]).compactMap(\.stringValue).first ?? ""
@@ -62,10 +66,8 @@ enum ModelCacheDecoder {
         let properties = archive.dictionary(object["NSProperties"]).sorted { $0.key < $1.key }
         let constraints = archive.array(object["NSUniquenessConstraints"]), indexes = archive.array(object["NSFetchIndexDescriptions"])
         budget -= properties.count + constraints.count + indexes.count + 1
-        guard budget >= 0 else {
-            throw KeyedArchive.Failure(
-                message: "the entities list more than \(maximumPropertyVisits) properties, constraints and indexes in all; the archive refers to the same objects over and over")
-        }
+        // Past the budget, the caller refuses the archive before decoding anything more.
+        guard budget >= 0 else { return entity }
         for (propertyName, property) in properties {
             // An entity's property dictionary may list inherited properties; each is described
             // once, on the entity that declares it.

@@ -26,9 +26,11 @@ public struct BinaryPropertyListReader {
     private let referenceSize: Int
     private var decoded: [Int: PropertyListValue] = [:]
     private var elementCount = 0
+    private var elementLimit = maximumElementCount
 
-    /// Reads the property list in `data`.
-    public static func read(_ data: Data) throws(PropertyListError) -> PropertyListValue {
+    /// Reads the property list in `data`, refusing one whose containers hold more than
+    /// `elementLimit` elements in all (each reference counted, a shared object's too).
+    public static func read(_ data: Data, elementLimit: Int = maximumElementCount) throws(PropertyListError) -> PropertyListValue {
         let bytes = [UInt8](data)
         guard bytes.count >= 40, bytes.starts(with: Array("bplist0".utf8)) else {
             throw PropertyListError(message: "not a binary property list", offset: 0)
@@ -57,6 +59,7 @@ public struct BinaryPropertyListReader {
             offsets.append(offset)
         }
         var reader = BinaryPropertyListReader(bytes: bytes, offsets: offsets, referenceSize: referenceSize)
+        reader.elementLimit = elementLimit
         var visiting: Set<Int> = []
         return try reader.object(topObject, visiting: &visiting)
     }
@@ -145,11 +148,11 @@ public struct BinaryPropertyListReader {
 
     // MARK: - Bytes
 
-    /// Counts `count` more container elements, failing past ``maximumElementCount``.
+    /// Counts `count` more container elements, failing past the element limit.
     private mutating func countElements(_ count: Int, at start: Int) throws(PropertyListError) {
         elementCount += count
-        guard elementCount <= Self.maximumElementCount else {
-            throw PropertyListError(message: "the containers hold more than \(Self.maximumElementCount) elements in all", offset: start)
+        guard elementCount <= elementLimit else {
+            throw PropertyListError(message: "the containers hold more than \(elementLimit) elements in all", offset: start)
         }
     }
 
