@@ -32,7 +32,7 @@ enum ExitStatus: Int32 {
     /// that cannot run where the store is (read-only, in use) a runtime failure.
     init(for error: MigrationError) {
         switch error {
-        case .sourceModelNotFound, .newerStore, .unmappable, .dataDoesNotFit, .verificationFailed: self = .dataError
+        case .sourceModelNotFound, .unmappable, .dataDoesNotFit, .verificationFailed: self = .dataError
         case .cannotMigrate: self = .failure
         case .store(let storeError): self.init(for: storeError)
         case .customStepFailed(_, let error as LuaError): self.init(for: error)

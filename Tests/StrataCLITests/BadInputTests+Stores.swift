@@ -81,19 +81,41 @@ extension BadInputTests {
     }
 
     /// A store made with version 2 of the Library bundle (Page.words added, version identifier
-    /// 2), opened with the example bundle, which knows version 1 only: every command refuses it,
-    /// and `migrate` does not take it back to version 1 (which would drop Page.words).
+    /// 2), opened with the example bundle, which knows version 1 only: every command but
+    /// `migrate` refuses it (see `migrateTakesAStoreOfAVersionTheBundleLacksFromItsOwnModel`).
     @Test(arguments: [
         (["fetch", "Page"], "",
          "strata: {store}: the store was made with another model; entities that differ: Page (changed) (model {contents}); leave out --model to use the store's own model"),
         (["import", "Book", "{dir}/one.json"], "", "strata: {store}: the store was made with another model; entities that differ: Page (changed)"),
         (["setup"], "",
          "strata: {store}: cannot find the model the store was made with: it is none of the versions of Library.xcdatamodeld (Library); name the model that made it (strata migrate --from-model)"),
-        (["migrate"], "",
-         "strata: {store}: the store was made with version identifier 2, which comes after Library (version identifier 1); Strata does not migrate back"),
         (["run", "{dir}/touch.lua"], "", "strata: {store}: the store was made with another model; entities that differ: Page (changed) (automatic migration is off)"),
     ])
     func aStoreOfANewerVersionThanTheBundleKnows(command: [String], output: String, error: String) throws {
+        let setup = try Self.storeOfLibrary2()
+        try Self.refuses(command + ["--store", "{store}", "--model", "{model}"], in: setup, status: 3, error: error, output: output)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.path).filter { $0.hasSuffix(".bak") }.isEmpty)
+    }
+
+    /// `migrate` takes that store to the bundle's only version from the model the store
+    /// records, as it takes any store the bundle lacks (Core Data's model cache likewise): its
+    /// version identifier, 2 against 1, is a label and refuses nothing. What version 1 lacks
+    /// (Page.words) is dropped, as the plan says, and the old store is kept as a backup.
+    @Test func migrateTakesAStoreOfAVersionTheBundleLacksFromItsOwnModel() throws {
+        let setup = try Self.storeOfLibrary2()
+        let migrated = try StrataRunner.run(["migrate", "--store", setup.store, "--model", Self.model])
+        #expect(migrated.status == 0, "\(migrated.standardError)")
+        #expect(migrated.standardOutput.contains("\(setup.store): from the model recorded in the store to Library in 1 step"), "\(migrated.standardOutput)")
+        #expect(migrated.standardOutput.contains("Page.words removed"), "\(migrated.standardOutput)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.path).filter { $0.hasSuffix(".bak") }.count == 1)
+        let pages = try StrataRunner.run(["count", "Page", "--store", setup.store, "--model", Self.model])
+        #expect(pages.status == 0, "\(pages.standardError)")
+        #expect(pages.standardOutput != "0\n", "the pages are kept")
+    }
+
+    /// A store made with "Library 2" of a bundle beside it (Page.words added and set, version
+    /// identifier 2), with the inputs the refusals use.
+    static func storeOfLibrary2() throws -> Setup {
         let setup = try Setup(store: false)
         let original = try String(contentsOfFile: Self.contents, encoding: .utf8)
         let newer = original
@@ -112,8 +134,7 @@ extension BadInputTests {
         #expect(words.status == 0, "\(words.standardError)")
         try setup.write("one.json", #"{"isbn": "9780000000001", "title": "One"}"#)
         try setup.write("touch.lua", #"ctx:create("Tag", {name = "new"}); ctx:save()"#)
-        try Self.refuses(command + ["--store", "{store}", "--model", "{model}"], in: setup, status: 3, error: error, output: output)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: setup.path).filter { $0.hasSuffix(".bak") }.isEmpty)
+        return setup
     }
 
     // MARK: - Where the store cannot be written

@@ -8,10 +8,10 @@
 /// }
 /// ```
 public enum MigrationError: Error, Sendable, CustomStringConvertible {
-    /// None of the models at hand has the store's version hashes.
+    /// None of the models at hand has the store's version hashes (a store of a model the
+    /// bundle does not hold, a later release's say). Version identifiers are labels and are
+    /// never compared, so no store is refused for an identifier that sorts after another.
     case sourceModelNotFound(path: String, reason: String)
-    /// The store was made with a later version than the one to migrate to.
-    case newerStore(path: String, storeVersion: String, destinationVersion: String)
     /// The model change cannot be inferred: each reason names the entity and property
     /// (lossy type changes, ambiguous renaming identifiers, merged hierarchies).
     case unmappable(path: String, step: String, reasons: [String])
@@ -31,8 +31,6 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .sourceModelNotFound(let path, let reason): "\(path): cannot find the model the store was made with: \(reason)"
-        case .newerStore(let path, let store, let destination):
-            "\(path): the store was made with version \(store), which comes after \(destination); Strata does not migrate back"
         case .unmappable(let path, let step, let reasons):
             "\(path): cannot migrate \(step):\n" + reasons.map { "  \($0)" }.joined(separator: "\n")
         case .dataDoesNotFit(let path, let step, let reasons):

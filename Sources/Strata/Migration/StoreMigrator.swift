@@ -9,6 +9,8 @@ import Foundation
 /// `Z_MODELCACHE`, or the copy Strata records). As with Core Data's inferred mapping, the
 /// versions in between play no part unless a route names them, so their names and order do not
 /// matter, and an entity that one of them removes and a later one adds back keeps its objects.
+/// Version identifiers are labels, never compared: a store of any version of the bundle
+/// migrates to any other, whichever identifier sorts first.
 ///
 /// ```swift
 /// let bundle = try ModelLoader.load(URL(fileURLWithPath: "Library.xcdatamodeld"))
@@ -33,9 +35,10 @@ public struct StoreMigrator: Sendable {
     public let destination: ModelBundle.Version
     /// The model the store was made with, when the bundle does not hold it.
     public let sourceModel: ModelBundle.Version?
-    /// Versions of the bundle to go through, in order, between the store's and
-    /// ``destination``: each is a step of its own (a step-by-step migration). Empty, the
-    /// migration is one step, as Core Data's automatic migration.
+    /// Versions of the bundle to go through, in the order given (never sorted by name or
+    /// version identifier), between the store's and ``destination``: each is a step of its own
+    /// (a step-by-step migration). Empty, the migration is one step, as Core Data's automatic
+    /// migration.
     public let route: [ModelBundle.Version]
     /// Whether the model the store keeps itself (Core Data's `Z_MODELCACHE`, or the copy
     /// Strata records) may be the source when no version of the bundle made the store.
@@ -124,9 +127,16 @@ public struct StoreMigrator: Sendable {
 
     /// The versions from the store's to ``destination``: the store's, those ``route`` names
     /// (less the store's and the destination), and the destination.
+    ///
+    /// The order is the store's version, then ``route`` in the order it is given, then the
+    /// destination: nothing is sorted. Version identifiers are free labels (`v1.3` may be older
+    /// than `1.9`), so, as with Core Data, which never compares `versionIdentifiers`, they
+    /// neither order the steps nor make a store "newer": a store of any version the bundle holds
+    /// (found by its hashes) migrates to any other, "back" included, and what the destination
+    /// no longer has is dropped as the inferred mapping says (the plan names it, the old store
+    /// is kept as a backup).
     private func versionChain(storeHashes: [String: Data], store: PersistentStore) throws(MigrationError) -> [ModelBundle.Version] {
         let source = try sourceVersion(storeHashes: storeHashes, store: store)
-        try refuseNewerStore(store, madeWith: source)
         let between = route.filter { $0.name != source.name && $0.name != destination.name }
         return [source] + between + [destination]
     }
@@ -152,22 +162,6 @@ public struct StoreMigrator: Sendable {
         throw .sourceModelNotFound(
             path: storePath,
             reason: "it is none of the versions of \(bundle.url.lastPathComponent) (\(bundle.versions.map(\.name).joined(separator: ", ")))\(ownModel); name the model that made it (strata migrate --from-model)")
-    }
-
-    /// Refuses a store made by a later version than the destination, as their version
-    /// identifiers say (compared as numbers, `1.9` before `1.10`): migrating it "back" would
-    /// drop what that version added. Version names say nothing of their order, and a version
-    /// without an identifier is not compared.
-    private func refuseNewerStore(_ store: PersistentStore, madeWith source: ModelBundle.Version) throws(MigrationError) {
-        let destinationIdentifier = destination.model.versionIdentifier
-        let storeIdentifier = store.metadata.versionIdentifiers.first ?? source.model.versionIdentifier
-        guard !storeIdentifier.isEmpty, !destinationIdentifier.isEmpty,
-            storeIdentifier.compare(destinationIdentifier, options: .numeric) == .orderedDescending
-        else { return }
-        let storeVersion = bundle.versions.contains { $0.name == source.name } ? "\(source.name) (version identifier \(storeIdentifier))" : "identifier \(storeIdentifier)"
-        throw .newerStore(
-            path: storePath, storeVersion: storeVersion,
-            destinationVersion: "\(destination.name) (version identifier \(destinationIdentifier))")
     }
 }
 

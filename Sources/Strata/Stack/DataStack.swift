@@ -107,7 +107,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
 
     /// Sets up a stack in one line from a model bundle (an `.xcdatamodeld`, or any model
     /// ``ModelLoader`` reads), as `strata setup` does: its current version (or `version`),
-    /// validated, on a store that is created when missing and, when an earlier version of the
+    /// validated, on a store that is created when missing and, when another version of the
     /// bundle made it, migrated first (see ``Options/automigrates``). The store is
     /// `<bundle name>.sqlite` in the current folder unless `location` names another.
     ///
@@ -449,7 +449,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         }
         let isUnusable = switch failure {
         case StoreError.notSQLite, StoreError.notACoreDataStore, StoreError.modelCacheUnreadable, is StackError: true
-        case MigrationError.sourceModelNotFound, MigrationError.newerStore, MigrationError.unmappable, MigrationError.dataDoesNotFit: true
+        case MigrationError.sourceModelNotFound, MigrationError.unmappable, MigrationError.dataDoesNotFit: true
         default: false
         }
         // Only a store whose data cannot be used is replaced, and only when asked; a locked or

@@ -10,7 +10,7 @@ struct ScriptOptions: ParsableArguments {
     @Flag(help: "Create the store when it is missing (as strata setup does); without it, a missing store is an error, so that a mistyped --store is not taken for a new store.")
     var create = false
 
-    @Flag(help: "Migrate a store made with an earlier version of the --model bundle to the chosen version first, as strata migrate does, keeping the old store as <store>.<UTC time>.bak; without it, such a store is refused.")
+    @Flag(help: "Migrate a store made with another version of the --model bundle to the chosen version first, as strata migrate does, keeping the old store as <store>.<UTC time>.bak; without it, such a store is refused.")
     var migrate = false
 
     @Option(

@@ -143,7 +143,7 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The stack on the store (default: `<model name>.sqlite` in the current folder), creating
-    /// the store when it is missing (unless `readOnly`). A store made with an earlier version
+    /// the store when it is missing (unless `readOnly`). A store made with another version
     /// of the bundle is migrated when `automigrates`; a store of another model is refused.
     /// `readOnly` opens the store with SQLite's read-only flag: a save fails.
     func openStack(automigrates: Bool = true, readOnly: Bool = false) throws -> DataStack {

@@ -116,26 +116,7 @@ import Testing
         #expect(try fixture.read { try $0.all("Note", by: "text").map { try $0.attributeValue(forKey: "text") } } == [.string("kept")])
     }
 
-    /// Only version identifiers say that a store is newer: one greater than the destination's
-    /// is refused; names and the bundle's order are not compared.
-    @Test func aStoreOfALaterVersionIdentifierIsRefused() throws {
-        let v1 = #"{"versionIdentifier": "1.9", "entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}]}]}"#
-        let v2 = #"{"versionIdentifier": "1.10", "entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}, {"name": "note", "type": "string"}]}]}"#
-        let fixture = try MigrationFixture(versions: [("B", v2), ("A", v1)]) { try $0.make("Item", ["code": "x"]) }
-        let before = try fixture.bytes()
-        #expect {
-            try fixture.migrator().migrate()
-        } throws: { error in
-            "\(error)" == "\(fixture.path): the store was made with version B (version identifier 1.10), which comes after A (version identifier 1.9); Strata does not migrate back"
-        }
-        #expect(try fixture.bytes() == before)
-        // Without identifiers, "back" is a migration like another, inferred and checked.
-        let plain = try MigrationFixture(versions: [("V2", v2.replacingOccurrences(of: #""versionIdentifier": "1.10", "#, with: "")),
-                                                    ("V1", v1.replacingOccurrences(of: #""versionIdentifier": "1.9", "#, with: ""))]) { try $0.make("Item", ["code": "x"]) }
-        let result = try plain.migrator().migrate()
-        #expect(result.plan.steps[0].mapping.changes == ["Item.note removed"])
-        #expect(result.counts == ["Item": 1])
-    }
+    // Stores whose version identifier sorts after the destination's: MigrationVersionIdentifierTests.
 
     /// A model change a migration refuses: the store stays byte for byte, and no file is left.
     static func expectRefusal(from old: String, to new: String, seed: (ObjectContext) throws -> Void, message: String) throws {

@@ -18,10 +18,12 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
             $STRATA_MODEL_VERSION names, else the bundle's current version) in one step, as \
             Core Data's automatic migration does: the versions in between play no part. \
             --through VERSION, repeated, migrates step by step through the versions named, in \
-            the order given. A store made with a model the bundle does not hold migrates from \
-            --from-model, or from the model the store keeps itself (Core Data's model cache, or \
-            the copy Strata records). A store whose version identifier is greater than the \
-            destination's (compared as numbers) was made by a later version and is refused.
+            the order given. Version identifiers are labels, as in Core Data, and are not \
+            compared: a store of any version of the bundle migrates to any other, whichever \
+            identifier sorts first (what the destination lacks is dropped, as the plan says). \
+            A store made with a model the bundle does not hold migrates from --from-model, or \
+            from the model the store keeps itself (Core Data's model cache, or the copy Strata \
+            records).
 
             Each step is inferred as Core Data infers a lightweight migration: entities, \
             attributes and relationships match by renaming identifier, else by name; new \

@@ -10,7 +10,7 @@ struct SetupCommand: AsyncParsableCommand, ReadsModelOrStore {
         abstract: "Create the store when missing or open it, and describe the stack.",
         discussion: """
             Without --store, the store is <model name>.sqlite in the current folder. A store made \
-            with an earlier version of the model bundle is migrated to the chosen version first, \
+            with another version of the model bundle is migrated to the chosen version first, \
             as strata migrate does, keeping the old store as <store>.<UTC time>.bak; with \
             --no-automigrate, or when no version of the bundle made it, it is refused (exit \
             status 3).
