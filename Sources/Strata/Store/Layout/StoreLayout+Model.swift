@@ -19,8 +19,8 @@
 //   hash tables, which no rule reproduces in general: these rules fit every store seen, and a
 //   store is always opened with the names it has.
 // - Indexes: `<TABLE>_<COLUMN>_INDEX` for to-one keys, `<TABLE>_Z_ENT_INDEX` on a table that
-//   holds a hierarchy, `Z_<Entity>_<name>` for fetch indexes, `Z_<ENTITY>_UNIQUE_<PROPERTIES>`
-//   for uniqueness constraints. Two rules changed across Core Data releases (the store's
+//   holds a hierarchy, `Z_<Entity>_<name>` for fetch indexes, `Z_<Entity>_UNIQUE_<properties>`
+//   (names as the model spells them, `Z_Car_UNIQUE_numberPlate`) for uniqueness constraints. Two rules changed across Core Data releases (the store's
 //   `NSPersistenceFrameworkVersion`): join tables got an index over the reversed pair, and
 //   attributes marked indexed became fetch indexes named after the attribute; before that they
 //   had a plain `<TABLE>_<COLUMN>_INDEX`.
@@ -394,9 +394,11 @@ private struct LayoutBuilder {
             for constraint in entity.uniquenessConstraints {
                 let columns = constraint.compactMap(layout.column(for:))
                 guard columns.count == constraint.count else { continue }
+                // As the CoreDataPlus stores have them: the entity's and the properties' names as
+                // the model spells them, each column in binary ascending order, like a fetch index.
                 add(StoreLayout.Index(
-                    name: "Z_\(entity.name.uppercased())_UNIQUE_\(constraint.map { $0.uppercased() }.joined(separator: "_"))",
-                    table: table, terms: columns, isUnique: true))
+                    name: "Z_\(entity.name)_UNIQUE_\(constraint.joined(separator: "_"))",
+                    table: table, terms: columns.map { "\($0) COLLATE BINARY ASC" }, isUnique: true))
             }
             for compound in entity.compoundIndexes {
                 let columns = compound.compactMap(layout.column(for:))

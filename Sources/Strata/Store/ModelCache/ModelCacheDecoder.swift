@@ -64,16 +64,33 @@ enum ModelCacheDecoder {
         entity.renamingIdentifier = archive.string(object["NSRenamingIdentifier"]).flatMap { $0 == name ? nil : $0 }
         entity.userInfo = archive.stringDictionary(object["NSUserInfo"])
         let properties = archive.dictionary(object["NSProperties"]).sorted { $0.key < $1.key }
-        let constraints = archive.array(object["NSUniquenessConstraints"]), indexes = archive.array(object["NSFetchIndexDescriptions"])
+        // Core Data archives the constraints as `NSUniqueTuples` (every CoreDataPlus store with
+        // a constraint does); `NSUniquenessConstraints`, the property's name, is read too.
+        let constraints = archive.array(object["NSUniqueTuples"] ?? object["NSUniquenessConstraints"])
+        let indexes = archive.array(object["NSFetchIndexDescriptions"])
         budget -= properties.count + constraints.count + indexes.count + 1
         // Past the budget, the caller refuses the archive before decoding anything more.
         guard budget >= 0 else { return entity }
+        // An entity's archived property dictionary lists its inherited properties too, and the
+        // parent's lists the grandparent's, so the parent's dictionary alone names everything
+        // this entity inherits.
+        let parent = archive.object(object["NSSuperentity"])
+        let parentName = parent.flatMap { archive.string($0["NSEntityName"]) } ?? ""
+        var parentProperties: [String: PropertyListValue] = [:]
+        for (propertyName, property) in archive.dictionary(parent?["NSProperties"]) { parentProperties[propertyName] = property }
         for (propertyName, property) in properties {
-            // An entity's property dictionary may list inherited properties; each is described
-            // once, on the entity that declares it.
+            // Each property is described once, on the entity that declares it. An inherited
+            // property comes in two forms: the ancestor's own object (its `NSEntity` names the
+            // ancestor), or, as Core Data wrote the CoreDataPlus stores, a copy whose `NSEntity`
+            // names this entity. Both are left to the ancestor.
             if let owner = archive.object(property["NSEntity"]), archive.string(owner["NSEntityName"]) != name { continue }
+            if let declared = parentProperties[propertyName] {
+                try requireSameVersionHash(copy: property, declared: declared, named: propertyName, entity: name, parent: parentName, in: archive)
+                continue
+            }
             switch archive.className(of: property) {
-            case "NSAttributeDescription": entity.attributes.append(attribute(propertyName, property, in: archive))
+            case "NSAttributeDescription", "NSDerivedAttributeDescription":
+                entity.attributes.append(attribute(propertyName, property, in: archive))
             case "NSRelationshipDescription": entity.relationships.append(relationship(propertyName, property, in: archive))
             default: continue
             }
@@ -94,6 +111,37 @@ enum ModelCacheDecoder {
         return entity
     }
 
+    /// Refuses a sub-entity's copy of an inherited property that is not the property its
+    /// parent declares, as far as the version hashes tell (kind, type, optionality,
+    /// transience, destination, inverse, counts, ordering, modifiers).
+    ///
+    /// Core Data lets a sub-entity only inherit a property, never redeclare it, so a copy that
+    /// differs in any of these would be a cache that contradicts itself: Strata says so rather
+    /// than hash or lay out one of the two at random. What the hashes do not cover (default
+    /// value, user info, indexing, delete rule, renaming identifier) is kept as the ancestor
+    /// declares it, since a hierarchy has one description per property name; in the CoreDataPlus
+    /// stores every copy equals its ancestor's in all of these too (inferred from the
+    /// CoreDataPlus stores: only `NSEntity` differs).
+    private static func requireSameVersionHash(
+        copy: PropertyListValue, declared: PropertyListValue, named name: String, entity: String, parent: String, in archive: KeyedArchive
+    ) throws(KeyedArchive.Failure) {
+        let kind = archive.className(of: copy)
+        let matches: Bool
+        if kind != archive.className(of: declared) {
+            matches = false  // an attribute where the parent has a relationship, or the reverse
+        } else if kind == "NSAttributeDescription" || kind == "NSDerivedAttributeDescription" {
+            matches = attribute(name, copy, in: archive).versionHash == attribute(name, declared, in: archive).versionHash
+        } else if kind == "NSRelationshipDescription" {
+            matches = relationship(name, copy, in: archive).versionHash == relationship(name, declared, in: archive).versionHash
+        } else {
+            matches = true  // fetched properties and the like, which Strata does not read
+        }
+        guard matches else {
+            throw KeyedArchive.Failure(
+                message: "entity '\(entity)', property '\(name)': its copy of the property that the parent entity '\(parent)' declares differs from it (in kind, type, optionality or another part of the version hash)")
+        }
+    }
+
     private static func attribute(_ name: String, _ object: PropertyListValue, in archive: KeyedArchive) -> AttributeDescription {
         let code = object["NSAttributeType"]?.integerValue.flatMap { UInt32(exactly: $0) }
         var attribute = AttributeDescription(name: name, type: code.flatMap(AttributeType.init(code:)) ?? .undefined)
@@ -102,7 +150,13 @@ enum ModelCacheDecoder {
         attribute.valueTransformerName = archive.string(object["NSValueTransformerName"])
         if attribute.type == .transformable { attribute.customClassName = archive.string(object["NSAttributeValueClassName"]) }
         attribute.allowsExternalBinaryDataStorage = object["NSAllowsExternalBinaryDataStorage"]?.boolValue ?? false
-        attribute.preservesValueInHistoryOnDeletion = object["NSPreservesValueInHistoryOnDeletion"]?.boolValue ?? false
+        // Core Data keeps "preserve after deletion" as bit 0x10 of NSFlagsKey (Person.id of the
+        // CoreDataPlus SampleModel store, the only one the model marks, is the only 16 there).
+        let flags = object["NSFlagsKey"]?.integerValue ?? 0
+        attribute.preservesValueInHistoryOnDeletion = object["NSPreservesValueInHistoryOnDeletion"]?.boolValue ?? (flags & 0x10 != 0)
+        // A derived attribute (its own archive class) has a column like any other; the
+        // expression that derives it is archived as an NSExpression, which Strata does not read.
+        attribute.isDerived = archive.className(of: object) == "NSDerivedAttributeDescription"
         switch archive.object(object["NSDefaultValue"]) {
         case .integer(let value)?: attribute.defaultValue = attribute.type == .boolean ? (value != 0 ? "YES" : "NO") : String(value)
         case .real(let value)?: attribute.defaultValue = String(value)
@@ -117,7 +171,10 @@ enum ModelCacheDecoder {
     private static func relationship(_ name: String, _ object: PropertyListValue, in archive: KeyedArchive) -> RelationshipDescription {
         let destination = archive.object(object["NSDestinationEntity"]).flatMap { archive.string($0["NSEntityName"]) }
             ?? archive.string(object["_NSDestinationEntityName"]) ?? ""
-        let minCount = Int(clamping: object["NSMinCount"]?.integerValue ?? 0), maxCount = Int(clamping: object["NSMaxCount"]?.integerValue ?? 0)
+        // A count is an unsigned 32-bit number: Core Data archived an unbounded to-many of the
+        // SampleModel2 stores as NSMaxCount -1, which is UInt32.max, and hashes it as such.
+        func count(_ key: String) -> Int { Int(UInt32(truncatingIfNeeded: object[key]?.integerValue ?? 0)) }
+        let minCount = count("NSMinCount"), maxCount = count("NSMaxCount")
         var relationship = RelationshipDescription(name: name, destination: destination, isToMany: maxCount != 1)
         readPropertySettings(of: &relationship, from: object, in: archive)
         relationship.minCount = minCount
