@@ -115,11 +115,13 @@ func processesHoldingFile(atPath path: String) -> [Int32] {
 }
 
 /// Where a store's files are: the store file where it lives (through symbolic links),
-/// its external data folder, and the names a reset uses beside them.
+/// its external data folder, and the names a create and a reset use beside them.
 struct StoreFileLocation {
     let file: String
     let folder: String
     let support: String
+    /// The new store a create makes before it links it into place.
+    let creating: String
     /// The new store a reset makes before it takes the old one's place.
     let resetting: String
     /// The old external data folder while a reset removes it.
@@ -133,7 +135,9 @@ struct StoreFileLocation {
         folder = parent.isEmpty ? "." : parent
         let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         support = (folder as NSString).appendingPathComponent(".\(name)_SUPPORT")
-        resetting = (folder as NSString).appendingPathComponent(".\((file as NSString).lastPathComponent).strata-reset")
+        let hidden = (folder as NSString).appendingPathComponent(".\((file as NSString).lastPathComponent)")
+        creating = hidden + ".strata-creating"
+        resetting = hidden + ".strata-reset"
         supportBeingRemoved = support + ".strata-reset"
     }
 }

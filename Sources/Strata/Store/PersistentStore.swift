@@ -165,9 +165,8 @@ public final class PersistentStore: @unchecked Sendable {
     private static func createInPlace(
         at path: String, namedBy name: String, model: ObjectModel, configuration: Database.Configuration, frameworkVersion: Int64
     ) throws(StoreError) -> PersistentStore {
-        let folder = (path as NSString).deletingLastPathComponent
-        let creating = ((folder.isEmpty ? "." : folder) as NSString)
-            .appendingPathComponent(".\((path as NSString).lastPathComponent).strata-creating")
+        guard let location = StoreFileLocation(path) else { throw .symbolicLinkLoop(path: name) }
+        let creating = location.creating
         removeFiles(ofStoreAt: creating)
         try build(at: creating, model: model, configuration: configuration, frameworkVersion: frameworkVersion).close()
         defer { removeFiles(ofStoreAt: creating) }
@@ -182,7 +181,7 @@ public final class PersistentStore: @unchecked Sendable {
                     throw POSIXError(.init(rawValue: failure) ?? .EIO)
                 }
             }
-            try syncToDisk(atPath: folder.isEmpty ? "." : folder)
+            try syncToDisk(atPath: location.folder)
         } catch let error as StoreError {
             throw error
         } catch {
