@@ -30,6 +30,9 @@ public struct ObjectModel: Sendable, Equatable {
     public var xcodeSettings: [String: String] = [:]
 
     private var entityIndexByName: [String: Int] = [:]
+    /// The indexes in ``entities`` of each parent's direct subentities, in model order, so that
+    /// walking a hierarchy costs its size rather than a scan of the model per entity.
+    private var subentityIndexesByParent: [String: [Int]] = [:]
     /// Each entity's properties with the inherited ones, by entity name: property access and
     /// fetches look them up per object, so they are gathered once per change of the entities.
     private var propertiesByEntity: [String: EntityProperties] = [:]
@@ -77,8 +80,10 @@ public struct ObjectModel: Sendable, Equatable {
 
     private mutating func indexEntities() {
         entityIndexByName = [:]
-        for (index, entity) in entities.enumerated() where entityIndexByName[entity.name] == nil {
-            entityIndexByName[entity.name] = index
+        subentityIndexesByParent = [:]
+        for (index, entity) in entities.enumerated() {
+            if entityIndexByName[entity.name] == nil { entityIndexByName[entity.name] = index }
+            if let parent = entity.superentityName { subentityIndexesByParent[parent, default: []].append(index) }
         }
         propertiesByEntity = [:]
         for index in entityIndexByName.values {
@@ -129,7 +134,7 @@ extension ObjectModel {
 
     /// The entities whose parent is `entity`, in model order.
     public func directSubentities(of entity: EntityDescription) -> [EntityDescription] {
-        entities.filter { $0.superentityName == entity.name }
+        subentityIndexesByParent[entity.name, default: []].map { entities[$0] }
     }
 
     /// Every entity below `entity` in its hierarchy, depth first, in model order.

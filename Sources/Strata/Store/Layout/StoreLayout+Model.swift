@@ -141,6 +141,8 @@ private struct LayoutBuilder {
     let model: ObjectModel
     let ordered: [EntityDescription]
     let numbers: [String: Int]
+    /// The root of each entity's hierarchy, by entity name: looked up per entity and relationship.
+    let rootNames: [String: String]
     var entities: [StoreLayout.Entity] = []
     var tables: [StoreLayout.Table] = []
     var joinTables: [StoreLayout.JoinTable] = []
@@ -160,6 +162,10 @@ private struct LayoutBuilder {
         self.ordered = numbers.orderedEntities
         self.numbers = numbers.numbers
         self.frameworkVersion = frameworkVersion
+        // `ordered` visits a parent before its subentities.
+        var rootNames: [String: String] = [:]
+        for entity in ordered { rootNames[entity.name] = entity.superentityName.flatMap { rootNames[$0] } ?? entity.name }
+        self.rootNames = rootNames
         for entity in ordered {
             for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient && relationship.inverseName == nil {
                 declaredToManyKeyColumns[entity.name, default: [:]][relationship.name] = "Z\(self.numbers[entity.name]!)\(relationship.name.uppercased())"
@@ -175,7 +181,7 @@ private struct LayoutBuilder {
                 guard declaredToManyKeyColumns[owner.name]?[relationship.name] != nil,
                     let destination = model.entity(named: relationship.destinationEntityName)
                 else { return false }
-                return model.rootEntity(of: destination).name == root.name
+                return (rootNames[destination.name] ?? model.rootEntity(of: destination).name) == root.name
             }
             .sorted { $0.name < $1.name }
             .compactMap { declaredToManyKeyColumns[owner.name]?[$0.name] }
@@ -186,7 +192,7 @@ private struct LayoutBuilder {
 
     mutating func addHierarchy(of root: EntityDescription) {
         let tableName = "Z" + root.name.uppercased()
-        let hierarchy = [root] + ordered.filter { $0.name != root.name && model.rootEntity(of: $0).name == root.name }
+        let hierarchy = [root] + ordered.filter { $0.name != root.name && rootNames[$0.name] == root.name }
         var columns = [
             StoreLayout.Column(name: "Z_PK", type: "INTEGER PRIMARY KEY"), StoreLayout.Column(name: "Z_ENT", type: "INTEGER"),
             StoreLayout.Column(name: "Z_OPT", type: "INTEGER"),
