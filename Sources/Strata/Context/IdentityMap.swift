@@ -76,6 +76,16 @@ struct IdentityMap: Sequence {
         return (values[position], displaced)
     }
 
+    /// The objects that something besides the map holds, in their order. It asks each object
+    /// in place, without copying the map's storage.
+    mutating func objectsHeldElsewhere(where include: (ManagedObject) -> Bool) -> [ManagedObject] {
+        var held: [ManagedObject] = []
+        for position in values.indices where include(values[position]) && !isKnownUniquelyReferenced(&values[position]) {
+            held.append(values[position])
+        }
+        return held
+    }
+
     mutating func reserveCapacity(_ capacity: Int) {
         positions.reserveCapacity(capacity)
         keys.reserveCapacity(capacity)

@@ -484,9 +484,12 @@ public final class ObjectContext: @unchecked Sendable {
         rootStore?.withLock { $0 = store }
     }
 
-    /// Forgets every object, saved or not; objects the caller still holds become unusable.
+    /// Forgets every object, saved or not. Objects the caller still holds read as they were
+    /// last seen (the faults among them are loaded first) and refuse changes with
+    /// ``ContextError/forgottenObject(_:)``.
     public func reset() {
         assertOnQueue()
+        loadHeldFaults()
         ManagedObject.ownershipLock.withLock {
             for object in registered.values { object.detachLocked() }
         }

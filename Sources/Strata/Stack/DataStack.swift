@@ -308,6 +308,9 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
             return list.compactMap { record in record.context.map { ($0, record.kind) } }
         }
         let batches = others.filter { $0.1 == .batch }.map(\.0)
+        // What the app still holds reads as the old user's data once forgotten, which a fault
+        // can only do if loaded while the old store is open.
+        for context in [rootContext, mainContext] + others.map(\.0) { context.performAndWait { context.loadHeldFaults() } }
         // The reset needs the file to itself: the stack's own connections close first, and
         // reopen on the old store if it cannot be had.
         for context in batches { context.performAndWait { context.store.close() } }

@@ -108,6 +108,51 @@ import Testing
         }
     }
 
+    /// A tag whose name a screen reads as a non-optional `String`.
+    final class NamedTag: ManagedObject, @unchecked Sendable {
+        override class var entityName: String { "Tag" }
+        @Attribute("name") var name: String
+    }
+
+    /// A fault the app holds but never read cannot load once its context forgot it, and a
+    /// non-optional typed property cannot throw: the reset loads such faults first, in the main
+    /// context and in a worker below it, so that they read as the old user's data.
+    @Test func aHeldFaultNeverReadReadsThroughANonOptionalTypedPropertyAfterTheReset() async throws {
+        let folder = try StoreFolder()
+        let stack = try DataStack(model: DataStackTests.library, modelName: "Library", store: .sqlite(folder.url.appendingPathComponent("Library.sqlite")))
+        stack.register([NamedTag.self])
+        try await stack.save(inBackground: { context in
+            for name in ["alice 1", "alice 2", "alice 3"] { try context.insert("Tag").setValue(name, forKey: "name") }
+        })
+        let ids = try await stack.background { try $0.fetchObjectIDs(FetchRequest(entityName: "Tag", sortDescriptors: [ObjectSortDescriptor("name")])) }
+        let main = stack.mainContext
+        // Turned into faults, as objects are that a context refreshed or that came with a merge.
+        let onMain = await MainActor.run {
+            main.performAndWait {
+                ids.map { id in
+                    let tag = main.object(with: id) as! NamedTag
+                    main.refresh(tag, mergeChanges: false)
+                    return tag
+                }
+            }
+        }
+        let worker = stack.newWorkerContext()
+        let inWorker = worker.performAndWait {
+            let tag = worker.object(with: ids[2]) as! NamedTag
+            worker.refresh(tag, mergeChanges: false)
+            return tag
+        }
+        #expect((onMain + [inWorker]).allSatisfy { $0.isFault })
+
+        try stack.resetStore()
+        await MainActor.run {
+            #expect(onMain.map(\.name) == ["alice 1", "alice 2", "alice 3"])
+            #expect(onMain.allSatisfy { $0.managedObjectContext == nil })
+        }
+        #expect(inWorker.name == "alice 3")
+        #expect(throws: ContextError.forgottenObject(ids[2])) { try inWorker.setValue("changed", forKey: "name") }
+    }
+
     @Test func aResetRefusesWhileAnotherConnectionWritesAndTheStackGoesOnWithTheOldStore() async throws {
         let session = try await Session()
         var configuration = Database.Configuration()
