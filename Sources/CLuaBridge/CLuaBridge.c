@@ -66,9 +66,10 @@ enum strata_stop strata_check(strata_state *state, int64_t count) {
     if (atomic_exchange_explicit(&state->interrupted, 0, memory_order_relaxed)) return state->stop = STRATA_INTERRUPTED;
     state->executed += count;
     if (state->limits.instructions > 0 && state->executed > state->limits.instructions) return state->stop = STRATA_OVER_BUDGET;
-    if (state->deadline > 0 && state->executed >= state->next_clock_check) {
+    int64_t deadline = atomic_load_explicit(&state->deadline, memory_order_relaxed);
+    if (deadline > 0 && state->executed >= state->next_clock_check) {
         state->next_clock_check = state->executed + STRATA_HOOK_INTERVAL;
-        if (monotonic_nanoseconds() > state->deadline) return state->stop = STRATA_OVER_TIME;
+        if (monotonic_nanoseconds() > deadline) return state->stop = STRATA_OVER_TIME;
     }
     return STRATA_GO_ON;
 }
@@ -156,13 +157,21 @@ void strata_lua_set_limits(lua_State *L, strata_lua_limits limits) {
     state->held = 0;
     state->stop = STRATA_GO_ON;
     state->next_clock_check = 0;
-    state->deadline = limits.milliseconds > 0 ? monotonic_nanoseconds() + limits.milliseconds * 1000000 : 0;
+    atomic_store_explicit(&state->deadline, limits.milliseconds > 0 ? monotonic_nanoseconds() + limits.milliseconds * 1000000 : 0,
+                          memory_order_relaxed);
     // An interruption meant for a run that has ended is not the new run's.
     atomic_store_explicit(&state->interrupted, 0, memory_order_relaxed);
 }
 
 size_t strata_lua_memory_in_use(lua_State *L) {
     return strata_state_of(L)->used;
+}
+
+int strata_lua_should_stop(lua_State *L) {
+    strata_state *state = strata_state_of(L);
+    if (atomic_load_explicit(&state->interrupted, memory_order_relaxed)) return 1;
+    int64_t deadline = atomic_load_explicit(&state->deadline, memory_order_relaxed);
+    return deadline > 0 && monotonic_nanoseconds() > deadline;
 }
 
 void strata_lua_interrupt(lua_State *L) {
@@ -368,8 +377,11 @@ static int strata_trampoline(lua_State *L) {
             return luaL_error(L, "not enough memory");
         }
     }
-    // What the function's allocations cost (counted by the allocator) may end the run.
-    if (results != STRATA_LUA_RAISE) strata_charge(L, state, 1, 1);
+    // What the function's allocations cost (counted by the allocator) may end the run. An
+    // error may be the stop's own doing (SQLite ends a statement when the run must stop, see
+    // strata_lua_should_stop): the clock is read then, so that the stop's message wins.
+    if (results == STRATA_LUA_RAISE) state->next_clock_check = state->executed;
+    strata_charge(L, state, 1, 1);
     if (results == STRATA_LUA_RAISE) {
         // The message names the script's line that made the call, as luaL_error's do.
         const char *code = NULL, *message = NULL;

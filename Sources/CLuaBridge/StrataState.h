@@ -24,8 +24,9 @@ typedef struct strata_state {
     size_t held;
     strata_lua_limits limits;
     int64_t executed;
-    /// When the run must end, in CLOCK_MONOTONIC nanoseconds; 0 for never.
-    int64_t deadline;
+    /// When the run must end, in CLOCK_MONOTONIC nanoseconds; 0 for never. Atomic since
+    /// strata_lua_should_stop reads it on whichever thread runs an SQLite statement.
+    _Atomic int64_t deadline;
     /// `executed` at which the clock is read next: reading it on every charge would cost more
     /// than the charges.
     int64_t next_clock_check;

@@ -25,6 +25,7 @@ extension LuaState {
         defineWatchType()
         defineStackType()
         installModule(model: context.model)
+        scriptConnection = { [weak context] in context?.store.database }
         push(LuaContext(context), type: Self.contextType)
         lua_setglobal(L, "ctx")
         if let stack {

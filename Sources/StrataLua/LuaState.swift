@@ -1,6 +1,7 @@
 import CLua
 import CLuaBridge
 import Foundation
+import Strata
 
 /// A Lua 5.4 interpreter, sandboxed, with an instruction budget and a memory ceiling, that
 /// runs scripts and calls Swift functions registered into it.
@@ -55,6 +56,10 @@ public final class LuaState {
     /// and keeps it away while the terminal is lent out. Only states with
     /// ``Options/allowsSystemAccess`` have `io` and `os`.
     public var standardStreamsWillBeUsed: @Sendable (StandardStreamUse) -> Void = { _ in }
+    /// The connection of the store that scripts use (set by ``installStrata(context:stack:)``),
+    /// read at each run since a stack's reset replaces it: its statements stop when the run
+    /// must, since no instruction check happens while SQLite runs one.
+    var scriptConnection: () -> Database? = { nil }
     /// The Swift functions the state's Lua functions call, kept alive as long as the state.
     private var functions: [LuaFunction] = []
     /// How many protected calls are running, the outermost one being a run.
@@ -184,8 +189,16 @@ public final class LuaState {
             }
             strata_lua_set_limits(L, limits)
         }
+        let connection = callDepth == 0 ? scriptConnection() : nil
+        if let connection {
+            let L = mainThread
+            connection.stopStatements(when: { strata_lua_should_stop(L) != 0 })
+        }
         callDepth += 1
-        defer { callDepth -= 1 }
+        defer {
+            callDepth -= 1
+            connection?.stopStatements(when: nil)
+        }
         guard strata_lua_pcall(L, arguments, results) == LUA_OK else {
             let error = LuaCall(L: L).error(at: -1)
             lua_settop(L, -2)

@@ -82,6 +82,33 @@ import Testing
         #expect(try lua.run("local n = 0 for i = 1, 1000 do n = n + i end return n", name: "=next") == [500500])
     }
 
+    /// A store of 2,000 books by one author, where `ANY author.books.author.books.name` reads
+    /// 2,000³ rows in one SQLite statement: no instruction check runs inside it, so SQLite
+    /// asks whether the run must stop.
+    static func sprawlingStore(time: Duration?) throws -> LuaState {
+        let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
+        let stack = try DataStack(model: model, modelName: "Library", store: .inMemory)
+        let lua = try state(budget: nil, memory: 256 << 20, time: time)
+        lua.installStrata(context: stack.newWorkerContext(name: "limits"), stack: stack)
+        try lua.run("local a = ctx:create('Author', {name = 'A'}) for i = 1, 2000 do ctx:create('Book', {name = 'b' .. i, author = a}) end ctx:save()", name: "=seed")
+        return lua
+    }
+
+    static let sprawlingCount = "return ctx:count('Book', 'ANY author.books.author.books.name == %@', 'none')"
+
+    @Test func theTimeLimitEndsOneLongStatement() throws {
+        let lua = try Self.sprawlingStore(time: .seconds(1))
+        #expect(SandboxTests.failure(Self.sprawlingCount, in: lua)?.message == "attempt:1: time limit exceeded (1 s)")
+        #expect(try lua.run("return ctx:count('Book')", name: "=after") == [2000])
+    }
+
+    @Test func anInterruptionEndsOneLongStatement() throws {
+        let lua = try Self.sprawlingStore(time: nil)
+        let interrupter = lua.interrupter
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { interrupter.interrupt() }
+        #expect(SandboxTests.failure(Self.sprawlingCount, in: lua)?.message == "attempt:1: interrupted")
+    }
+
     // MARK: - Memory that Strata holds
 
     /// 2^30 leaves in 31 tables: read in full, a billion values. It fails at once, before

@@ -45,6 +45,9 @@ size_t strata_lua_memory_in_use(lua_State *L);
 /// Makes the running script fail with "interrupted" at its next instruction check: safe to
 /// call from a signal handler or another thread.
 void strata_lua_interrupt(lua_State *L);
+/// Whether the running script must stop because it was interrupted or its time is up, without
+/// counting anything: safe to call on any thread (SQLite asks it while a statement runs).
+int strata_lua_should_stop(lua_State *L);
 
 /// What strata_lua_charge answers.
 #define STRATA_LUA_GO_ON 0

@@ -83,6 +83,8 @@ public final class Database {
     let functionFailures = FunctionFailures()
     /// Whether ``inTransaction(_:)`` nests as a savepoint: only inside ``inOuterTransaction(_:)``.
     private var nestsTransactions = false
+    /// What ``stopStatements(every:when:)`` installed, kept alive while SQLite may call it.
+    var statementStop: StatementStop?
     /// Whether ``close()`` ran: the connection is gone and every use fails.
     public private(set) var isClosed = false
     /// Whether the file's `-wal` held frames when the connection opened: frames that someone
