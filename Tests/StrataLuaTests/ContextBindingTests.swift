@@ -18,8 +18,9 @@ import Testing
         ]}
         """
 
-    /// A store, a context on it and a state with Strata installed.
-    struct Fixture {
+    /// A store, a context on it and a state with Strata installed, in a temporary folder
+    /// removed when the fixture goes away.
+    final class Fixture {
         let folder: URL
         let store: PersistentStore
         let context: ObjectContext
@@ -33,6 +34,11 @@ import Testing
             context = ObjectContext(store: store, name: "lua")
             lua = try LuaState()
             lua.installStrata(context: context)
+        }
+
+        deinit {
+            store.close()
+            try? FileManager.default.removeItem(at: folder)
         }
 
         @discardableResult

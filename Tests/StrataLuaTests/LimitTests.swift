@@ -146,7 +146,6 @@ import Testing
     /// "context expected, got userdata".
     @Test func coroutinesUseTheWholeAPI() throws {
         let fixture = try ContextBindingTests.Fixture()
-        defer { try? FileManager.default.removeItem(at: fixture.folder) }
         let results = try fixture.run("""
             local co = coroutine.wrap(function(name)
               local book = ctx:create("Book", {name = name, order = 1})

@@ -14,7 +14,6 @@ import Testing
     ])
     func linkingAnObjectOfAnotherEntityFailsAndSavesNothing(assignment: String) throws {
         let fixture = try ContextBindingTests.Fixture()
-        defer { try? FileManager.default.removeItem(at: fixture.folder) }
         #expect {
             try fixture.run("""
                 author = ctx:create('Author', {name = 'Herbert'})
