@@ -22,7 +22,8 @@ enum ExitStatus: Int32 {
         switch error {
         case .notFound, .folderNotFound, .locked, .inUse, .closed, .alreadyExists, .strayJournal, .symbolicLinkLoop, .fileOperation, .database:
             self = .failure
-        case .unknownEntity, .unknownProperty: self = .usage
+        case .unknownEntity, .unknownProperty, .foreignHistoryToken: self = .usage
+        case .noPersistentHistory: self = .dataError
         case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .uniquenessConflict, .modelCacheUnreadable, .invalidModel, .foreignWriteAheadLog:
             self = .dataError
         }

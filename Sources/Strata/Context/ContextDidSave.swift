@@ -14,6 +14,9 @@ public struct ContextDidSave: Sendable {
     let savedObjects: [ObjectID: SavedObject]
     /// The context that saved, so that it does not merge its own save.
     let source: ObjectIdentifier
+    /// Whether the notification stands for writes of another connection found by comparing
+    /// rows, not by history: objects inserted there are not listed, so lists fetch again.
+    var storeChangedElsewhere = false
 
     struct SavedObject: Sendable {
         var values: PropertyValues

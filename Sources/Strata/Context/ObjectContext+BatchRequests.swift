@@ -39,6 +39,7 @@ extension ObjectContext {
         do {
             deletion = try store.withConnection {
                 try store.database.inTransaction {
+                    store.setHistoryOrigin(author: transactionAuthor, contextName: name)
                     let deletion = try store.deleteRows(plan, collectsReferences: collects, willDelete: logsRows)
                     if let shouldCommit, !shouldCommit(result(of: deletion, for: request)) { throw CancellationError() }
                     return deletion
@@ -210,7 +211,12 @@ extension ObjectContext {
     /// Runs `body` in a transaction on the store, a database failure becoming ``ContextError/store(_:)``.
     func writingToStore<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try store.withConnection { try store.database.inTransaction(body) }
+            return try store.withConnection {
+                try store.database.inTransaction {
+                    store.setHistoryOrigin(author: transactionAuthor, contextName: name)
+                    return try body()
+                }
+            }
         } catch let error as DatabaseError {
             throw ContextError(storeFailure: error)
         }

@@ -21,8 +21,10 @@ extension ObjectContext {
     }
 
     /// ``mergeChanges(fromContextDidSave:)`` whoever made the changes. An updated object the
-    /// notification brings no values for (a batch request changed it in SQL) reads its row again.
-    func merge(_ notification: ContextDidSave) {
+    /// notification brings no values for (a batch request changed it in SQL) reads its row
+    /// again. Returns what the change observers were told.
+    @discardableResult
+    func merge(_ notification: ContextDidSave) -> ObjectsDidChange {
         rekey(notification.permanentIDs, announcing: false)
         for id in notification.updatedObjectIDs where notification.savedObjects[id] == nil {
             if let object = registered[id] { refresh(object, mergeChanges: true) }
@@ -53,9 +55,12 @@ extension ObjectContext {
             insertedIDs.remove(id)
             deletedIDs.remove(id)
         }
-        objectsDidChange(ObjectsDidChange(
+        var change = ObjectsDidChange(
             inserted: notification.insertedObjectIDs.subtracting(unchanged), updated: notification.updatedObjectIDs.subtracting(unchanged),
-            deleted: notification.deletedObjectIDs, permanentIDs: notification.permanentIDs, changedKeys: changedKeys))
+            deleted: notification.deletedObjectIDs, permanentIDs: notification.permanentIDs, changedKeys: changedKeys)
+        change.storeChangedElsewhere = notification.storeChangedElsewhere
+        objectsDidChange(change)
+        return change
     }
 
     /// Tells observers and the children that merge automatically about a save.

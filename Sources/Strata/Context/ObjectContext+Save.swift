@@ -30,6 +30,7 @@ extension ObjectContext {
         var updatedVersions: [Int64] = []
         do {
             try store.withConnection { try store.database.inTransaction {
+                store.setHistoryOrigin(author: transactionAuthor, contextName: name)
                 try resolveConflicts(updated: updated, deleted: deleted)
                 // A merge policy may have dropped changes or undone deletions.
                 let changedKeys = updated.map(\.changedKeys)

@@ -50,6 +50,18 @@ public final class ObjectContext: @unchecked Sendable {
         set { settings.withLock { $0.mergePolicy = newValue } }
     }
     private let settings: Locked<(name: String?, mergePolicy: MergePolicy)>
+    /// Who this context's saves to the store are recorded for in the store's persistent
+    /// history (Core Data's `transactionAuthor`); `nil` by default. Apps set it to tell their
+    /// own saves from those of an extension, a widget or a script.
+    ///
+    /// ```swift
+    /// context.transactionAuthor = "importer"
+    /// ```
+    public var transactionAuthor: String? {
+        get { author.withLock { $0 } }
+        set { author.withLock { $0 = newValue } }
+    }
+    private let author = Locked<String?>(nil)
 
     let queue: DispatchQueue
     /// What marks the context's queue as held: the main queue's token for a main-queue
@@ -93,6 +105,8 @@ public final class ObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var lastPermanentIDs: [ObjectID: ObjectID] = [:]
     /// The store's `PRAGMA data_version` when ``mergeExternalChanges()`` last looked.
     @exclusivity(unchecked) var externalDataVersion: Int64?
+    /// The store's last history transaction when ``mergeExternalChanges()`` last looked.
+    @exclusivity(unchecked) var externalHistoryToken: PersistentHistoryToken?
     /// The temporary IDs of objects this context pushed to its parent, until it learns their
     /// permanent ones: a save up the chain gives them, and reads take them on the way.
     @exclusivity(unchecked) var awaitingPermanentIDs: Set<ObjectID> = []

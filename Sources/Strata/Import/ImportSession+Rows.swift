@@ -256,6 +256,7 @@ extension ImportSession {
         let store = context.store
         do {
             try store.withConnection {
+                store.setHistoryOrigin(author: context.transactionAuthor, contextName: context.name)
                 if store.database.isInTransaction { try body() } else { try store.database.inTransaction(body) }
             }
         } catch let error as DatabaseError {

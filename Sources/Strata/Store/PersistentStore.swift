@@ -68,6 +68,11 @@ public final class PersistentStore: @unchecked Sendable {
     /// The plans of row writes made so far (see ``rowWritePlan(for:attributes:toOnes:)``); used
     /// with the connection held, like the connection's statements.
     var rowWritePlans: [RowWritePlan.Key: RowWritePlan] = [:]
+    /// What records the connection's writes into the persistent history tables; `nil` when
+    /// the store keeps no history or is open read-only (see ``keepsPersistentHistory``).
+    var historyRecorder: PersistentHistoryRecorder?
+    /// Whether the file holds the history tables (read on opening, set when they are made).
+    var hasHistoryTables = false
 
     private init(
         path: String, database: Database, schema: StoreSchema, metadata: StoreMetadata, model: ObjectModel,
@@ -81,6 +86,7 @@ public final class PersistentStore: @unchecked Sendable {
         self.modelSource = modelSource
         self.layout = StoreLayout(model: model, matching: schema)
         self.comparison = metadata.comparison(with: model)
+        self.hasHistoryTables = PersistentHistory.tables.allSatisfy { schema.table(named: $0) != nil }
     }
 
     private let connectionLock = NSRecursiveLock()
@@ -218,9 +224,11 @@ public final class PersistentStore: @unchecked Sendable {
                 }
                 try metadata.write(to: database)
             }
-            return PersistentStore(
+            let store = PersistentStore(
                 path: path, database: database, schema: try StoreSchema(reading: database), metadata: metadata,
                 model: model, modelSource: .given(origin: "the model it was created with"))
+            try store.startRecordingHistory(creatingTables: configuration.tracksPersistentHistory)
+            return store
         } catch {
             if !configuration.isInMemory { removeFiles(ofStoreAt: path) }
             throw Self.storeError(error, path: path)
@@ -282,6 +290,7 @@ public final class PersistentStore: @unchecked Sendable {
             if requiresMatchingModel, model != nil, !store.comparison.isMatch {
                 throw StoreError.modelMismatch(path: path, comparison: store.comparison)
             }
+            try store.startRecordingHistory(creatingTables: configuration.tracksPersistentHistory)
             return store
         } catch {
             throw storeError(error, path: path)

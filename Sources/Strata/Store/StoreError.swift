@@ -46,6 +46,10 @@ public enum StoreError: Error, Sendable {
     case unknownProperty(path: String, entity: String, property: String, known: [String])
     /// The store's model could not be recovered from its model cache.
     case modelCacheUnreadable(path: String, reason: String)
+    /// A history request on a store without Core Data's persistent history tables.
+    case noPersistentHistory(path: String)
+    /// A history request named a token of another store (`storeUUID` is this store's).
+    case foreignHistoryToken(path: String, token: String, storeUUID: String)
     /// SQLite failed while the store was read or written; the ``DatabaseError`` carries the file,
     /// the SQL and its arguments.
     case database(DatabaseError)
@@ -84,6 +88,10 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .modelCacheUnreadable(let path, let reason): "\(path): the model cache cannot be read: \(reason)"
         case .uniquenessConflict(let path, let entity, _, let attributes, let values):
             "\(path): another \(entity) already has \(UniquenessText.values(attributes, values)), which the uniqueness constraint on \(attributes.joined(separator: ", ")) forbids"
+        case .noPersistentHistory(let path):
+            "\(path): the store keeps no persistent history (no ACHANGE, ATRANSACTION and ATRANSACTIONSTRING tables); open it with history tracking on to start one"
+        case .foreignHistoryToken(let path, let token, let storeUUID):
+            "\(path): the history token \(token) belongs to another store (this one's UUID is \(storeUUID))"
         case .database(let error): error.description
         }
     }

@@ -45,6 +45,22 @@ public struct StoreReport: Sendable {
     public var comparison: HashComparison?
     /// Every entity of the store's layout, in `Z_ENT` order.
     public var entities: [EntitySummary]
+    /// The store's persistent history (Core Data's `ATRANSACTION`, `ACHANGE` and
+    /// `ATRANSACTIONSTRING`, which are no entities); `nil` when it keeps none.
+    public var history: HistorySummary?
+
+    /// The size of a store's persistent history.
+    public struct HistorySummary: Sendable, Equatable {
+        /// Rows of `ATRANSACTION`: the saves recorded.
+        public var transactions: Int
+        /// Rows of `ACHANGE`: the objects those saves changed.
+        public var changes: Int
+        /// Rows of `ATRANSACTIONSTRING`: the authors, bundles, context and process names.
+        public var strings: Int
+        /// When the first and last transactions kept were saved; `nil` without transactions.
+        public var first: Date?
+        public var last: Date?
+    }
 
     /// Gathers the report of an open store.
     public init(store: PersistentStore) throws {
@@ -66,6 +82,16 @@ public struct StoreReport: Sendable {
                 name: entity.name, number: entity.number, parent: description?.superentityName,
                 subentities: description.map { store.model.directSubentities(of: $0).map(\.name) } ?? [],
                 table: entity.tableName, rowCount: counts[entity.name] ?? 0)
+        }
+        history = try store.withConnection { () throws -> HistorySummary? in
+            guard try store.historyTablesExist() else { return nil }
+            let count = { (table: String) in Int(try store.database.scalar("SELECT count(*) FROM \(table)")?.int64Value ?? 0) }
+            let span = try store.database.rows("SELECT min(ZTIMESTAMP), max(ZTIMESTAMP) FROM ATRANSACTION").first
+            return HistorySummary(
+                transactions: try count(PersistentHistory.transactionTable), changes: try count(PersistentHistory.changeTable),
+                strings: try count(PersistentHistory.stringTable),
+                first: span?[0].doubleValue.map(Date.init(timeIntervalSinceReferenceDate:)),
+                last: span?[1].doubleValue.map(Date.init(timeIntervalSinceReferenceDate:)))
         }
     }
 }

@@ -32,8 +32,18 @@ public struct StoreSchema: Sendable {
     /// Each index's name, table and `CREATE INDEX` statement, for the indexes SQLite did not
     /// make itself.
     public var indexes: [(name: String, table: String, sql: String)]
-    /// The rows of `Z_PRIMARYKEY`, in `Z_ENT` order (empty when the table is missing).
+    /// The entities' rows of `Z_PRIMARYKEY`, in `Z_ENT` order (empty when the table is
+    /// missing); the rows of the persistent history tables are in ``historyPrimaryKeys``.
     public var primaryKeys: [PrimaryKeyRow]
+    /// The `Z_PRIMARYKEY` rows of Core Data's persistent history tables (16001 `CHANGE`,
+    /// 16002 `TRANSACTION`, 16003 `TRANSACTIONSTRING`), which are no entities.
+    public var historyPrimaryKeys: [PrimaryKeyRow] = []
+
+    /// The persistent history tables the file holds (see ``PersistentHistory``); empty for a
+    /// store that keeps no history.
+    public var historyTables: [Table] {
+        tables.filter { PersistentHistory.isHistoryTable($0.name) }
+    }
 
     /// The bookkeeping tables whose absence means the file is not a Core Data store.
     public static let requiredTables = ["Z_PRIMARYKEY", "Z_METADATA"]
@@ -50,12 +60,15 @@ public struct StoreSchema: Sendable {
         indexes = try database.rows("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY rowid")
             .map { ($0[0].stringValue ?? "", $0[1].stringValue ?? "", $0[2].stringValue ?? "") }
         if tables.contains(where: { $0.name == "Z_PRIMARYKEY" }) {
-            primaryKeys = try database.rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT IS NOT NULL ORDER BY Z_ENT")
+            let rows = try database.rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT IS NOT NULL ORDER BY Z_ENT")
                 .map {
                     PrimaryKeyRow(
                         entityNumber: Int($0[0].int64Value ?? 0), entityName: $0[1].stringValue ?? "",
                         superNumber: Int($0[2].int64Value ?? 0), maximumKey: $0[3].int64Value ?? 0)
                 }
+            let isHistory = { (row: PrimaryKeyRow) in PersistentHistory.isHistoryRow(number: row.entityNumber, name: row.entityName) }
+            primaryKeys = rows.filter { !isHistory($0) }
+            historyPrimaryKeys = rows.filter(isHistory)
         } else {
             primaryKeys = []
         }

@@ -39,6 +39,11 @@ public final class Database {
         public var synchronous: Synchronous = .normal
         /// How long to wait for another connection's lock before failing with `SQLITE_BUSY`.
         public var busyTimeout: Duration = .seconds(5)
+        /// Whether a store opened or created with this configuration records persistent
+        /// history, making Core Data's history tables when it has none (Core Data's
+        /// `NSPersistentHistoryTrackingKey`). A store that has the tables records history
+        /// whatever this says; a read-only one never does. The connection itself ignores it.
+        public var tracksPersistentHistory = false
 
         /// The default configuration: read-write, creating the file when missing, WAL for a new
         /// file, `synchronous=NORMAL` and a 5-second busy timeout.
@@ -85,6 +90,10 @@ public final class Database {
     private var nestsTransactions = false
     /// What ``stopStatements(every:when:)`` installed, kept alive while SQLite may call it.
     var statementStop: StatementStop?
+    /// Runs just before every ``inTransaction(_:)`` commits, inside the transaction: what it
+    /// writes commits with the rest, and what it throws rolls the whole transaction back.
+    /// ``PersistentStore`` writes its persistent history here.
+    var willCommit: (() throws -> Void)?
     /// Whether ``close()`` ran: the connection is gone and every use fails.
     public private(set) var isClosed = false
     /// Whether the file's `-wal` held frames when the connection opened: frames that someone
@@ -277,6 +286,7 @@ public final class Database {
             throw error
         }
         do {
+            try willCommit?()
             try execute("COMMIT")
         } catch {
             try? execute("ROLLBACK")

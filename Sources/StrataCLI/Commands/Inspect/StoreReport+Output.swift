@@ -16,6 +16,10 @@ extension StoreReport {
             "framework   \(frameworkVersion.map(String.init) ?? "unknown") (\(storeType ?? "unknown") store)",
             "model       \(modelSource)",
             "match       \(comparison?.summary ?? "not compared: an inferred model has no Core Data version hashes")",
+            "history     " + (history.map { history in
+                "\(history.transactions) transactions, \(history.changes) changes (ATRANSACTION, ACHANGE, ATRANSACTIONSTRING)"
+                    + (history.last.map { ", last \($0.formatted(.iso8601))" } ?? "")
+            } ?? "none"),
             "",
         ] + table.lines
     }
@@ -35,6 +39,12 @@ extension StoreReport {
                 "onlyInModel": .array((comparison?.onlyInModel ?? []).map(JSONValue.string)),
                 "onlyInStore": .array((comparison?.onlyInStore ?? []).map(JSONValue.string)),
             ]),
+            "history": history.map { history in
+                .object([
+                    "transactions": .number(history.transactions), "changes": .number(history.changes), "strings": .number(history.strings),
+                    "first": history.first.map { .string($0.formatted(.iso8601)) }, "last": history.last.map { .string($0.formatted(.iso8601)) },
+                ])
+            } ?? .null,
             "entities": .array(
                 entities.map { entity in
                     .object([

@@ -1,0 +1,186 @@
+import Foundation
+
+/// Records a store's persistent history as its connection writes: temporary triggers on the
+/// entities' tables and join tables note each row inserted, updated and deleted into a
+/// temporary log, and just before the transaction commits (``Database/willCommit``) the log
+/// becomes one `ATRANSACTION` row and one `ACHANGE` row per object, in the same transaction,
+/// so that a save that fails or is rolled back leaves no history.
+///
+/// Triggers see every write of the connection — a context's save, batch requests, imports,
+/// scripts — as Core Data's do. What they note is reduced to Core Data's view of a save: an
+/// object inserted and then updated is inserted, one inserted and deleted again is nothing,
+/// and an object whose to-many gained or lost a member (a new row pointing at it, a join row)
+/// is updated, with that relationship among its updated properties.
+final class PersistentHistoryRecorder {
+    /// What the recorder knows of one entity (by `Z_ENT`).
+    struct EntityInfo {
+        var name: String
+        var tableName: String
+        /// `ZCOLUMNS` order.
+        var propertyOrder: [String]
+        /// The property each of its table's columns stores, by column.
+        var propertiesByColumn: [String: String]
+        /// The columns of the attributes kept after deletion, in tombstone order.
+        var tombstoneColumns: [String]
+    }
+
+    /// A column holding another row's key: a to-one's (the other row's to-many `inverse`
+    /// changes with it) or an inverseless to-many's (its owner's `relationship` changes).
+    struct KeyColumn {
+        var column: String
+        /// The entity whose rows the key points at (their table is searched for the row's `Z_ENT`).
+        var destination: String
+        /// The relationship of the row pointed at that changes, when it is one the model has.
+        var relationship: String
+    }
+
+    /// The relationship each side of a join table changes, by join table.
+    struct JoinSides {
+        var source: (entity: String, relationship: String)
+        var destination: (entity: String, relationship: String)
+    }
+
+    let entities: [Int: EntityInfo]
+    let keyColumnsByTable: [String: [KeyColumn]]
+    let joinSides: [String: JoinSides]
+    let tableByEntity: [String: String]
+    /// How many `ZTOMBSTONE<n>` columns the model needs.
+    let tombstoneCount: Int
+    /// Who the next transaction is recorded for; cleared once it is.
+    var author: String?
+    var contextName: String?
+    /// The transactions this connection wrote, which its contexts know of without reading
+    /// history (their saves told them); the oldest are forgotten past a few thousand.
+    var written: Set<Int64> = []
+
+    static let logTable = "strata_history_log"
+    static let tombstoneTable = "strata_history_tombstone"
+
+    init(layout: StoreLayout, model: ObjectModel, schema: StoreSchema) {
+        var entities: [Int: EntityInfo] = [:]
+        var tableByEntity: [String: String] = [:]
+        for entity in layout.entities {
+            tableByEntity[entity.name] = entity.tableName
+            guard let description = model.entity(named: entity.name) else { continue }
+            var byColumn: [String: String] = [:]
+            for (name, column) in entity.attributeColumns { byColumn[column] = name }
+            for (name, columns) in entity.toOneColumns { byColumn[columns.key] = name }
+            let tombstones = PersistentHistory.tombstoneAttributes(of: description, in: model).compactMap { entity.attributeColumns[$0.name] }
+            entities[entity.number] = EntityInfo(
+                name: entity.name, tableName: entity.tableName, propertyOrder: PersistentHistory.propertyOrder(of: description, in: model),
+                propertiesByColumn: byColumn, tombstoneColumns: tombstones)
+        }
+        var keyColumns: [String: [KeyColumn]] = [:]
+        for entity in layout.entities {
+            guard let description = model.entity(named: entity.name) else { continue }
+            // Each column once per table: sub-entities list their parents' columns too.
+            for relationship in description.relationships where !relationship.isTransient {
+                if !relationship.isToMany, let columns = entity.toOneColumns[relationship.name], let inverse = relationship.inverseName {
+                    keyColumns[entity.tableName, default: []].append(
+                        KeyColumn(column: columns.key, destination: relationship.destinationEntityName, relationship: inverse))
+                } else if relationship.isToMany, let column = entity.toManyKeyColumns[relationship.name],
+                    let destinationTable = layout.entity(named: relationship.destinationEntityName)?.tableName
+                {
+                    keyColumns[destinationTable, default: []].append(KeyColumn(column: column, destination: entity.name, relationship: relationship.name))
+                }
+            }
+        }
+        var joinSides: [String: JoinSides] = [:]
+        for join in layout.joinTables {
+            joinSides[join.name] = JoinSides(
+                source: (join.relationship.entity, join.relationship.relationship), destination: (join.inverse.entity, join.inverse.relationship))
+        }
+        self.entities = entities
+        self.tableByEntity = tableByEntity
+        self.keyColumnsByTable = keyColumns.mapValues { columns in
+            var seen: Set<String> = []
+            return columns.filter { seen.insert($0.column).inserted }
+        }
+        self.joinSides = joinSides
+        tombstoneCount = PersistentHistory.tombstoneCount(of: model)
+    }
+
+    // MARK: - Triggers
+
+    /// The statements that make the log and the triggers on `database`'s connection (all
+    /// temporary: nothing of them is written to the store file). Tables and columns the file
+    /// does not have get none.
+    func triggerStatements(layout: StoreLayout, schema: StoreSchema) -> [String] {
+        var statements = [
+            "CREATE TEMP TABLE IF NOT EXISTS \(Self.logTable) (kind INTEGER, entity INTEGER, pk INTEGER, columns TEXT, keys TEXT, other INTEGER, tableName TEXT)",
+            "CREATE TEMP TABLE IF NOT EXISTS \(Self.tombstoneTable) (entity INTEGER, pk INTEGER, columnName TEXT, value)",
+        ]
+        for tableName in Set(layout.entities.map(\.tableName)).sorted() {
+            guard let table = schema.table(named: tableName) else { continue }
+            let existing = Set(table.columns.map(\.name))
+            let propertyColumns = table.columns.map(\.name).filter { $0.hasPrefix("Z") && !$0.hasPrefix("Z_") }
+            let keys = (keyColumnsByTable[tableName] ?? []).filter { existing.contains($0.column) }
+            let keyList = { (row: String) in keys.isEmpty ? "NULL" : "json_array(\(keys.map { "\(row).\($0.column)" }.joined(separator: ", ")))" }
+            let changed = propertyColumns.isEmpty
+                ? "''" : propertyColumns.map { "(CASE WHEN OLD.\($0) IS NOT NEW.\($0) THEN '\($0) ' ELSE '' END)" }.joined(separator: " || ")
+            let tombstoneColumns = Set(entities.values.filter { $0.tableName == tableName }.flatMap(\.tombstoneColumns)).sorted()
+            let tombstones = tombstoneColumns.map {
+                "INSERT INTO \(Self.tombstoneTable) VALUES (OLD.Z_ENT, OLD.Z_PK, '\($0)', OLD.\($0));"
+            }.joined(separator: " ")
+            let prefix = "strata_history_\(tableName)"
+            statements += [
+                "CREATE TEMP TRIGGER IF NOT EXISTS \(prefix)_insert AFTER INSERT ON main.\(tableName) BEGIN "
+                    + "INSERT INTO \(Self.logTable) (kind, entity, pk, keys) VALUES (0, NEW.Z_ENT, NEW.Z_PK, \(keyList("NEW"))); END",
+                "CREATE TEMP TRIGGER IF NOT EXISTS \(prefix)_update AFTER UPDATE ON main.\(tableName) BEGIN "
+                    + "INSERT INTO \(Self.logTable) (kind, entity, pk, columns, keys, other) "
+                    + "VALUES (1, NEW.Z_ENT, NEW.Z_PK, \(changed), \(keyList("OLD")), OLD.Z_OPT IS NOT NEW.Z_OPT); END",
+                "CREATE TEMP TRIGGER IF NOT EXISTS \(prefix)_delete AFTER DELETE ON main.\(tableName) BEGIN "
+                    + "INSERT INTO \(Self.logTable) (kind, entity, pk, keys) VALUES (2, OLD.Z_ENT, OLD.Z_PK, \(keyList("OLD"))); \(tombstones) END",
+            ]
+        }
+        for join in layout.joinTables where schema.table(named: join.name) != nil {
+            let prefix = "strata_history_\(join.name)"
+            for (event, row) in [("INSERT", "NEW"), ("DELETE", "OLD"), ("UPDATE", "NEW")] {
+                statements.append(
+                    "CREATE TEMP TRIGGER IF NOT EXISTS \(prefix)_\(event.lowercased()) AFTER \(event) ON main.\(join.name) BEGIN "
+                        + "INSERT INTO \(Self.logTable) (kind, pk, other, tableName) VALUES (3, \(row).\(join.sourceColumn), \(row).\(join.destinationColumn), '\(join.name)'); END")
+            }
+        }
+        return statements
+    }
+
+    // MARK: - Reducing the log
+
+    /// One object's change as the log adds up to it.
+    struct PendingChange {
+        var type: PersistentHistoryChange.ChangeType
+        var entity: Int
+        var properties: Set<String> = []
+        /// An insert later deleted: no change at all.
+        var isVoid = false
+    }
+
+    /// What the log adds up to: changes by (table, key) in the order first seen.
+    struct Reduction {
+        var order: [String] = []
+        var changes: [String: PendingChange] = [:]
+        /// Rows whose to-many changed through another row, by (entity name, key): resolved
+        /// to their `Z_ENT` once the log is read.
+        var relationshipChanges: [(entity: String, key: Int64, relationship: String)] = []
+
+        static func id(_ table: String, _ key: Int64) -> String { "\(table)#\(key)" }
+
+        mutating func note(_ type: PersistentHistoryChange.ChangeType, table: String, key: Int64, entity: Int, properties: Set<String> = []) {
+            let id = Self.id(table, key)
+            guard var change = changes[id] else {
+                order.append(id)
+                changes[id] = PendingChange(type: type, entity: entity, properties: type == .update ? properties : [])
+                return
+            }
+            switch (change.type, type) {
+            case (.insert, .delete) where !change.isVoid: change.isVoid = true
+            case (_, .delete): change = PendingChange(type: .delete, entity: change.entity)
+            case (.delete, .insert): change = PendingChange(type: .update, entity: entity, properties: [])
+            case (.insert, _): change.isVoid = false
+            case (.update, _): change.properties.formUnion(properties)
+            case (.delete, .update): break
+            }
+            changes[id] = change
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Persistent history in Core Data's format: what Strata's saves add to a store Core Data
+/// wrote with history (`coredataplus/SampleModel2_V1.sqlite`, one transaction of 5,468
+/// inserts), and to stores it makes with history tracking on.
+@Suite struct PersistentHistoryFormatTests {
+    static let corpusStore = Corpus.folder.appendingPathComponent("stores/coredataplus/SampleModel2_V1.sqlite")
+
+    /// A writable copy of the corpus store, opened with the model in its model cache.
+    private func corpusCopy(_ folder: StoreFolder) throws -> PersistentStore {
+        let path = folder.path("SampleModel2_V1.sqlite")
+        try FileManager.default.copyItem(atPath: Self.corpusStore.path, toPath: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        return try PersistentStore.open(at: path)
+    }
+
+    @Test(.enabled(if: Corpus.available, Corpus.skipReason))
+    func coreDataHistoryReadsAsCoreDataWroteIt() throws {
+        let folder = try StoreFolder()
+        let store = try corpusCopy(folder)
+        defer { store.close() }
+        #expect(store.hasPersistentHistory && store.keepsPersistentHistory)
+        #expect(!store.model.entities.contains { ["CHANGE", "TRANSACTION", "TRANSACTIONSTRING"].contains($0.name) })
+        #expect(store.schema.historyPrimaryKeys.map(\.entityNumber) == [16001, 16002, 16003])
+        let transactions = try store.fetchHistory(after: nil)
+        #expect(transactions.count == 1)
+        let first = try #require(transactions.first)
+        #expect(first.transactionNumber == 1 && first.author == nil && first.contextName == nil)
+        #expect(first.bundleID == "com.apple.dt.xctest.tool" && first.processID == "xctest")
+        #expect(first.changes.count == 5468 && first.changes.allSatisfy { $0.changeType == .insert && $0.updatedProperties == nil })
+        let counts = Dictionary(grouping: first.changes, by: \.entityName).mapValues(\.count)
+        #expect(counts == ["Book": 51, "GraphicNovel": 1, "Feedback": 444, "Page": 4970, "Author": 2])
+        #expect(try store.currentHistoryToken() == PersistentHistoryToken(storeUUID: store.metadata.uuid, transactionNumber: 1))
+    }
+
+    @Test(.enabled(if: Corpus.available, Corpus.skipReason))
+    func aSaveAddsOneTransactionAndOneChangePerObject() throws {
+        let folder = try StoreFolder()
+        let store = try corpusCopy(folder)
+        defer { store.close() }
+        let context = ObjectContext(store: store, name: "format test")
+        context.transactionAuthor = "strata-tests"
+        let (updatedKey, deletedKey, insertedKey) = try context.performAndWait {
+            let feedback = try context.fetch(FetchRequest(entityName: "Feedback", sortDescriptors: [ObjectSortDescriptor("comment")]))
+            try feedback[0].setValue(9.5, forKey: "rating")
+            try context.delete(feedback[1])
+            let new = try context.insert("Feedback")
+            try new.setValue("from Strata", forKey: "comment")
+            try new.setValue("Strata", forKey: "authorAlias")
+            try new.setValue(UUID(), forKey: "bookID")
+            try new.setValue(3.0, forKey: "rating")
+            try context.save()
+            return (feedback[0].objectID.primaryKey!, feedback[1].objectID.primaryKey!, new.objectID.primaryKey!)
+        }
+        let database = store.database
+        // The transaction, as Core Data writes one: strings interned, VARCHAR twins empty.
+        let transaction = try database.rows("""
+            SELECT t.Z_PK, t.Z_ENT, t.Z_OPT, a.ZNAME, b.ZNAME, c.ZNAME, p.ZNAME, t.ZAUTHOR, t.ZBUNDLEID, t.ZCONTEXTNAME, t.ZPROCESSID, t.ZTIMESTAMP \
+            FROM ATRANSACTION t LEFT JOIN ATRANSACTIONSTRING a ON a.Z_PK = t.ZAUTHORTS LEFT JOIN ATRANSACTIONSTRING b ON b.Z_PK = t.ZBUNDLEIDTS \
+            LEFT JOIN ATRANSACTIONSTRING c ON c.Z_PK = t.ZCONTEXTNAMETS LEFT JOIN ATRANSACTIONSTRING p ON p.Z_PK = t.ZPROCESSIDTS WHERE t.Z_PK > 1
+            """)
+        #expect(transaction.count == 1)
+        let row = try #require(transaction.first)
+        #expect(row[0] == .integer(2) && row[1] == .integer(16002) && row[2] == .null)
+        #expect(row[3] == .text("strata-tests") && row[5] == .text("format test") && row[6] == .text(ProcessInfo.processInfo.processName))
+        #expect(row[4].stringValue?.isEmpty == false)
+        #expect(row[7...10].allSatisfy { $0 == .null })
+        #expect(abs((row[11].doubleValue ?? 0) - Date().timeIntervalSinceReferenceDate) < 60)
+        #expect(try database.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16002") == .integer(2))
+        #expect(try database.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001") == .integer(5471))
+        let changes = try database.rows("SELECT Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID = 2 ORDER BY ZCHANGETYPE")
+        #expect(changes.map { $0[0] }.sorted { ($0.int64Value ?? 0) < ($1.int64Value ?? 0) } == [.integer(5469), .integer(5470), .integer(5471)])
+        #expect(changes.allSatisfy { $0[1] == .integer(16001) && $0[3] == .integer(3) })
+        #expect(changes.map { $0[2] } == [.integer(0), .integer(1), .integer(2)])
+        #expect(changes.map { $0[4] } == [.integer(insertedKey), .integer(updatedKey), .integer(deletedKey)])
+        // Feedback's properties by name: authorAlias, bookID, comment, rating: bit 3 from the top.
+        #expect(changes[1][5] == .blob(Data([0x10])) && changes[0][5] == .null && changes[2][5] == .null)
+        // Read back.
+        let read = try store.fetchHistory(after: PersistentHistoryToken(storeUUID: store.metadata.uuid, transactionNumber: 1))
+        #expect(read.count == 1 && read[0].author == "strata-tests" && read[0].contextName == "format test")
+        #expect(read[0].changes.map(\.changeType) == [.update, .delete, .insert] || Set(read[0].changes.map(\.changeType)).count == 3)
+        #expect(read[0].changes.first { $0.changeType == .update }?.updatedProperties == ["rating"])
+    }
+
+    @Test(.enabled(if: Corpus.available, Corpus.skipReason))
+    func aFailedSaveLeavesNoHistory() throws {
+        let folder = try StoreFolder()
+        let store = try corpusCopy(folder)
+        defer { store.close() }
+        let other = try PersistentStore.open(at: store.path)
+        defer { other.close() }
+        let (first, second) = (ObjectContext(store: store), ObjectContext(store: other))
+        var request = FetchRequest(entityName: "Feedback", predicate: try ObjectPredicate(format: "comment != nil"))
+        request.fetchLimit = 1
+        let a = try first.performAndWait { try first.fetch(request)[0] }
+        let b = try second.performAndWait { try second.fetch(request)[0] }
+        try second.performAndWait {
+            try b.setValue(1.0, forKey: "rating")
+            try second.save()
+        }
+        #expect(try store.database.scalar("SELECT count(*) FROM ATRANSACTION") == .integer(2))
+        try first.performAndWait {
+            try a.setValue(2.0, forKey: "rating")
+            _ = try first.insert("Feedback")
+            #expect(throws: ContextError.self) { try first.save() }
+        }
+        #expect(try store.database.scalar("SELECT count(*) FROM ATRANSACTION") == .integer(2))
+        #expect(try store.database.scalar("SELECT count(*) FROM ACHANGE") == .integer(5469))
+        #expect(try store.database.scalar("SELECT count(*) FROM temp.strata_history_log") == .integer(0))
+    }
+
+    // MARK: - Stores Strata makes
+
+    /// A model whose Item keeps `code` after deletion, with a to-many to Part and a
+    /// many-to-many to Label.
+    static func trackedModel() -> ObjectModel {
+        var item = EntityDescription(name: "Item")
+        var code = AttributeDescription(name: "code", type: .string)
+        code.preservesValueInHistoryOnDeletion = true
+        var serial = AttributeDescription(name: "serial", type: .integer64)
+        serial.preservesValueInHistoryOnDeletion = true
+        item.attributes = [code, AttributeDescription(name: "name", type: .string), serial]
+        var parts = RelationshipDescription(name: "parts", destination: "Part", isToMany: true)
+        parts.inverseName = "item"
+        var labels = RelationshipDescription(name: "labels", destination: "Label", isToMany: true)
+        labels.inverseName = "items"
+        item.relationships = [parts, labels]
+        var part = EntityDescription(name: "Part")
+        part.attributes = [AttributeDescription(name: "weight", type: .double)]
+        var owner = RelationshipDescription(name: "item", destination: "Item")
+        owner.inverseName = "parts"
+        part.relationships = [owner]
+        var label = EntityDescription(name: "Label")
+        label.attributes = [AttributeDescription(name: "text", type: .string)]
+        var items = RelationshipDescription(name: "items", destination: "Item", isToMany: true)
+        items.inverseName = "labels"
+        label.relationships = [items]
+        return ObjectModel(entities: [item, label, part])
+    }
+
+    static func trackedStore(_ folder: StoreFolder, name: String = "Tracked.sqlite") throws -> PersistentStore {
+        var configuration = Database.Configuration()
+        configuration.tracksPersistentHistory = true
+        return try PersistentStore.create(at: folder.path(name), model: trackedModel(), configuration: configuration)
+    }
+
+    @Test func trackingMakesTheTablesAsCoreDataDoes() throws {
+        let folder = try StoreFolder()
+        let store = try Self.trackedStore(folder)
+        defer { store.close() }
+        let schema = try normalizedSchema(of: store.database)
+        #expect(schema["ACHANGE"] == "CREATE TABLE ACHANGE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB, ZTOMBSTONE0 BLOB, ZTOMBSTONE1 BLOB)")
+        #expect(schema["Z_TRANSACTIONSTRING_UNIQUE_NAME"] == "CREATE UNIQUE INDEX Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE BINARY ASC)")
+        #expect(schema.keys.filter { $0.hasPrefix("ATRANSACTION_") }.count == 4)
+        #expect(try store.database.rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000").map { $0.map(\.description) }
+            == [["16001", "'CHANGE'", "0", "0"], ["16002", "'TRANSACTION'", "0", "0"], ["16003", "'TRANSACTIONSTRING'", "0", "0"]])
+        // The triggers are the connection's own: nothing of them in the file.
+        #expect(try store.database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") == .integer(0))
+        // A store without tracking gets no tables.
+        let plain = try PersistentStore.create(at: folder.path("Plain.sqlite"), model: Self.trackedModel())
+        defer { plain.close() }
+        #expect(!plain.hasPersistentHistory && !plain.keepsPersistentHistory)
+    }
+
+    @Test func deletionsKeepTombstonesAndToManyMembersMarkTheirOwners() throws {
+        let folder = try StoreFolder()
+        let store = try Self.trackedStore(folder)
+        defer { store.close() }
+        let context = ObjectContext(store: store, name: "writer")
+        let (itemID, labelID) = try context.performAndWait {
+            let item = try context.insert("Item")
+            try item.setValue("A-1", forKey: "code")
+            try item.setValue(42, forKey: "serial")
+            let label = try context.insert("Label")
+            try context.save()
+            return (item.objectID, label.objectID)
+        }
+        try context.performAndWait {
+            let item = context.object(with: itemID)
+            let part = try context.insert("Part")
+            try part.setValue(item, forKey: "item")
+            try item.add(context.object(with: labelID), toKey: "labels")
+            try context.save()
+        }
+        var transactions = try store.fetchHistory(after: nil)
+        #expect(transactions.count == 2)
+        let second = transactions[1].changes
+        #expect(second.count == 3)
+        #expect(second.first { $0.entityName == "Part" }?.changeType == .insert)
+        #expect(second.first { $0.entityName == "Item" }?.updatedProperties == ["labels", "parts"])
+        #expect(second.first { $0.entityName == "Label" }?.updatedProperties == ["items"])
+        try context.performAndWait {
+            let item = context.object(with: itemID)
+            try item.setValue("A-2", forKey: "code")
+            try context.delete(item)
+            try context.save()
+        }
+        transactions = try store.fetchHistory(after: transactions[1].token)
+        let deletion = try #require(transactions.first?.changes.first { $0.entityName == "Item" })
+        #expect(deletion.changeType == .delete)
+        // The values the row held: the unsaved change died with the object.
+        #expect(deletion.tombstone == ["code": .string("A-1"), "serial": .integer(42)])
+        // Its part loses its item (Nullify), and the label a member.
+        #expect(transactions[0].changes.first { $0.entityName == "Part" }?.updatedProperties == ["item"])
+        #expect(transactions[0].changes.contains { $0.entityName == "Label" && $0.changeType == .update })
+        #expect(try store.database.scalar("SELECT ZTOMBSTONE0 FROM ACHANGE WHERE ZCHANGETYPE = 2 AND ZENTITY = 1") == .text("A-1"))
+    }
+
+    @Test func batchRequestsAreRecordedToo() throws {
+        let folder = try StoreFolder()
+        let store = try Self.trackedStore(folder)
+        defer { store.close() }
+        let context = ObjectContext(store: store)
+        try context.performAndWait {
+            for index in 0..<3 {
+                let item = try context.insert("Item")
+                try item.setValue("C\(index)", forKey: "code")
+            }
+            try context.save()
+            try context.execute(BatchDeleteRequest(entityName: "Item", predicate: try ObjectPredicate(format: "code != 'C1'")))
+        }
+        let last = try #require(try store.fetchHistory(after: nil).last)
+        #expect(last.changes.map(\.changeType) == [.delete, .delete])
+        #expect(Set(last.changes.compactMap { $0.tombstone?["code"] }) == [.string("C0"), .string("C2")])
+    }
+
+    @Test func bitmapsReadMostSignificantBitFirst() {
+        let order = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
+        #expect(PersistentHistory.bitmap(["a", "i"], order: order) == Data([0x80, 0x80]))
+        #expect(PersistentHistory.properties(in: Data([0x41, 0x00]), order: order) == ["b", "h"])
+        #expect(PersistentHistory.properties(in: Data([0x00, 0x40]), order: order) == nil, "a bit past the properties")
+    }
+}
