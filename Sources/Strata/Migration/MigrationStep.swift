@@ -47,7 +47,8 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         sourceLayout = StoreLayout(model: source.model, matching: sourceSchema)
         destinationLayout = StoreLayout(model: destination.model)
         var leftOut: [String] = []
-        for table in sourceSchema?.tables ?? [] where !StoreSchema.requiredTables.contains(table.name) {
+        // The history tables are carried whole (see MigrationStepRun+History).
+        for table in sourceSchema?.tables ?? [] where !StoreSchema.requiredTables.contains(table.name) && !PersistentHistory.isHistoryTable(table.name) {
             guard let known = sourceLayout.tables.first(where: { $0.name == table.name }) else {
                 leftOut.append("table \(table.name)")
                 continue

@@ -39,6 +39,7 @@ struct MigrationStepRun {
         try copyRows(on: database)
         for statement in step.positionStatements + step.relationshipStatements { try database.execute(statement) }
         try writePrimaryKeys(on: database)
+        try copyHistory(on: database)
         var metadata = StoreMetadata(model: step.mapping.destination, uuid: sourceMetadata.uuid)
         metadata.properties["_NSAutoVacuumLevel"] = .string(String(autoVacuum))
         for (key, value) in sourceMetadata.properties where metadata.properties[key] == nil { metadata.properties[key] = value }

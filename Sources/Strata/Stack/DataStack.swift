@@ -53,6 +53,19 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         /// one after another, in the order they were started, rather than side by side (an
         /// update started inside another runs at once, nested).
         public var runsUpdatesSerially = false
+        /// Whether the store records persistent history, its tables made when it has none
+        /// (Core Data's `NSPersistentHistoryTrackingKey`; see ``PersistentHistory``): the same
+        /// as ``Database/Configuration/tracksPersistentHistory`` of ``configuration``. A store
+        /// that has the tables records history either way.
+        public var tracksPersistentHistory: Bool {
+            get { configuration.tracksPersistentHistory }
+            set { configuration.tracksPersistentHistory = newValue }
+        }
+        /// How often the stack looks for saves of other processes, or `nil` (the default) for
+        /// never. When one is found, the main context (and the root through it) merges it, as
+        /// ``ObjectContext/mergeExternalChanges()`` does, and ``DataStack/remoteChangeNotification``
+        /// is posted (Core Data's `NSPersistentStoreRemoteChangeNotificationPostOptionKey`).
+        public var remoteChangePollInterval: Duration?
 
         public init() {}
     }
@@ -83,6 +96,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     /// observations that keep them merging.
     private let tracked = Locked<[TrackedContext]>([])
     private var rootObservation: DidSaveObservation?
+    /// The timer of ``Options/remoteChangePollInterval``, and the store's `data_version` it last saw.
+    let remoteChanges = Locked<(timer: DispatchSourceTimer?, dataVersion: Int64?)>((nil, nil))
 
     /// Sets up a stack for `model` on `location`, creating the store when there is none.
     public init(model: ObjectModel, modelName: String = "Model", store location: StoreLocation = .sqlite(nil), options: Options = Options()) throws {
@@ -103,6 +118,11 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         rootObservation = rootContext.addDidSaveObserver { [commitObservers] notification in
             for observer in commitObservers.withLock({ Array($0.values) }) { observer(notification) }
         }
+        if let interval = options.remoteChangePollInterval { startPollingRemoteChanges(every: interval) }
+    }
+
+    deinit {
+        remoteChanges.withLock { $0.timer?.cancel() }
     }
 
     /// Sets up a stack in one line from a model bundle (an `.xcdatamodeld`, or any model
@@ -387,6 +407,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
             return list.filter { $0.kind == .batch }.compactMap(\.context)
         }
         for context in batches { context.store.close() }
+        remoteChanges.withLock { $0.timer?.cancel() }
         store.close()
         NotificationCenter.default.post(
             name: Self.didCleanUpNotification, object: self, userInfo: storeURL.map { [Self.storeURLKey: $0] })
