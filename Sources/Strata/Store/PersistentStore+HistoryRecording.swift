@@ -142,7 +142,7 @@ extension PersistentStore {
         guard !changes.isEmpty else { return }
         let tombstones = try tombstoneValues()
         let transaction = try nextHistoryKeys(PersistentHistory.transactionEntity.number, count: 1).lowerBound
-        let strings = try [recorder.author, Self.historyBundleID, recorder.contextName, Self.historyProcessName].map(internedString)
+        let strings = try [recorder.author ?? defaultTransactionAuthor, Self.historyBundleID, recorder.contextName, Self.historyProcessName].map(internedString)
         try database.cachedStatement("""
             INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) \
             VALUES (?, ?, NULL, ?, ?, ?, ?, ?)

@@ -73,6 +73,14 @@ public final class PersistentStore: @unchecked Sendable {
     var historyRecorder: PersistentHistoryRecorder?
     /// Whether the file holds the history tables (read on opening, set when they are made).
     var hasHistoryTables = false
+    /// The author persistent history records for a transaction whose saving context names
+    /// none (see ``ObjectContext/transactionAuthor``): a tool that writes the store on behalf
+    /// of someone else sets it once (`strata` records its saves as `strata`). `nil` by default.
+    public var defaultTransactionAuthor: String? {
+        get { connectionLock.withLock { defaultAuthor } }
+        set { connectionLock.withLock { defaultAuthor = newValue } }
+    }
+    private var defaultAuthor: String?
 
     private init(
         path: String, database: Database, schema: StoreSchema, metadata: StoreMetadata, model: ObjectModel,

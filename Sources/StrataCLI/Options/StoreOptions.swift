@@ -40,9 +40,20 @@ struct StoreOptions: ParsableArguments {
         help: ArgumentHelp("How long to wait for a store another process has locked, in seconds.", valueName: "seconds"))
     var busyTimeout: Double = 5
 
+    @Flag(
+        name: .long,
+        help: "Record persistent history of the store's changes, making Core Data's history tables (ACHANGE, ATRANSACTION, ATRANSACTIONSTRING) when it has none. A store that has them records history either way.")
+    var trackHistory = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The author persistent history records for this command's changes.", valueName: "name"))
+    var historyAuthor: String = "strata"
+
     var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     func validate() throws {
+        if trackHistory, readOnly { throw ValidationError("--track-history writes the history tables; it cannot go with --read-only") }
         if busyTimeout < 0 || busyTimeout > 86_400 || !busyTimeout.isFinite {
             throw ValidationError("--busy-timeout must be a number of seconds from 0 to 86400")
         }
@@ -99,6 +110,7 @@ struct StoreOptions: ParsableArguments {
         if readOnly { throw CLIError("this command writes to the store; --read-only cannot be used with it", status: .usage) }
         var configuration = Database.Configuration()
         configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
+        configuration.tracksPersistentHistory = trackHistory
         let path = try requireStorePath()
         let exists = FileManager.default.fileExists(atPath: path)
         guard exists || (creatingIfMissing && modelPath != nil) else { throw CLIError("\(path): no such store; pass --store PATH") }
@@ -115,6 +127,7 @@ struct StoreOptions: ParsableArguments {
             store.close()
             throw CLIError("\(path): the store cannot be written (no write permission)")
         }
+        store.defaultTransactionAuthor = historyAuthor
         return store
     }
 
@@ -134,7 +147,7 @@ struct StoreOptions: ParsableArguments {
         stackOptions.configuration = stackConfiguration(readOnly: readOnly)
         stackOptions.automigrates = false
         let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        return try DataStack(model: model, modelName: name, store: .sqlite(URL(fileURLWithPath: path)), options: stackOptions)
+        return authored(try DataStack(model: model, modelName: name, store: .sqlite(URL(fileURLWithPath: path)), options: stackOptions))
     }
 
     /// Where the stack's store is without --store: `<model name>.sqlite` in the current folder.
@@ -153,14 +166,21 @@ struct StoreOptions: ParsableArguments {
         stackOptions.configuration = stackConfiguration(readOnly: readOnly)
         stackOptions.automigrates = automigrates && !readOnly
         stackOptions.modelVersions = loaded.bundle
-        return try DataStack(
-            model: loaded.version.model, modelName: modelName, store: .sqlite(storePath.map(URL.init(fileURLWithPath:))), options: stackOptions)
+        return authored(try DataStack(
+            model: loaded.version.model, modelName: modelName, store: .sqlite(storePath.map(URL.init(fileURLWithPath:))), options: stackOptions))
+    }
+
+    /// The stack with its saves recorded in persistent history as --history-author's.
+    private func authored(_ stack: DataStack) -> DataStack {
+        stack.store.defaultTransactionAuthor = historyAuthor
+        return stack
     }
 
     /// How a stack opens its store: with --busy-timeout, and read-only when `readOnly`.
     private func stackConfiguration(readOnly: Bool) -> Database.Configuration {
         var configuration = readOnly ? Database.Configuration.readOnly : Database.Configuration()
         configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
+        configuration.tracksPersistentHistory = trackHistory && !readOnly
         return configuration
     }
 
