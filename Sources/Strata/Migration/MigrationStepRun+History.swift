@@ -34,6 +34,26 @@ extension MigrationStepRun {
             try database.execute(index[0].stringValue ?? "")
         }
         try database.execute("INSERT INTO main.Z_PRIMARYKEY SELECT * FROM src.Z_PRIMARYKEY WHERE Z_ENT IN (16001, 16002, 16003)")
+        try copyHistoryTriggers(on: database)
+    }
+
+    /// Triggers the input keeps for its history (Core Data names `NSPersistentHistory…` the
+    /// callbacks of those it makes for batch deletions; none of the stores in hand holds one,
+    /// so which it keeps in the file is inferred). A trigger on a table or column the new
+    /// model dropped cannot be made again: it is left out, and the log says so. Derived
+    /// attributes' `Z_DA_` triggers are not history's and are not looked at here.
+    private func copyHistoryTriggers(on database: Database) throws {
+        let triggers = try database.rows(
+            "SELECT name, sql FROM src.sqlite_master WHERE type = 'trigger' AND substr(name, 1, 5) <> 'Z_DA_' "
+                + "AND (sql LIKE '%NSPersistentHistory%' OR sql LIKE '%ACHANGE%' OR sql LIKE '%ATRANSACTION%')")
+        for trigger in triggers {
+            do {
+                try database.execute(trigger[1].stringValue ?? "")
+            } catch {
+                StrataLog.logger(label: "strata.migrate").warning(
+                    "\(storePath): the history trigger \(trigger[0].stringValue ?? "?") cannot be kept with the new model (\(error.message)); it is left out")
+            }
+        }
     }
 
     /// Gives each change its entity's number in the new store and its bitmap the new model's

@@ -41,6 +41,10 @@ import Testing
         let uuid = store.metadata.uuid
         store.close()
         #expect(before.count == 4)
+        // A history trigger of the kind Core Data makes for batch deletions, kept in the file.
+        let raw = try Database(path: store.path)
+        try raw.execute("CREATE TRIGGER ZITEM_HISTORY_PROBE AFTER DELETE ON ZITEM BEGIN SELECT NSPersistentHistoryBatchDeleteUpdateTrigger(OLD.Z_PK); END")
+        raw.close()
         let bundle = ModelBundle(
             url: URL(fileURLWithPath: "/models/Tracked.xcdatamodeld"),
             versions: [
@@ -70,6 +74,7 @@ import Testing
         #expect(try migrated.database.rows("SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000").map { $0.map(\.description) }
             == [["16001", "'CHANGE'", "\(after.flatMap(\.changes).count)"], ["16002", "'TRANSACTION'", "4"], ["16003", "'TRANSACTIONSTRING'", try migrated.database.scalar("SELECT count(*) FROM ATRANSACTIONSTRING")?.description ?? ""]])
         #expect(try migrated.database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('ACHANGE', 'ATRANSACTION', 'ATRANSACTIONSTRING')") == .integer(8))
+        #expect(try migrated.database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'ZITEM_HISTORY_PROBE'") == .integer(1))
         // And it goes on recording.
         let writer = ObjectContext(store: migrated)
         try writer.performAndWait {
