@@ -145,9 +145,13 @@ extension ObjectContext {
                 }
                 guard known != version else { return nil }
                 if try store.historyTablesExist() {
-                    let transactions = try store.fetchHistory(after: externalHistoryToken).filter { !store.wroteHistoryTransaction($0.transactionNumber) }
+                    let last = externalHistoryToken?.transactionNumber ?? 0
+                    let transactions = try store.fetchHistory(after: externalHistoryToken)
                     externalHistoryToken = try store.currentHistoryToken()
-                    return notification(for: transactions)
+                    // History pruned past the last look leaves a gap: what fell in it is found
+                    // by comparing rows.
+                    if let first = transactions.first, first.transactionNumber > last + 1 { return try comparedRows() }
+                    return notification(for: transactions.filter { !store.wroteHistoryTransaction($0.transactionNumber) })
                 }
             return try comparedRows()
         }

@@ -56,7 +56,7 @@ final class PersistentHistoryRecorder {
     static let logTable = "strata_history_log"
     static let tombstoneTable = "strata_history_tombstone"
 
-    init(layout: StoreLayout, model: ObjectModel, schema: StoreSchema) {
+    init(layout: StoreLayout, model: ObjectModel) {
         var entities: [Int: EntityInfo] = [:]
         var tableByEntity: [String: String] = [:]
         for entity in layout.entities {

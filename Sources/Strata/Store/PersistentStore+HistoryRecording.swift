@@ -41,9 +41,9 @@ extension PersistentStore {
             guard creatingTables else { return }
             try createHistoryTables()
         }
+        try addTombstoneColumns(schema: try StoreSchema(reading: database))
         let schema = try StoreSchema(reading: database)
-        try addTombstoneColumns(schema: schema)
-        let recorder = PersistentHistoryRecorder(layout: layout, model: model, schema: try StoreSchema(reading: database))
+        let recorder = PersistentHistoryRecorder(layout: layout, model: model)
         for statement in recorder.triggerStatements(layout: layout, schema: schema) { try database.execute(statement) }
         historyRecorder = recorder
         database.willCommit = { [unowned self] in try self.writeHistoryTransaction() }
@@ -130,7 +130,9 @@ extension PersistentStore {
             if type == .update, properties.isEmpty, row[5].int64Value != 1 { continue }
             reduction.note(type, table: entity.tableName, key: key, entity: number, properties: properties)
         }
-        for (entityName, key, relationship) in reduction.relationshipChanges {
+        // A parent of many new rows is looked up once.
+        var seen: Set<String> = []
+        for (entityName, key, relationship) in reduction.relationshipChanges where seen.insert("\(entityName)#\(key)#\(relationship)").inserted {
             guard let table = recorder.tableByEntity[entityName],
                 let number = try database.cachedStatement("SELECT Z_ENT FROM \(table) WHERE Z_PK = ?").rows([.integer(key)]).first?.first?.int64Value
             else { continue }
