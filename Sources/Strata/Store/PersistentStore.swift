@@ -14,8 +14,13 @@ import Foundation
 /// through ``withConnection(_:)``, which serializes them.
 ///
 /// Opening changes nothing in the file: its journal mode stays unless the configuration asks to
-/// convert it, a file without write permission opens read-only, and
+/// convert it, Core Data's persistent history tables are made only when the configuration asks
+/// to track history (``Database/Configuration/tracksPersistentHistory``) and the store lacks
+/// them, a file without write permission opens read-only, and
 /// ``Database/Configuration/readOnly`` never writes.
+///
+/// A writable store that keeps persistent history records every transaction of its
+/// connection there (see ``keepsPersistentHistory``).
 public final class PersistentStore: @unchecked Sendable {
     /// Where the store's model came from.
     public enum ModelSource: Sendable, Equatable, CustomStringConvertible {
