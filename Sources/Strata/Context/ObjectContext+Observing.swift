@@ -15,8 +15,9 @@ public struct ObjectsDidChange: Sendable {
     public var changedKeys: [ObjectID: Set<String>] = [:]
     /// Whether the context was reset: every object it held is gone.
     public var isReset = false
-    /// Whether another connection (another process, say) wrote the store: objects it inserted
-    /// are not listed, so lists fetch again to find them.
+    /// Whether another connection (another process, say) wrote a store that keeps no
+    /// persistent history, found by comparing rows: objects it inserted are not listed, so lists
+    /// fetch again to find them. (From a store that keeps history, ``inserted`` lists them.)
     public var storeChangedElsewhere = false
 
     public init(

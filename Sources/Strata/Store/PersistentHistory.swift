@@ -23,7 +23,9 @@ import Foundation
 /// the entity's stored properties (attributes and relationships, inherited ones included) in
 /// order of name; one `ZTOMBSTONE<n> BLOB` column per attribute marked to be preserved after
 /// deletion, *n* its place among the entity's preserved attributes in order of name, holding
-/// the value as the attribute's own column held it. Core Data fills these tables with SQLite
+/// the value as the attribute's own column held it (none for an attribute that allows
+/// external binary storage, whose values Core Data is reported not to keep). Core Data fills
+/// these tables with SQLite
 /// triggers; the stores hold none, so Strata's are temporary ones of its own connection.
 public enum PersistentHistory {
     /// The table of changes, one row per object a transaction inserted, updated or deleted.

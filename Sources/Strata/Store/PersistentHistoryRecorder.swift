@@ -20,8 +20,10 @@ final class PersistentHistoryRecorder {
         var propertyOrder: [String]
         /// The property each of its table's columns stores, by column.
         var propertiesByColumn: [String: String]
-        /// The columns of the attributes kept after deletion, in tombstone order.
-        var tombstoneColumns: [String]
+        /// The columns of the attributes kept after deletion, in tombstone order; `nil` for one
+        /// stored outside the row when large, whose value Core Data does not keep (its place
+        /// in the order kept: inferred from published reading of Core Data's stores).
+        var tombstoneColumns: [String?]
     }
 
     /// A column holding another row's key: a to-one's (the other row's to-many `inverse`
@@ -65,7 +67,9 @@ final class PersistentHistoryRecorder {
             var byColumn: [String: String] = [:]
             for (name, column) in entity.attributeColumns { byColumn[column] = name }
             for (name, columns) in entity.toOneColumns { byColumn[columns.key] = name }
-            let tombstones = PersistentHistory.tombstoneAttributes(of: description, in: model).compactMap { entity.attributeColumns[$0.name] }
+            let tombstones = PersistentHistory.tombstoneAttributes(of: description, in: model).map {
+                $0.allowsExternalBinaryDataStorage ? nil : entity.attributeColumns[$0.name]
+            }
             entities[entity.number] = EntityInfo(
                 name: entity.name, tableName: entity.tableName, propertyOrder: PersistentHistory.propertyOrder(of: description, in: model),
                 propertiesByColumn: byColumn, tombstoneColumns: tombstones)
@@ -118,7 +122,7 @@ final class PersistentHistoryRecorder {
             let keyList = { (row: String) in keys.isEmpty ? "NULL" : "json_array(\(keys.map { "\(row).\($0.column)" }.joined(separator: ", ")))" }
             let changed = propertyColumns.isEmpty
                 ? "''" : propertyColumns.map { "(CASE WHEN OLD.\($0) IS NOT NEW.\($0) THEN '\($0) ' ELSE '' END)" }.joined(separator: " || ")
-            let tombstoneColumns = Set(entities.values.filter { $0.tableName == tableName }.flatMap(\.tombstoneColumns)).sorted()
+            let tombstoneColumns = Set(entities.values.filter { $0.tableName == tableName }.flatMap(\.tombstoneColumns).compactMap { $0 }).sorted()
             let tombstones = tombstoneColumns.map {
                 "INSERT INTO \(Self.tombstoneTable) VALUES (OLD.Z_ENT, OLD.Z_PK, '\($0)', OLD.\($0));"
             }.joined(separator: " ")

@@ -168,6 +168,7 @@ extension PersistentStore {
             var tombstone = [DatabaseValue](repeating: .null, count: tombstoneColumns.count)
             if change.type == .delete, let entity {
                 for (index, column) in entity.tombstoneColumns.enumerated() where index < tombstone.count {
+                    guard let column else { continue }
                     tombstone[index] = tombstones["\(change.entity)#\(key)#\(column)"] ?? .null
                 }
             }
