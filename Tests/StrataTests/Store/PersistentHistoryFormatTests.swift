@@ -24,6 +24,8 @@ import Testing
         #expect(store.hasPersistentHistory && store.keepsPersistentHistory)
         #expect(!store.model.entities.contains { ["CHANGE", "TRANSACTION", "TRANSACTIONSTRING"].contains($0.name) })
         #expect(store.schema.historyPrimaryKeys.map(\.entityNumber) == [16001, 16002, 16003])
+        // A model inferred from the tables alone names no history entity either.
+        #expect(SchemaInference.model(from: store.schema).entities.map(\.name).sorted() == ["Author", "Book", "Feedback", "GraphicNovel", "Page", "Writer"])
         let transactions = try store.fetchHistory(after: nil)
         #expect(transactions.count == 1)
         let first = try #require(transactions.first)

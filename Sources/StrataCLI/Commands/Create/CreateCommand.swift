@@ -29,7 +29,10 @@ struct CreateCommand: AsyncParsableCommand, ReadsModelOrStore {
     func run() async throws {
         let path = try options.requireStorePath()
         let version = try options.loadModel()
-        let store = try PersistentStore.create(at: path, model: version.model, frameworkVersion: frameworkVersion)
-        print("created \(path): \(store.layout.entities.count) entities, \(store.layout.tables.count) tables, store UUID \(store.metadata.uuid)")
+        var configuration = Database.Configuration()
+        configuration.tracksPersistentHistory = options.trackHistory
+        let store = try PersistentStore.create(at: path, model: version.model, configuration: configuration, frameworkVersion: frameworkVersion)
+        print("created \(path): \(store.layout.entities.count) entities, \(store.layout.tables.count) tables, store UUID \(store.metadata.uuid)"
+            + (store.hasPersistentHistory ? ", with persistent history" : ""))
     }
 }
