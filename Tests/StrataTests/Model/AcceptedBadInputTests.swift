@@ -131,6 +131,18 @@ import Testing
         #expect(errors(model.validateForStore()).isEmpty)
     }
 
+    /// A fetched property's predicate names the object it belongs to as `$FETCH_SOURCE`.
+    @Test func aFetchedPropertyWhosePredicateDoesNotParseIsAnError() {
+        var book = entity("Book", attributes: [AttributeDescription(name: "title", type: .string)])
+        book.fetchedProperties = [
+            FetchedPropertyDescription(name: "sameTitle", fetchRequest: FetchRequestTemplate(name: "sameTitle", entityName: "Book", predicate: "title == $FETCH_SOURCE.title")),
+            FetchedPropertyDescription(name: "broken", fetchRequest: FetchRequestTemplate(name: "broken", entityName: "Book", predicate: "title ==")),
+        ]
+        let found = errors(ObjectModel(entities: [book]).validateForStore())
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("error: entity 'Book': fetched property 'broken': the predicate does not parse: expected a value after '=='") == true)
+    }
+
     @Test func loadingWithTheStoreChecksRefusesWhatValidateAlonePasses() {
         let bundle = ModelBundle(
             url: URL(fileURLWithPath: "/models/m.json"),
