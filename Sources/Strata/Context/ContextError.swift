@@ -4,6 +4,9 @@ import Foundation
 public enum ContextError: Error, Sendable, Equatable {
     /// The model has no entity of that name.
     case unknownEntity(String)
+    /// The entity is abstract: only objects of its sub-entities exist, as Core Data refuses
+    /// to insert an abstract entity's instance.
+    case abstractEntity(String, subentities: [String])
     /// The entity has no property of that name.
     case unknownProperty(entity: String, property: String)
     /// A value of the wrong type for a property.
@@ -61,6 +64,9 @@ extension ContextError: CustomStringConvertible, LocalizedError {
     public var description: String {
         switch self {
         case .unknownEntity(let name): "no entity '\(name)'"
+        case .abstractEntity(let name, let subentities):
+            "entity '\(name)' is abstract: create an object of "
+                + (subentities.isEmpty ? "a sub-entity (it has none)" : "one of its sub-entities (\(subentities.joined(separator: ", ")))")
         case .unknownProperty(let entity, let property): "entity '\(entity)' has no property '\(property)'"
         case .wrongType(let entity, let property, let value, let expected):
             "\(entity).\(property) takes \(expected), not \(value)"
