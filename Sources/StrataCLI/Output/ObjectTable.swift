@@ -40,6 +40,16 @@ enum ObjectTable {
         writer.finish()
     }
 
+    /// The attribute the key path `keyPath` (dotted, through to-ones) of `entityName` ends at.
+    private static func attribute(at keyPath: String, from entityName: String, model: ObjectModel) -> AttributeDescription? {
+        var entity = model.entity(named: entityName)
+        let keys = keyPath.split(separator: ".").map(String.init)
+        for key in keys.dropLast() {
+            entity = entity.flatMap { model.relationship(named: key, in: $0) }.flatMap { model.entity(named: $0.destinationEntityName) }
+        }
+        return entity.flatMap { model.attribute(named: keys.last ?? "", in: $0) }
+    }
+
     /// Whether `path` reads a stored attribute or to-one through to-ones, which SQL reads
     /// without objects.
     private static func readsInSQL(_ path: [String], from entity: EntityDescription, model: ObjectModel) -> Bool {
@@ -64,6 +74,8 @@ enum ObjectTable {
         dictionary.resultType = .dictionary
         // Aliases, since a key may be selected twice and "self" may also be an attribute's name.
         dictionary.propertiesToFetch = [.keyPath("self", as: "0")] + keys.enumerated().map { .keyPath($1, as: "\($0 + 1)") }
+        // The attribute each key path ends at, for the values of Transformable ones.
+        let attributes: [AttributeDescription?] = [nil] + keys.map { attribute(at: $0, from: request.entityName, model: store.model) }
         var waiting: [(key: Int64, row: [JSONValue])] = []
         func writeWaiting(_ writer: inout RowWriter) throws {
             let members = try includes.map { try store.toManyReferences(request.entityName, $0, primaryKeys: waiting.map(\.key)) }
@@ -77,7 +89,7 @@ enum ObjectTable {
             waiting.removeAll(keepingCapacity: true)
         }
         try store.forEachDictionary(dictionary) { values in
-            let row = values.dropFirst(namesObjects ? 0 : 1).map { ValueFormatting.row($0, format: format) }
+            let row = values.indices.dropFirst(namesObjects ? 0 : 1).map { ValueFormatting.row(values[$0], format: format, attribute: attributes[$0]) }
             guard !includes.isEmpty, case .object(let id)? = values[0], let key = id.primaryKey else {
                 writer.write(row)
                 return
@@ -124,8 +136,8 @@ enum ObjectTable {
             owner = next
         }
         let last = keyPath[keyPath.count - 1]
-        if model.attribute(named: last, in: owner.entity) != nil {
-            return ValueFormatting.row(try owner.attributeValue(forKey: last).map(FetchedValue.attribute), format: format)
+        if let attribute = model.attribute(named: last, in: owner.entity) {
+            return ValueFormatting.row(try owner.attributeValue(forKey: last).map(FetchedValue.attribute), format: format, attribute: attribute)
         }
         switch try owner.value(forKey: last) {
         case let destination as ManagedObject: return ValueFormatting.row(destination.objectID, format: format)
