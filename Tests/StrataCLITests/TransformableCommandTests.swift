@@ -62,6 +62,9 @@ import Testing
         #expect(table.standardOutput.contains(#"["fantasy", "classic"]"#), "\(table.standardOutput)")
         #expect(table.standardOutput.contains(#"{"opened": 2024-05-01T10:30:15Z, "size": 12}"#), "\(table.standardOutput)")
         #expect(table.standardOutput.contains(#"Set["x"]"#), "\(table.standardOutput)")
+        let query = try StrataRunner.run(["query", "Shelf", "--store", store, "--sort", "name", "--select", "name, tags as labels", "--format", "ndjson"])
+        #expect(query.status == 0, "\(query.standardError)")
+        #expect(query.standardOutput == #"{"name":"first","labels":["fantasy","classic"]}"# + "\n" + #"{"name":"second","labels":{"$set":["x"]}}"# + "\n")
         // Through objects (a to-one path would take this way too), the same values.
         let objects = try StrataRunner.run(["fetch", "Shelf", "--store", store, "--sort", "name", "--format", "ndjson"])
         #expect(objects.standardOutput.contains(#""tags":["fantasy","classic"]"#), "\(objects.standardOutput)")

@@ -40,16 +40,6 @@ enum ObjectTable {
         writer.finish()
     }
 
-    /// The attribute the key path `keyPath` (dotted, through to-ones) of `entityName` ends at.
-    private static func attribute(at keyPath: String, from entityName: String, model: ObjectModel) -> AttributeDescription? {
-        var entity = model.entity(named: entityName)
-        let keys = keyPath.split(separator: ".").map(String.init)
-        for key in keys.dropLast() {
-            entity = entity.flatMap { model.relationship(named: key, in: $0) }.flatMap { model.entity(named: $0.destinationEntityName) }
-        }
-        return entity.flatMap { model.attribute(named: keys.last ?? "", in: $0) }
-    }
-
     /// Whether `path` reads a stored attribute or to-one through to-ones, which SQL reads
     /// without objects.
     private static func readsInSQL(_ path: [String], from entity: EntityDescription, model: ObjectModel) -> Bool {
@@ -75,7 +65,7 @@ enum ObjectTable {
         // Aliases, since a key may be selected twice and "self" may also be an attribute's name.
         dictionary.propertiesToFetch = [.keyPath("self", as: "0")] + keys.enumerated().map { .keyPath($1, as: "\($0 + 1)") }
         // The attribute each key path ends at, for the values of Transformable ones.
-        let attributes: [AttributeDescription?] = [nil] + keys.map { attribute(at: $0, from: request.entityName, model: store.model) }
+        let attributes: [AttributeDescription?] = [nil] + keys.map { ValueFormatting.attribute(at: $0, from: request.entityName, model: store.model) }
         var waiting: [(key: Int64, row: [JSONValue])] = []
         func writeWaiting(_ writer: inout RowWriter) throws {
             let members = try includes.map { try store.toManyReferences(request.entityName, $0, primaryKeys: waiting.map(\.key)) }

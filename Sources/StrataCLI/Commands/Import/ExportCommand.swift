@@ -18,9 +18,9 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
             A transformable attribute's value (an NSKeyedArchiver archive, as Core Data's default \
             and secure transformers keep it) is written as the value it holds: strings, numbers \
             and booleans as themselves, arrays and dictionaries as JSON, and tagged objects for \
-            the rest: {"$date": ISO 8601}, {"$data": base64}, {"$url": …}, {"$uuid": …}, \
-            {"$set": […]}, {"$orderedSet": […]}, {"$null": true} for a whole NSNull (null \
-            inside a container), {"$dictionary": {…}} for a dictionary with keys beginning \
+            the rest: {"$date": ISO 8601}, {"$data": base64}, {"$url": ...}, {"$uuid": ...}, \
+            {"$set": [...]}, {"$orderedSet": [...]}, {"$null": true} for a whole NSNull (null \
+            inside a container), {"$dictionary": {...}} for a dictionary with keys beginning \
             with $, {"$real": "nan"}. Objects of other classes are kept as {"$class": NAME, \
             "$archive": base64 of their own archive}, and values that are no archive (an app's \
             own transformer) as {"$bytes": base64}, each attribute holding such values named \
