@@ -74,6 +74,8 @@ import Testing
         #expect(dictionary["fontSize"] as? Int == 12)
         #expect(dictionary["when"] as? Date == Date(timeIntervalSince1970: 1_714_559_415))
         #expect((dictionary["list"] as? NSArray)?[1] is NSNull)
+        // ctx:query reads them as values too.
+        #expect(try fixture.run(#"return ctx:query("Note", {select = {"tags as t"}})[1].t[2]"#) == ["classic"])
     }
 
     @Test func scriptsReadValuesAsTablesThatWriteBackUnchanged() throws {

@@ -9,6 +9,11 @@ extension AttributeDescription {
         "", "NSKeyedUnarchiveFromData", "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer",
     ]
 
+    /// The names of Core Data's secure transformer, which unarchives only the classes of its
+    /// `allowedTopLevelClasses`: NSArray, NSDictionary, NSSet, NSString, NSNumber, NSDate,
+    /// NSData, NSURL, NSUUID and NSNull (as Apple documents it; not tried on a device).
+    public static let secureTransformerNames: Set<String> = ["NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer"]
+
     /// Whether Core Data keeps this Transformable attribute's values as `NSKeyedArchiver`
     /// archives, which Strata reads and writes as ``TransformableValue``s. With another
     /// transformer (an app's own class) the values are opaque: read as an ``ArchivedObject``
@@ -39,8 +44,9 @@ extension TransformableValue {
     /// ``bytes(_:)`` as they are, other values archived (``keyedArchive()``).
     ///
     /// - Throws: ``TransformableValueError`` for a value that is not an archived object or bytes
-    ///   when the transformer is an app's own, which Strata cannot run, and for a value that
-    ///   cannot be archived.
+    ///   when the transformer is an app's own, which Strata cannot run; for an ordered set under
+    ///   the secure transformer, which the app could not read back; and for a value that cannot
+    ///   be archived.
     public func storedData(valueTransformerName: String?) throws(TransformableValueError) -> Data {
         switch self {
         case .bytes(let data): return data
@@ -50,7 +56,22 @@ extension TransformableValue {
                 throw TransformableValueError(
                     "the values go through the value transformer \(valueTransformerName ?? ""), which Strata cannot run: only a value read from such an attribute ({\"$archive\": …} or {\"$bytes\": …}) can be written")
             }
+            if let valueTransformerName, AttributeDescription.secureTransformerNames.contains(valueTransformerName), let path = orderedSetPath() {
+                throw TransformableValueError(at: path, "\(valueTransformerName) reads only NSArray, NSDictionary, NSSet, NSString, NSNumber, NSDate, NSData, NSURL, NSUUID and NSNull: the app could not read an ordered set back")
+            }
             return try keyedArchive()
+        }
+    }
+
+    /// Where the first ordered set in the value is (`""` for the whole value), if any.
+    private func orderedSetPath(_ path: String = "") -> String? {
+        switch self {
+        case .orderedSet: return path
+        case .array(let values): return values.indices.lazy.compactMap { values[$0].orderedSetPath(path + "[\($0)]") }.first
+        case .set(let values): return values.lazy.compactMap { $0.orderedSetPath(path + "[]") }.first
+        case .dictionary(let entries):
+            return entries.keys.sorted().lazy.compactMap { entries[$0]!.orderedSetPath(path + "." + $0) }.first
+        default: return nil
         }
     }
 }

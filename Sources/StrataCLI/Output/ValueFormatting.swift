@@ -63,14 +63,9 @@ enum ValueFormatting {
         }
     }
 
-    /// The attribute the key path `keyPath` (dotted, through to-ones) of `entityName` ends at.
+    /// The attribute the key path `keyPath` of `entityName` ends at, if any.
     static func attribute(at keyPath: String, from entityName: String, model: ObjectModel) -> AttributeDescription? {
-        var entity = model.entity(named: entityName)
-        let keys = keyPath.split(separator: ".").map(String.init)
-        for key in keys.dropLast() {
-            entity = entity.flatMap { model.relationship(named: key, in: $0) }.flatMap { model.entity(named: $0.destinationEntityName) }
-        }
-        return entity.flatMap { model.attribute(named: keys.last ?? "", in: $0) }
+        model.entity(named: entityName).flatMap { model.attribute(atKeyPath: keyPath, from: $0) }
     }
 
     /// How many characters of a transformable value a table shows: `--format json` shows all.

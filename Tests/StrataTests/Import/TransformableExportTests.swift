@@ -12,7 +12,7 @@ import Testing
           {"name": "Shelf", "attributes": [
              {"name": "name", "type": "string", "userInfo": {"hyper.isPrimaryKey": "YES"}},
              {"name": "tags", "type": "transformable"},
-             {"name": "settings", "type": "transformable", "valueTransformer": "NSSecureUnarchiveFromDataTransformer"},
+             {"name": "settings", "type": "transformable", "valueTransformer": "NSKeyedUnarchiveFromData"},
              {"name": "color", "type": "transformable", "valueTransformer": "ColorTransformer"}]}
         ]}
         """

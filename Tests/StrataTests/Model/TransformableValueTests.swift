@@ -211,6 +211,13 @@ import Testing
         #expect { try attribute.storedData(for: .string("x")) } throws: {
             ($0 as? TransformableValueError)?.message.contains("value transformer DSMetadataTransformer, which Strata cannot run") == true
         }
+        // The secure transformer reads no ordered set back.
+        attribute.valueTransformerName = "NSSecureUnarchiveFromData"
+        #expect { try attribute.storedData(for: .dictionary(["steps": .array([.orderedSet([])])])) } throws: {
+            ($0 as? TransformableValueError)?.message.hasPrefix("at steps[0]: NSSecureUnarchiveFromData reads only NSArray") == true
+        }
+        attribute.valueTransformerName = nil
+        #expect(try attribute.storedData(for: .orderedSet([])).isEmpty == false)
         for name in [nil, "", "NSKeyedUnarchiveFromData", "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer"] {
             attribute.valueTransformerName = name
             #expect(attribute.storesKeyedArchives, "\(name ?? "nil")")
