@@ -105,6 +105,37 @@ import Testing
         }
     }
 
+    /// A typed subclass declares Transformable attributes as the Swift types their archives
+    /// hold; codegen writes them as TransformableValue, or as bytes behind an app's transformer.
+    @Test func typedSubclassesHoldTheSwiftTypesOfTheirArchives() throws {
+        final class Shelf: ManagedObject, @unchecked Sendable {
+            override class var entityName: String { "Shelf" }
+            @Attribute("tags") var tags: [String]?
+            @Attribute("settings") var settings: [String: TransformableValue]?
+            @Attribute("color") var color: Data?
+        }
+        let fixture = try Self.seeded()
+        let context = ObjectContext(store: fixture.store, name: "typed")
+        context.register(Shelf.self, for: "Shelf")
+        try context.performAndWait {
+            let shelves = try context.fetch(FetchRequest(entityName: "Shelf", sortDescriptors: [ObjectSortDescriptor("name")])).compactMap { $0 as? Shelf }
+            try #require(shelves.count == 3)
+            #expect(shelves[1].tags == ["fantasy", "classic"])
+            #expect(shelves[1].settings?["zoom"] == .real(1.5))
+            #expect(shelves[1].color == Data([1, 2, 3]))
+            #expect(shelves[0].tags == nil)
+            shelves[0].tags = ["new"]
+            shelves[0].settings = ["count": .integer(2)]
+            try context.save()
+            #expect(try shelves[0].transformableValue(forKey: "tags") == .array([.string("new")]))
+        }
+        let files = SubclassGenerator.files(for: fixture.context.model, modelName: "Shelves")
+        let source = try #require(files.first?.contents)
+        #expect(source.contains(#"@Attribute("tags") public var tags: TransformableValue?"#))
+        #expect(source.contains(#"@Attribute("settings") public var settings: TransformableValue?"#))
+        #expect(source.contains(#"@Attribute("color") public var color: Data?"#))
+    }
+
     // MARK: - Real stores
 
     /// The stores of the shared fixtures with transformable values, exported and imported
