@@ -169,7 +169,9 @@ extension Exporter {
         var loaded: [ObjectID] = []
         for values in rows {
             guard case .object(let id)? = values[0], written[id] == nil else { continue }
-            if let (record, nested) = try record(of: id.primaryKey ?? 0, from: values, members: members, shape: shape) {
+            let made = try record(of: id.primaryKey ?? 0, from: values, members: members, shape: shape)
+            settleWarnings(written: made != nil)
+            if let (record, nested) = made {
                 written[id] = ()
                 for member in nested { written[member] = () }
                 try body(record)

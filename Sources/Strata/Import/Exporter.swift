@@ -49,6 +49,9 @@ public final class Exporter {
     /// (objects kept as their archives, bytes that are no archive), in the order first met.
     public private(set) var warnings: [ExportWarning] = []
     private var warningPositions: [String: Int] = [:]
+    /// What the record being made adds to ``warnings`` once it is written: a record made from
+    /// rows may be given up for one made from its object.
+    private var pendingWarnings: [(warning: ExportWarning, classNames: [String], isBytes: Bool)] = []
 
     enum Kind { case identity, nested, omitted }
     /// A relationship as records hold it.
@@ -192,7 +195,9 @@ public final class Exporter {
         for object in objects where written[object.objectID] == nil {
             // An object without its identity value is nested where the other side holds it.
             if try identity(of: entityName) != nil, try identityValue(of: object, in: entityName) == nil, try isHeldByTheOtherSide(object) { continue }
-            try body(try record(of: object, through: nil))
+            let record = try record(of: object, through: nil)
+            settleWarnings(written: true)
+            try body(record)
         }
     }
 
@@ -361,15 +366,25 @@ public final class Exporter {
         var isBytes = false
         if case .bytes = transformable { isBytes = true }
         if isBytes || !classNames.isEmpty {
-            let key = entityName + "." + attribute.name
+            pendingWarnings.append((ExportWarning(entity: entityName, attribute: attribute.name, valueTransformerName: attribute.valueTransformerName), classNames, isBytes))
+        }
+        return transformable.jsonValue()
+    }
+
+    /// Adds the warnings of the record just made to ``warnings`` when it is `written`, else
+    /// forgets them.
+    func settleWarnings(written: Bool) {
+        defer { pendingWarnings.removeAll() }
+        guard written else { return }
+        for (warning, classNames, isBytes) in pendingWarnings {
+            let key = warning.entity + "." + warning.attribute
             let position = warningPositions[key] ?? warnings.count
             if position == warnings.count {
                 warningPositions[key] = position
-                warnings.append(ExportWarning(entity: entityName, attribute: attribute.name, valueTransformerName: attribute.valueTransformerName))
+                warnings.append(warning)
             }
             warnings[position].count(classNames: classNames, isBytes: isBytes)
         }
-        return transformable.jsonValue()
     }
 
     func json(_ value: AttributeValue, dateFormat: String?) -> JSONValue {
