@@ -253,6 +253,34 @@ import Testing
         #expect(inner.className == "NSArray")
     }
 
+    /// Damaged archives (bytes changed at random places) are errors or values, never a crash,
+    /// and whatever they read as can be written again.
+    @Test func damagedArchivesNeverStopTheProgram() throws {
+        let archives = [try Self.everything.keyedArchive(), Self.archive(ofContent: "page", inside: true)]
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(truncatingIfNeeded: seed >> 33)
+        }
+        var read = 0
+        for round in 0..<2000 {
+            var bytes = [UInt8](archives[round % archives.count])
+            for _ in 0..<(1 + next() % 3) { bytes[next() % bytes.count] = UInt8(truncatingIfNeeded: next()) }
+            guard let value = try? TransformableValue(keyedArchive: Data(bytes)) else { continue }
+            read += 1
+            if let again = try? value.keyedArchive() { _ = try? TransformableValue(keyedArchive: again) }
+            _ = JSONWriter.string(from: value.jsonValue())
+        }
+        #expect(read > 0)
+        // A date of no time at all, as a damaged NS.time may hold.
+        for seconds in [Double.nan, .infinity, -.infinity, 1e300] {
+            let date = TransformableValue.date(Date(timeIntervalSinceReferenceDate: seconds))
+            _ = date.description
+            _ = JSONWriter.string(from: date.jsonValue())
+            _ = try? TransformableValue(keyedArchive: date.keyedArchive())
+        }
+    }
+
     // MARK: - JSON
 
     @Test func theJSONFormReadsBackEqual() throws {
