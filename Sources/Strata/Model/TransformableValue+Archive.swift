@@ -8,9 +8,9 @@ import Foundation
 // NSMutableDictionary as `NS.keys` and `NS.objects`, and each class description as `$classname`
 // with `$classes` up to NSObject. Not seen on a store, and taken from swift-corelibs-foundation's
 // archiver, which follows Apple's: NSURL as `NS.base` (`$null` without a base) and `NS.relative`,
-// NSUUID as `NS.uuidbytes`, NSOrderedSet as `NS.object.0`, `NS.object.1`, …, and NSMutableString
-// as `NS.string`. Reading also takes the numbered keys of older archives (`NS.key.0`, `NS.object.0`)
-// for arrays, sets and dictionaries.
+// NSUUID as `NS.uuidbytes`, NSOrderedSet as `NS.object.0`, `NS.object.1`, …. Read but seen in no
+// archive here, and never written: NSMutableString as `NS.string` and the numbered keys of older
+// archives (`NS.key.0`, `NS.object.0`) for arrays, sets and dictionaries.
 
 extension TransformableValue {
     /// The most values, objects kept as archives counted with the objects they hold, that one

@@ -143,6 +143,37 @@ import Testing
         #expect(try read(NSMutableString(string: "hello")) == .string("hello"))
     }
 
+    /// The forms Strata reads but never writes: NSMutableString's and NSMutableData's fields,
+    /// and the numbered keys of older archives.
+    @Test func otherLayoutsOfThePropertyListClassesAreRead() throws {
+        func archive(_ objects: [PropertyListValue]) -> Data {
+            BinaryPropertyListWriter.data(for: .dictionary([
+                "$archiver": .string("NSKeyedArchiver"), "$version": .integer(100_000), "$top": .dictionary(["root": .uid(1)]),
+                "$objects": .array([.string("$null")] + objects),
+            ]))
+        }
+        let dictionary = archive([
+            .dictionary(["NS.key.0": uid(2), "NS.object.0": uid(3), "NS.key.1": uid(5), "NS.object.1": uid(6), "$class": uid(8)]),
+            .string("name"), .dictionary(["NS.string": .string("mutable"), "$class": uid(4)]),
+            .dictionary(["$classname": .string("NSMutableString"), "$classes": .array([.string("NSMutableString"), .string("NSString")])]),
+            .string("bytes"), .dictionary(["NS.data": .data(Data([9])), "$class": uid(7)]),
+            .dictionary(["$classname": .string("NSMutableData"), "$classes": .array([.string("NSMutableData"), .string("NSData")])]),
+            .dictionary(["$classname": .string("NSMutableDictionary"), "$classes": .array([.string("NSMutableDictionary"), .string("NSDictionary")])]),
+        ])
+        #expect(try TransformableValue(keyedArchive: dictionary) == .dictionary(["name": .string("mutable"), "bytes": .data(Data([9]))]))
+        let array = archive([
+            .dictionary(["NS.object.0": uid(2), "NS.object.1": uid(2), "$class": uid(3)]), .integer(7),
+            .dictionary(["$classname": .string("NSMutableArray"), "$classes": .array([.string("NSMutableArray"), .string("NSArray")])]),
+        ])
+        #expect(try TransformableValue(keyedArchive: array) == .array([.integer(7), .integer(7)]))
+        // A numbered key missing in the middle is no list: the object is kept.
+        let gap = archive([
+            .dictionary(["NS.object.0": uid(2), "NS.object.2": uid(2), "$class": uid(3)]), .integer(7),
+            .dictionary(["$classname": .string("NSArray"), "$classes": .array([.string("NSArray")])]),
+        ])
+        #expect(try TransformableValue(keyedArchive: gap) == .object(ArchivedObject(className: "NSArray", archive: gap)))
+    }
+
     // MARK: - What is kept
 
     /// An archive holding an object of an app's class, built as Apple's archiver writes one
