@@ -4,7 +4,8 @@ extension AttributeDescription {
     /// The value transformer names under which Core Data keeps a Transformable attribute's
     /// values as `NSKeyedArchiver` archives: none (Core Data's default, `NSKeyedUnarchiveFromData`,
     /// spelt out or not) and the secure transformer, by its registered name or its class name,
-    /// as Xcode writes either.
+    /// as Xcode writes either. An empty name, which Xcode leaves once a name is cleared (Simplenote's
+    /// `recent_searches`), is taken for none: inferred, not seen on a store.
     public static let keyedArchiveTransformerNames: Set<String> = [
         "", "NSKeyedUnarchiveFromData", "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer",
     ]
