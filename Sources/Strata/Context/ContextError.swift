@@ -40,6 +40,9 @@ public enum ContextError: Error, Sendable, Equatable {
     /// A predicate's MATCHES or LIKE gave no answer: its pattern does not compile, is too long,
     /// or costs more than its budget on a value. Nothing was fetched, counted or deleted.
     case stringMatching(StringMatchError)
+    /// A value given for a Transformable attribute cannot be kept as the attribute keeps its
+    /// values (an app's own transformer, bytes inside an array).
+    case transformableValue(entity: String, property: String, TransformableValueError)
 }
 
 /// One object that failed validation, and why.
@@ -90,6 +93,7 @@ extension ContextError: CustomStringConvertible, LocalizedError {
                 + "which the uniqueness constraint on \(properties.joined(separator: ", ")) forbids"
         case .store(let message): message
         case .stringMatching(let error): error.description
+        case .transformableValue(let entity, let property, let error): "\(entity).\(property): \(error.message)"
         }
     }
 
