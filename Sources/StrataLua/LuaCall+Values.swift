@@ -4,8 +4,9 @@ import Foundation
 import Strata
 
 // Strata's values in Lua: attribute values as numbers, strings and booleans (dates as ISO 8601
-// text, binary data as byte strings, UUIDs and URIs as text), JSON as tables, and back, with
-// the import's rules for what converts without loss.
+// text, binary data as byte strings, UUIDs and URIs as text), transformable values as the
+// tables of their JSON form (NSNull as {["$null"] = true}, so that it leaves no hole), JSON as
+// tables, and back, with the import's rules for what converts without loss.
 
 extension LuaCall {
     // MARK: - Attribute values
@@ -23,11 +24,21 @@ extension LuaCall {
         }
     }
 
+    /// Pushes the value of `attribute`: a Transformable attribute's as the tables of its
+    /// JSON form (``TransformableValue/jsonValue(taggingNulls:)``), which
+    /// ``attributeValue(at:for:of:)`` reads back to an equal value.
+    func push(_ value: AttributeValue?, of attribute: AttributeDescription) {
+        guard attribute.type == .transformable, let value else { return push(value) }
+        push(json: attribute.jsonValue(of: value, taggingNulls: true))
+    }
+
     /// The value at `index` for `attribute` of `entity`, converted as an import converts JSON;
-    /// a value that does not fit is an error naming the entity, attribute and value.
+    /// a value that does not fit is an error naming the entity, attribute and value. A
+    /// Transformable attribute's value is a table, string, number or boolean in the JSON form
+    /// of a ``TransformableValue``, archived as the attribute keeps its values.
     func attributeValue(at index: Int32, for attribute: AttributeDescription, of entity: String) throws(LuaError) -> AttributeValue? {
         if isNil(at: index) { return nil }
-        if attribute.type == .binary || attribute.type == .transformable, lua_type(L, index) == LUA_TSTRING {
+        if attribute.type == .binary, lua_type(L, index) == LUA_TSTRING {
             var length = 0
             let bytes = strata_lua_tolstring(L, index, &length)
             return .binary(Data(bytes: bytes!, count: length))
@@ -41,6 +52,14 @@ extension LuaCall {
         if type == LUA_TNUMBER, strata_lua_isinteger(L, index) == 0, !lua_tonumberx(L, index, nil).isFinite {
             throw LuaError(
                 code: "value", message: "\(entity).\(attribute.name) is \(attribute.type.rawValue): \(lua_tonumberx(L, index, nil)) is not a finite number")
+        }
+        if attribute.type == .transformable {
+            let json = try json(at: index)
+            do {
+                return .binary(try TransformableValue(json: json).storedData(valueTransformerName: attribute.valueTransformerName))
+            } catch {
+                throw LuaError(code: "value", message: "\(entity).\(attribute.name) is Transformable: \(error.message)")
+            }
         }
         if let value = plainValue(at: index, for: attribute.type) { return value }
         let json = try json(at: index)

@@ -114,7 +114,7 @@ extension LuaState {
                 return 1
             },
             "query": { [unowned self] call, lua in
-                let rows = try lua.context.performAndWait { try self.query(call, in: lua.context) }
+                let (rows, attributes) = try lua.context.performAndWait { try self.query(call, in: lua.context) }
                 let values = rows.reduce(0) { $0 + $1.names.count }
                 try call.charge(instructions: values, bytes: values * LuaCall.bytesPerValue)
                 lua_createtable(self.L, Int32(clamping: rows.count), 0)
@@ -122,7 +122,11 @@ extension LuaState {
                     lua_createtable(self.L, 0, Int32(clamping: row.names.count))
                     for name in row.names {
                         call.push(name)
-                        call.push(row[name]?.attributeValue)
+                        if let attribute = attributes[name] {
+                            call.push(row[name]?.attributeValue, of: attribute)
+                        } else {
+                            call.push(row[name]?.attributeValue)
+                        }
                         lua_rawset(self.L, -3)
                     }
                     lua_rawseti(self.L, -2, lua_Integer(position + 1))
@@ -267,7 +271,9 @@ extension LuaState {
         return request
     }
 
-    private func query(_ call: LuaCall, in context: ObjectContext) throws -> [FetchedRow] {
+    /// The rows of `ctx:query`, and the attributes its selected key paths end at (for the
+    /// values of Transformable ones).
+    private func query(_ call: LuaCall, in context: ObjectContext) throws -> ([FetchedRow], [String: AttributeDescription]) {
         let entity = try entityName(call, at: 2, in: context)
         guard lua_type(L, 3) == LUA_TTABLE else { throw call.argumentError(3, expected: "table of options") }
         guard let select = try field("select", of: 3, call: call, as: { try self.strings(call, inTableAt: $0, label: "select").joined(separator: ", ") }) else {
@@ -279,7 +285,14 @@ extension LuaState {
         let groupBy = try field("group_by", of: 3, call: call, as: { try self.strings(call, inTableAt: $0, label: "group_by") }) ?? []
         let sort = try field("sort", of: 3, call: call, as: { try self.strings(call, inTableAt: $0, label: "sort").map { try ObjectSortDescriptor(parsing: $0) } }) ?? []
         let limit = try field("limit", of: 3, call: call, as: { try call.integer(at: $0) }) ?? 0
-        return try context.query(entity, select: select, where: predicate, groupBy: groupBy, having: having, sortedBy: sort, limit: Int(clamping: limit))
+        let rows = try context.query(entity, select: select, where: predicate, groupBy: groupBy, having: having, sortedBy: sort, limit: Int(clamping: limit))
+        var attributes: [String: AttributeDescription] = [:]
+        if let description = context.model.entity(named: entity) {
+            for property in try FetchedProperty.list(select) where property.function == nil {
+                attributes[property.name] = property.keyPath.flatMap { context.model.attribute(atKeyPath: $0, from: description) }
+            }
+        }
+        return (rows, attributes)
     }
 
     private func fetchOrCreate(_ call: LuaCall, in context: ObjectContext) throws -> ManagedObject {

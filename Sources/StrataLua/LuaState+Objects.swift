@@ -172,7 +172,7 @@ extension LuaState {
     private func pushProperty(_ key: String, of object: ManagedObject, on call: LuaCall) throws {
         guard let model = object.managedObjectContext?.model else { throw LuaError(code: "object", message: "\(object.objectID) is no longer in a context") }
         if let attribute = model.attribute(named: key, in: object.entity) {
-            call.push(try object.attributeValue(forKey: attribute.name))
+            call.push(try object.attributeValue(forKey: attribute.name), of: attribute)
         } else if let relationship = model.relationship(named: key, in: object.entity) {
             if relationship.isToMany {
                 push(ToManyProxy(object: object, relationship: key), type: Self.toManyType)
@@ -231,7 +231,7 @@ extension LuaState {
         guard let model = object.managedObjectContext?.model else { return .object([]) }
         var members: [JSONMember] = []
         for attribute in model.allAttributes(of: object.entity) {
-            members.append(JSONMember(attribute.name, try object.attributeValue(forKey: attribute.name)?.jsonValue ?? .null))
+            members.append(JSONMember(attribute.name, try object.attributeValue(forKey: attribute.name).map { attribute.jsonValue(of: $0, taggingNulls: true) } ?? .null))
         }
         for relationship in model.allRelationships(of: object.entity) {
             let related = relationship.isToMany ? try object.objects(forKey: relationship.name) : [try object.value(forKey: relationship.name) as? ManagedObject].compactMap { $0 }

@@ -4,6 +4,9 @@ import Foundation
 public enum ContextError: Error, Sendable, Equatable {
     /// The model has no entity of that name.
     case unknownEntity(String)
+    /// The entity is abstract: only objects of its sub-entities exist, as Core Data refuses
+    /// to insert an abstract entity's instance.
+    case abstractEntity(String, subentities: [String])
     /// The entity has no property of that name.
     case unknownProperty(entity: String, property: String)
     /// A value of the wrong type for a property.
@@ -37,6 +40,9 @@ public enum ContextError: Error, Sendable, Equatable {
     /// A predicate's MATCHES or LIKE gave no answer: its pattern does not compile, is too long,
     /// or costs more than its budget on a value. Nothing was fetched, counted or deleted.
     case stringMatching(StringMatchError)
+    /// A value given for a Transformable attribute cannot be kept as the attribute keeps its
+    /// values (an app's own transformer, bytes inside an array).
+    case transformableValue(entity: String, property: String, TransformableValueError)
 }
 
 /// One object that failed validation, and why.
@@ -61,6 +67,9 @@ extension ContextError: CustomStringConvertible, LocalizedError {
     public var description: String {
         switch self {
         case .unknownEntity(let name): "no entity '\(name)'"
+        case .abstractEntity(let name, let subentities):
+            "entity '\(name)' is abstract: create an object of "
+                + (subentities.isEmpty ? "a sub-entity (it has none)" : "one of its sub-entities (\(subentities.joined(separator: ", ")))")
         case .unknownProperty(let entity, let property): "entity '\(entity)' has no property '\(property)'"
         case .wrongType(let entity, let property, let value, let expected):
             "\(entity).\(property) takes \(expected), not \(value)"
@@ -84,6 +93,7 @@ extension ContextError: CustomStringConvertible, LocalizedError {
                 + "which the uniqueness constraint on \(properties.joined(separator: ", ")) forbids"
         case .store(let message): message
         case .stringMatching(let error): error.description
+        case .transformableValue(let entity, let property, let error): "\(entity).\(property): \(error.message)"
         }
     }
 

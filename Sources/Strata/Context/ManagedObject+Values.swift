@@ -72,7 +72,9 @@ extension ManagedObject {
     // MARK: - Writing
 
     /// Sets `key` to `value`: a Swift value of the attribute's type (integers, floating point,
-    /// `Bool`, `String`, `Date`, `Data`, `UUID`, `URL`, `Decimal`, or an ``AttributeValue``),
+    /// `Bool`, `String`, `Date`, `Data`, `UUID`, `URL`, `Decimal`, or an ``AttributeValue``;
+    /// for a Transformable attribute, its archive's bytes or a ``TransformableRepresentable``
+    /// value, such as a ``TransformableValue`` or `[String]`, which is archived),
     /// an object for a to-one, an array of objects for a to-many, or `nil`. Relationships keep
     /// their inverse in step. A wrong type is an error naming entity, property and value.
     public func setValue(_ value: Any?, forKey key: String) throws(ContextError) {
@@ -338,6 +340,14 @@ extension ManagedObject {
     private func attributeValue(_ value: Any?, for attribute: AttributeDescription) throws(ContextError) -> AttributeValue? {
         guard let value else { return nil }
         if let converted = AttributeValue(swiftValue: value, type: attribute.type) { return converted }
+        // A Transformable attribute also takes the values its archive holds, archived here.
+        if attribute.type == .transformable, let transformable = (value as? TransformableRepresentable)?.transformableValue {
+            do {
+                return .binary(try attribute.storedData(for: transformable))
+            } catch {
+                throw .transformableValue(entity: entity.name, property: attribute.name, error)
+            }
+        }
         throw .wrongType(entity: entity.name, property: attribute.name, value: describe(value), expected: "a \(attribute.type.rawValue) value")
     }
 

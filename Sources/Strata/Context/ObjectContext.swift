@@ -176,10 +176,16 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Inserts a new object of `entityName` (of its registered subclass, if any), with the
     /// model's default values.
+    ///
+    /// - Throws: ``ContextError/unknownEntity(_:)``, or ``ContextError/abstractEntity(_:subentities:)``
+    ///   for an abstract entity, whose objects are always of a sub-entity.
     @discardableResult
     public func insert(_ entityName: String) throws(ContextError) -> ManagedObject {
         assertOnQueue()
         guard let entity = model.entity(named: entityName) else { throw .unknownEntity(entityName) }
+        guard !entity.isAbstract else {
+            throw .abstractEntity(entityName, subentities: model.allSubentities(of: entity).filter { !$0.isAbstract }.map(\.name))
+        }
         let object = makeObject(entity: entity, id: newTemporaryID(for: entityName), isFault: false)
         registerInserted(object)
         return object

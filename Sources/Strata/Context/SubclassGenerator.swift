@@ -3,7 +3,8 @@
 /// relationships as ``ToOne`` and ``ToMany``, sub-entities as subclasses.
 ///
 /// A property is optional unless the model requires it and gives it a default value (which a
-/// new object then has). Class names come from the entity's class name (its last dotted
+/// new object then has). A Transformable attribute is a ``TransformableValue`` under Core Data's
+/// own transformers, and its archive's bytes (`Data`) under an app's own, which Strata cannot run. Class names come from the entity's class name (its last dotted
 /// component), else from the entity's name.
 public enum SubclassGenerator {
     /// A generated source file.
@@ -35,7 +36,8 @@ public enum SubclassGenerator {
             "    open override class var entityName: String { \"\(entity.name)\" }",
         ]
         let attributes = entity.attributes.compactMap { attribute -> String? in
-            guard let type = swiftType(of: attribute.type) else { return nil }
+            guard let type = attribute.type == .transformable && attribute.storesKeyedArchives ? "TransformableValue" : swiftType(of: attribute.type)
+            else { return nil }
             let optional = attribute.isOptional || attribute.defaultValue == nil ? "?" : ""
             return "    @Attribute(\"\(attribute.name)\") public var \(identifier(attribute.name)): \(type)\(optional)"
         }

@@ -56,17 +56,27 @@ extension ObjectModel {
         return issues + StoreLayout.issues(layingOut: self) + fetchRequestTemplateIssues()
     }
 
-    /// A template whose predicate does not parse is refused when the model is loaded, not when
-    /// the template is first used.
+    /// A template or fetched property whose predicate does not parse is refused when the model
+    /// is loaded, not when it is first used.
     func fetchRequestTemplateIssues() -> [ModelIssue] {
-        fetchRequestTemplates.compactMap { template in
-            guard let format = template.predicate else { return nil }
-            do {
-                _ = try ObjectPredicate(format: format)
-                return nil
-            } catch {
-                return ModelIssue(.error, entity: template.entityName, "fetch request '\(template.name)': the predicate does not parse: \(error)")
+        let templates = fetchRequestTemplates.compactMap { template in
+            predicateIssue(template.predicate, entity: template.entityName, of: "fetch request '\(template.name)'")
+        }
+        let fetchedProperties = entities.flatMap { entity in
+            entity.fetchedProperties.compactMap { property in
+                predicateIssue(property.fetchRequest.predicate, entity: entity.name, of: "fetched property '\(property.name)'")
             }
+        }
+        return templates + fetchedProperties
+    }
+
+    private func predicateIssue(_ format: String?, entity: String, of owner: String) -> ModelIssue? {
+        guard let format else { return nil }
+        do {
+            _ = try ObjectPredicate(format: format)
+            return nil
+        } catch {
+            return ModelIssue(.error, entity: entity, "\(owner): the predicate does not parse: \(error)")
         }
     }
 }

@@ -6,9 +6,22 @@ extension AttributeValue {
     /// 0/1 and yes/no, strings from numbers; dates from ISO 8601 text (with or without
     /// fraction, zone or time), from Unix seconds, or by `dateFormat` when one is given.
     ///
+    /// A Transformable attribute's value is read in the JSON form of a ``TransformableValue``
+    /// (``TransformableValue/init(json:)``) and archived as its `valueTransformerName` keeps
+    /// values (``TransformableValue/storedData(valueTransformerName:)``).
+    ///
     /// - Returns: the value, or a description of why it does not fit (`"a string that is not a number"`).
-    public static func fromJSON(_ json: JSONValue, type: AttributeType, dateFormat: String? = nil) -> Result<AttributeValue, ImportValueMismatch> {
+    public static func fromJSON(
+        _ json: JSONValue, type: AttributeType, dateFormat: String? = nil, valueTransformerName: String? = nil
+    ) -> Result<AttributeValue, ImportValueMismatch> {
         func mismatch(_ reason: String) -> Result<AttributeValue, ImportValueMismatch> { .failure(ImportValueMismatch(reason: reason)) }
+        if type == .transformable {
+            do {
+                return .success(.binary(try TransformableValue(json: json).storedData(valueTransformerName: valueTransformerName)))
+            } catch {
+                return mismatch(error.message)
+            }
+        }
         if case .number(let literal) = json.kind, let value = numberLiteral(literal, type: type) { return .success(value) }
         let text: String? = switch json.kind {
         case .number(let literal): literal
@@ -138,8 +151,20 @@ public struct ImportValueMismatch: Error, Sendable {
     public let reason: String
 }
 
+extension AttributeDescription {
+    /// A value of this attribute as JSON that ``AttributeValue/fromJSON(_:type:dateFormat:valueTransformerName:)``
+    /// reads back: ``AttributeValue/jsonValue``, but a Transformable attribute's value in the
+    /// JSON form of its ``TransformableValue`` (``transformableValue(storedData:)``).
+    ///
+    /// - Parameter taggingNulls: see ``TransformableValue/jsonValue(taggingNulls:)``.
+    public func jsonValue(of value: AttributeValue, taggingNulls: Bool = false) -> JSONValue {
+        guard type == .transformable, case .binary(let data) = value else { return value.jsonValue }
+        return transformableValue(storedData: data).jsonValue(taggingNulls: taggingNulls)
+    }
+}
+
 extension AttributeValue {
-    /// The value as JSON that ``fromJSON(_:type:dateFormat:)`` reads back exactly: numbers,
+    /// The value as JSON that ``fromJSON(_:type:dateFormat:valueTransformerName:)`` reads back exactly: numbers,
     /// decimals as exact numbers, dates as ISO 8601 UTC text (Unix seconds outside years
     /// 1–9999), binary data base64, UUIDs and URIs as text.
     public var jsonValue: JSONValue {

@@ -23,6 +23,8 @@ final class EntityImportMapping: Sendable {
         let type: AttributeType
         /// The attribute's userInfo `dateFormat`, for dates written in one.
         let dateFormat: String?
+        /// A Transformable attribute's value transformer, which says how its values are archived.
+        let valueTransformerName: String?
         let keys: ImportKeys
     }
 
@@ -50,7 +52,9 @@ final class EntityImportMapping: Sendable {
         let attributes = model.allAttributes(of: entity).filter { !$0.isTransient && !$0.isDerived }.map { attribute in
             (attribute: attribute, keys: ImportKeys(property: attribute.name, userInfo: attribute.userInfo, isRemoteIdentity: attribute.name == identityName))
         }
-        let readers = attributes.map { AttributeReader(name: $0.attribute.name, type: $0.attribute.type, dateFormat: $0.attribute.userInfo["dateFormat"], keys: $0.keys) }
+        let readers = attributes.map { AttributeReader(
+                name: $0.attribute.name, type: $0.attribute.type, dateFormat: $0.attribute.userInfo["dateFormat"],
+                valueTransformerName: $0.attribute.valueTransformerName, keys: $0.keys) }
         let relationships = model.allRelationships(of: entity).filter { !$0.isTransient }.map { relationship in
             RelationshipMapping(
                 relationship: relationship, keys: ImportKeys(property: relationship.name, userInfo: relationship.userInfo),

@@ -42,7 +42,9 @@ extension Exporter {
         /// The selected values: the object's ID, the attributes in plan order, then per link
         /// what ``RowLink/Source`` says.
         let properties: [FetchedProperty]
-        let attributes: [(keys: [String], dateFormat: String?)]
+        let attributes: [(attribute: AttributeDescription, keys: [String])]
+        /// The entity whose records the rows make.
+        let entityName: String
         /// The links a record may write; of a pair of nested inverses, the side that writes it
         /// is chosen when a record first meets it (``Exporter/writtenLinks(of:through:)``).
         let links: [RowLink]
@@ -81,14 +83,17 @@ extension Exporter {
             }
             hasPairs = links.contains { $0.isPaired }
             (self.properties, self.links, self.plan) = (properties, links, plan)
-            attributes = plan.attributes.map { ($0.keys.exportKey, $0.attribute.userInfo["dateFormat"]) }
+            attributes = plan.attributes.map { ($0.attribute, $0.keys.exportKey) }
+            self.entityName = entityName
         }
     }
 
     /// The records of a nested destination that holds no link but the way back: made from
     /// its rows.
     struct LeafShape {
-        let attributes: [(attribute: AttributeDescription, keys: [String], dateFormat: String?)]
+        let attributes: [(attribute: AttributeDescription, keys: [String])]
+        /// The entity whose records the rows make.
+        let entityName: String
         /// The destination's identity attribute, which orders the records of an unordered to-many.
         let identity: AttributeDescription?
     }
@@ -103,7 +108,7 @@ extension Exporter {
         }
         guard !holdsLinks, !plan.attributes.contains(where: { $0.attribute.isTransient }) else { return nil }
         return LeafShape(
-            attributes: plan.attributes.map { ($0.attribute, $0.keys.exportKey, $0.attribute.userInfo["dateFormat"]) },
+            attributes: plan.attributes.map { ($0.attribute, $0.keys.exportKey) }, entityName: entityName,
             identity: try identity(of: entityName)?.attribute)
     }
 
@@ -164,7 +169,9 @@ extension Exporter {
         var loaded: [ObjectID] = []
         for values in rows {
             guard case .object(let id)? = values[0], written[id] == nil else { continue }
-            if let (record, nested) = try record(of: id.primaryKey ?? 0, from: values, members: members, shape: shape) {
+            let made = try record(of: id.primaryKey ?? 0, from: values, members: members, shape: shape)
+            settleWarnings(written: made != nil)
+            if let (record, nested) = made {
                 written[id] = ()
                 for member in nested { written[member] = () }
                 try body(record)
@@ -185,8 +192,8 @@ extension Exporter {
         if let position = shape.ownIdentityPosition, values[position] == nil { return nil }
         var record: [JSONMember] = []
         record.reserveCapacity(shape.attributes.count + shape.links.count)
-        for (index, (keys, dateFormat)) in shape.attributes.enumerated() {
-            Self.insert(values[1 + index]?.attributeValue.map { json($0, dateFormat: dateFormat) } ?? .null, at: keys, into: &record)
+        for (index, (attribute, keys)) in shape.attributes.enumerated() {
+            Self.insert(values[1 + index]?.attributeValue.map { json($0, of: attribute, in: shape.entityName) } ?? .null, at: keys, into: &record)
         }
         var nested: [ObjectID] = []
         let pairs = shape.hasPairs ? Set(writtenLinks(of: shape.plan, through: nil).map(\.id)) : []
@@ -223,9 +230,9 @@ extension Exporter {
                     guard written[id] == nil else { return nil }
                     nested.append(id)
                     var members: [JSONMember] = []
-                    for (attribute, keys, dateFormat) in leaf.attributes {
+                    for (attribute, keys) in leaf.attributes {
                         let value = row.values[attribute.name].flatMap { AttributeValue($0, type: attribute.type) }
-                        Self.insert(value.map { json($0, dateFormat: dateFormat) } ?? .null, at: keys, into: &members)
+                        Self.insert(value.map { json($0, of: attribute, in: leaf.entityName) } ?? .null, at: keys, into: &members)
                     }
                     items.append(.object(members))
                 }

@@ -18,8 +18,10 @@ import Foundation
 /// (`mappedKeyName`, `hyper.remoteKey`, `sync.remoteKey`; a dotted path makes nested objects),
 /// else its name (`id` for an identity attribute named `remoteID`). nil is `null`; decimals
 /// are numbers in their exact text; dates ISO 8601 UTC text that reads back exactly (or by the
-/// attribute's `dateFormat`); binary data base64. Properties whose userInfo sets
-/// `hyper.nonExportable` or `sync.nonExportable`, and transformable ones, are left out.
+/// attribute's `dateFormat`); binary data base64; a Transformable attribute's value in the JSON
+/// form of its ``TransformableValue`` (``TransformableValue/jsonValue(taggingNulls:)``), with a
+/// ``warnings`` entry for the values that hold objects kept as archives or bytes. Properties
+/// whose userInfo sets `hyper.nonExportable` or `sync.nonExportable` are left out.
 ///
 /// A relationship is its destinations' identity values (``ImportIdentity``): `"author_id": 7`,
 /// `"tags_ids": [1, 2]`, in order for an ordered one; with `nested`, their records, nested.
@@ -43,6 +45,13 @@ public final class Exporter {
     public let identities: [String: ImportIdentity]
     /// The entities of the export, in the order an import reads them (see above).
     public private(set) var entityNames: [String] = []
+    /// The Transformable attributes whose values the export could not write as plain values
+    /// (objects kept as their archives, bytes that are no archive), in the order first met.
+    public private(set) var warnings: [ExportWarning] = []
+    private var warningPositions: [String: Int] = [:]
+    /// What the record being made adds to ``warnings`` once it is written: a record made from
+    /// rows may be given up for one made from its object.
+    private var pendingWarnings: [(warning: ExportWarning, classNames: [String], isBytes: Bool)] = []
 
     enum Kind { case identity, nested, omitted }
     /// A relationship as records hold it.
@@ -186,7 +195,9 @@ public final class Exporter {
         for object in objects where written[object.objectID] == nil {
             // An object without its identity value is nested where the other side holds it.
             if try identity(of: entityName) != nil, try identityValue(of: object, in: entityName) == nil, try isHeldByTheOtherSide(object) { continue }
-            try body(try record(of: object, through: nil))
+            let record = try record(of: object, through: nil)
+            settleWarnings(written: true)
+            try body(record)
         }
     }
 
@@ -196,6 +207,12 @@ public final class Exporter {
         let plan = try plan(for: entityName)
         return plan.attributes.map { $0.keys.exportKey.joined(separator: ".") }
             + plan.links.filter { $0.kind == .identity && !silenced.contains($0.id) }.map(\.identityKey)
+    }
+
+    /// The keys of ``fieldKeys(of:)`` that hold Transformable attributes' values, whose JSON
+    /// may be an array or object of its own (a CSV cell holds it as JSON text).
+    public func transformableFieldKeys(of entityName: String) throws -> Set<String> {
+        Set(try plan(for: entityName).attributes.filter { $0.attribute.type == .transformable }.map { $0.keys.exportKey.joined(separator: ".") })
     }
 
     /// The relationships of `entityName` that flat records (``writesNestedRecords`` off) leave
@@ -216,7 +233,7 @@ public final class Exporter {
         var members: [JSONMember] = []
         for (attribute, keys) in plan.attributes {
             let value = try object.attributeValue(forKey: attribute.name)
-            Self.insert(value.map { json($0, dateFormat: attribute.userInfo["dateFormat"]) } ?? .null, at: keys.exportKey, into: &members)
+            Self.insert(value.map { json($0, of: attribute, in: object.entity.name) } ?? .null, at: keys.exportKey, into: &members)
         }
         for link in writtenLinks(of: plan, through: came) {
             let relationship = link.relationship, destination = relationship.destinationEntityName
@@ -300,7 +317,7 @@ public final class Exporter {
     /// `nil` without one. Linked values are read without the attribute's `dateFormat`.
     private func identityValue(of object: ManagedObject, in entityName: String, forLink: Bool = false) throws -> JSONValue? {
         guard let identity = try identity(of: entityName), let value = try object.attributeValue(forKey: identity.attribute.name) else { return nil }
-        return json(value, dateFormat: forLink ? nil : identity.attribute.userInfo["dateFormat"])
+        return forLink ? json(value, dateFormat: nil) : json(value, of: identity.attribute, in: entityName)
     }
 
     /// The members of an unordered to-many in a stable order: by identity value as SQL sorts
@@ -336,6 +353,39 @@ public final class Exporter {
     }
 
     // MARK: - Values
+
+    /// The JSON of `value` of `attribute` of an object of `entityName`: by the attribute's
+    /// `dateFormat`, a Transformable attribute's in the form of its ``TransformableValue``,
+    /// which notes a warning when it holds what JSON cannot show as a value.
+    func json(_ value: AttributeValue, of attribute: AttributeDescription, in entityName: String) -> JSONValue {
+        guard attribute.type == .transformable, case .binary(let data) = value else {
+            return json(value, dateFormat: attribute.userInfo["dateFormat"])
+        }
+        let transformable = attribute.transformableValue(storedData: data)
+        let classNames = transformable.archivedClassNames
+        var isBytes = false
+        if case .bytes = transformable { isBytes = true }
+        if isBytes || !classNames.isEmpty {
+            pendingWarnings.append((ExportWarning(entity: entityName, attribute: attribute.name, valueTransformerName: attribute.valueTransformerName), classNames, isBytes))
+        }
+        return transformable.jsonValue()
+    }
+
+    /// Adds the warnings of the record just made to ``warnings`` when it is `written`, else
+    /// forgets them.
+    func settleWarnings(written: Bool) {
+        defer { pendingWarnings.removeAll() }
+        guard written else { return }
+        for (warning, classNames, isBytes) in pendingWarnings {
+            let key = warning.entity + "." + warning.attribute
+            let position = warningPositions[key] ?? warnings.count
+            if position == warnings.count {
+                warningPositions[key] = position
+                warnings.append(warning)
+            }
+            warnings[position].count(classNames: classNames, isBytes: isBytes)
+        }
+    }
 
     func json(_ value: AttributeValue, dateFormat: String?) -> JSONValue {
         guard case .date(let date) = value, let dateFormat else { return value.jsonValue }
@@ -397,7 +447,7 @@ public final class Exporter {
     }
 
     private static func isExported(_ attribute: AttributeDescription) -> Bool {
-        isExportable(attribute.userInfo) && ![.transformable, .objectID, .undefined].contains(attribute.type)
+        isExportable(attribute.userInfo) && ![.objectID, .undefined].contains(attribute.type)
     }
 
     private func kind(of relationship: RelationshipDescription) throws -> Kind {

@@ -203,7 +203,7 @@ extension ImportSession {
     func typedValue(of attribute: EntityImportMapping.AttributeReader, json: JSONValue??, in record: JSONRecordIndex, label: RecordLabel) throws -> AttributeValue?? {
         guard let json else { return nil }
         guard let json else { return .some(nil) }
-        switch AttributeValue.fromJSON(json, type: attribute.type, dateFormat: attribute.dateFormat) {
+        switch AttributeValue.fromJSON(json, type: attribute.type, dateFormat: attribute.dateFormat, valueTransformerName: attribute.valueTransformerName) {
         case .success(let value): return .some(value)
         case .failure(let mismatch):
             let key = Self.keyName(of: json, in: record) ?? attribute.keys.names.first ?? attribute.name

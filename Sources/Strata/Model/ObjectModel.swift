@@ -167,6 +167,18 @@ extension ObjectModel {
         return allAttributes(of: entity).last { $0.name == name }
     }
 
+    /// The attribute a dotted key path of `entity` ends at, through relationships
+    /// (`author.name`): what a selected value of a fetch holds; `nil` when the path does not
+    /// end at an attribute.
+    public func attribute(atKeyPath keyPath: String, from entity: EntityDescription) -> AttributeDescription? {
+        var current: EntityDescription? = entity
+        let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for key in keys.dropLast() {
+            current = current.flatMap { relationship(named: key, in: $0) }.flatMap { self.entity(named: $0.destinationEntityName) }
+        }
+        return current.flatMap { attribute(named: keys[keys.count - 1], in: $0) }
+    }
+
     /// The type of the attribute `name` of the entity or an ancestor: ``attribute(named:in:)``
     /// without copying the description, for the look-ups of every property access.
     func attributeType(named name: String, in entity: EntityDescription) -> AttributeType? {

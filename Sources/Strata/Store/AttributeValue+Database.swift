@@ -55,6 +55,9 @@ extension AttributeValue {
             self = .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                                      bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
         case (.binary, .blob(let data)), (.transformable, .blob(let data)): self = .binary(data)
+        // Text in a Binary column (written by another tool): Core Data reads a blob column
+        // with sqlite3_column_blob, which hands over the text's UTF-8 bytes.
+        case (.binary, .text(let text)): self = .binary(Data(text.utf8))
         default: return nil
         }
     }

@@ -155,7 +155,7 @@ public final class PersistentStore: @unchecked Sendable {
         at path: String, model: ObjectModel, configuration: Database.Configuration = Database.Configuration(),
         frameworkVersion: Int64 = StoreMetadata.frameworkVersion
     ) throws(StoreError) -> PersistentStore {
-        var issues = model.validate() + unstorableIssues(of: model)
+        var issues = model.validate()
         // The layout is only defined for a model without errors.
         if !issues.contains(where: { $0.severity == .error }) { issues += StoreLayout.issues(layingOut: model) }
         if issues.contains(where: { $0.severity == .error }) { throw .invalidModel(path: path, issues: issues) }
@@ -280,7 +280,7 @@ public final class PersistentStore: @unchecked Sendable {
             configuration.isImmutable = true
         }
         if let model {
-            let unstorable = unstorableIssues(of: model)
+            let unstorable = StoreLayout.unstorableIssues(of: model)
             if !unstorable.isEmpty { throw StoreError.invalidModel(path: path, issues: unstorable) }
         }
         do {
@@ -307,16 +307,6 @@ public final class PersistentStore: @unchecked Sendable {
             return store
         } catch {
             throw storeError(error, path: path)
-        }
-    }
-
-    /// What a valid model holds that Strata cannot store yet: Composite attributes, whose
-    /// elements Core Data keeps in columns of their own that no store in hand shows the names of.
-    private static func unstorableIssues(of model: ObjectModel) -> [ModelIssue] {
-        model.entities.flatMap { entity in
-            entity.attributes.filter { $0.type == .composite && !$0.isTransient }.map { attribute in
-                ModelIssue(.error, entity: entity.name, property: attribute.name, "Strata cannot store Composite attributes yet")
-            }
         }
     }
 

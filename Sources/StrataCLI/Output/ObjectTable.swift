@@ -64,6 +64,8 @@ enum ObjectTable {
         dictionary.resultType = .dictionary
         // Aliases, since a key may be selected twice and "self" may also be an attribute's name.
         dictionary.propertiesToFetch = [.keyPath("self", as: "0")] + keys.enumerated().map { .keyPath($1, as: "\($0 + 1)") }
+        // The attribute each key path ends at, for the values of Transformable ones.
+        let attributes: [AttributeDescription?] = [nil] + keys.map { ValueFormatting.attribute(at: $0, from: request.entityName, model: store.model) }
         var waiting: [(key: Int64, row: [JSONValue])] = []
         func writeWaiting(_ writer: inout RowWriter) throws {
             let members = try includes.map { try store.toManyReferences(request.entityName, $0, primaryKeys: waiting.map(\.key)) }
@@ -77,7 +79,7 @@ enum ObjectTable {
             waiting.removeAll(keepingCapacity: true)
         }
         try store.forEachDictionary(dictionary) { values in
-            let row = values.dropFirst(namesObjects ? 0 : 1).map { ValueFormatting.row($0, format: format) }
+            let row = values.indices.dropFirst(namesObjects ? 0 : 1).map { ValueFormatting.row(values[$0], format: format, attribute: attributes[$0]) }
             guard !includes.isEmpty, case .object(let id)? = values[0], let key = id.primaryKey else {
                 writer.write(row)
                 return
@@ -124,8 +126,8 @@ enum ObjectTable {
             owner = next
         }
         let last = keyPath[keyPath.count - 1]
-        if model.attribute(named: last, in: owner.entity) != nil {
-            return ValueFormatting.row(try owner.attributeValue(forKey: last).map(FetchedValue.attribute), format: format)
+        if let attribute = model.attribute(named: last, in: owner.entity) {
+            return ValueFormatting.row(try owner.attributeValue(forKey: last).map(FetchedValue.attribute), format: format, attribute: attribute)
         }
         switch try owner.value(forKey: last) {
         case let destination as ManagedObject: return ValueFormatting.row(destination.objectID, format: format)

@@ -46,15 +46,30 @@ enum ValueFormatting {
     }
 
     /// A fetched value as a row of `format` holds it: as JSON, but for a table, which is for
-    /// reading, binary data as its size and an object as `Entity/p12` rather than its URI.
-    static func row(_ value: FetchedValue?, format: RowFormat) -> JSONValue {
+    /// reading, binary data as its size and an object as `Entity/p12` rather than its URI. The
+    /// value of a Transformable `attribute` is the value its archive holds: its JSON form, in a
+    /// table its description on one line.
+    static func row(_ value: FetchedValue?, format: RowFormat, attribute: AttributeDescription? = nil) -> JSONValue {
         switch value {
-        case .attribute(.binary(let data))? where format == .table: .string("<\(data.count) bytes>")
-        case .attribute(let value)?: json(value)
-        case .object(let id)?: row(id, format: format)
-        case nil: .null
+        case .attribute(.binary(let data))? where attribute?.type == .transformable:
+            let transformable = attribute!.transformableValue(storedData: data)
+            guard format == .table else { return transformable.jsonValue() }
+            let text = transformable.description
+            return .string(text.count > tableTextLength ? String(text.prefix(tableTextLength - 3)) + "..." : text)
+        case .attribute(.binary(let data))? where format == .table: return .string("<\(data.count) bytes>")
+        case .attribute(let value)?: return json(value)
+        case .object(let id)?: return row(id, format: format)
+        case nil: return .null
         }
     }
+
+    /// The attribute the key path `keyPath` of `entityName` ends at, if any.
+    static func attribute(at keyPath: String, from entityName: String, model: ObjectModel) -> AttributeDescription? {
+        model.entity(named: entityName).flatMap { model.attribute(atKeyPath: keyPath, from: $0) }
+    }
+
+    /// How many characters of a transformable value a table shows: `--format json` shows all.
+    static let tableTextLength = 80
 
     /// An object as a row of `format` names it: its URI, or in a table `Entity/p12`.
     static func row(_ id: ObjectID, format: RowFormat) -> JSONValue {

@@ -131,6 +131,30 @@ import Testing
         #expect(errors(model.validateForStore()).isEmpty)
     }
 
+    /// A fetched property's predicate names the object it belongs to as `$FETCH_SOURCE`.
+    @Test func aFetchedPropertyWhosePredicateDoesNotParseIsAnError() {
+        var book = entity("Book", attributes: [AttributeDescription(name: "title", type: .string)])
+        book.fetchedProperties = [
+            FetchedPropertyDescription(name: "sameTitle", fetchRequest: FetchRequestTemplate(name: "sameTitle", entityName: "Book", predicate: "title == $FETCH_SOURCE.title")),
+            FetchedPropertyDescription(name: "broken", fetchRequest: FetchRequestTemplate(name: "broken", entityName: "Book", predicate: "title ==")),
+        ]
+        let found = errors(ObjectModel(entities: [book]).validateForStore())
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("error: entity 'Book': fetched property 'broken': the predicate does not parse: expected a value after '=='") == true)
+    }
+
+    /// `model validate` and `create` agree: what `create` refuses, the store checks refuse too.
+    @Test func aCompositeAttributeIsRefusedByTheStoreChecksAsByCreate() throws {
+        var location = AttributeDescription(name: "location", type: .composite)
+        location.compositeName = "Point"
+        var model = ObjectModel(entities: [entity("Place", attributes: [location])])
+        model.composites = [CompositeDescription(name: "Point", attributes: [AttributeDescription(name: "x", type: .double)])]
+        #expect(errors(model.validate()).isEmpty)
+        #expect(errors(model.validateForStore()) == ["error: entity 'Place', property 'location': Strata cannot store Composite attributes yet"])
+        let folder = try StoreFolder()
+        #expect(throws: StoreError.self) { try PersistentStore.create(at: folder.path("Place.sqlite"), model: model) }
+    }
+
     @Test func loadingWithTheStoreChecksRefusesWhatValidateAlonePasses() {
         let bundle = ModelBundle(
             url: URL(fileURLWithPath: "/models/m.json"),

@@ -108,6 +108,12 @@ import Testing
         let stored = try #require(try store.database.scalar("SELECT X FROM \(table)"))
         #expect(AttributeValue(stored, type: type) == value)
     }
+
+    /// Text that another tool wrote into a Binary column reads as its UTF-8 bytes, as Core
+    /// Data's blob read gives them; it read as nil.
+    @Test func textInABinaryColumnReadsAsItsBytes() {
+        #expect(AttributeValue(.text("héllo"), type: .binary) == .binary(Data("héllo".utf8)))
+    }
 }
 
 @Suite(.enabled(if: Fixtures.available, Fixtures.skipReason))

@@ -7,6 +7,17 @@ extension StoreLayout {
     /// The tables Core Data keeps for itself in every store.
     public static let bookkeepingTableNames = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
 
+    /// What a valid model holds that Strata cannot store yet: Composite attributes, whose
+    /// elements Core Data keeps in columns of their own that no store in hand shows the names of.
+    /// Part of ``issues(layingOut:)``, so that `model validate` and `create` agree.
+    static func unstorableIssues(of model: ObjectModel) -> [ModelIssue] {
+        model.entities.flatMap { entity in
+            entity.attributes.filter { $0.type == .composite && !$0.isTransient }.map { attribute in
+                ModelIssue(.error, entity: entity.name, property: attribute.name, "Strata cannot store Composite attributes yet")
+            }
+        }
+    }
+
     /// What keeps `model`, a model that ``ObjectModel/validate()`` found no error in, from being
     /// laid out in a store: a table wider than ``maximumColumnCount``, and an entity table whose
     /// name is one of Core Data's own tables' or another table's or index's.
@@ -20,7 +31,7 @@ extension StoreLayout {
     /// `Z_MODELCACHE`, overwrite Core Data's own table.
     public static func issues(layingOut model: ObjectModel) -> [ModelIssue] {
         let layout = StoreLayout(model: model)
-        var issues: [ModelIssue] = []
+        var issues = unstorableIssues(of: model)
         let rootOfTable = Dictionary(
             layout.entities.filter { $0.superNumber == 0 }.map { ($0.tableName, $0.name) }, uniquingKeysWith: { first, _ in first })
         let bookkeeping = Set(bookkeepingTableNames)

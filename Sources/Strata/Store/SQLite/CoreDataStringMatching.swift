@@ -35,6 +35,9 @@ enum CoreDataStringMatching {
         /// about a second here. It must stay well below where the toolchain's ICU (76.1) gives
         /// up silently: measured, `(a?){26}a{26}`-like searches end after about 4,900 ticks
         /// with no match and no error, where ICU 72 goes on and matches.
+        ///
+        /// Past it, a pattern that describes a regular language is answered anyway, by
+        /// ``RegularLanguageMatcher`` in time linear in the value; only the others fail.
         static let regexSteps = 5_000_000
         /// Positions of the pattern tried against the value, for one LIKE: linear patterns use
         /// a few per character; only many `*` against a long value come near it.
@@ -91,10 +94,14 @@ enum CoreDataStringMatching {
     ///
     /// Runs ICU through Foundation with its progress reports on, so that a match that would
     /// backtrack for minutes stops after ``Budget/regexSteps`` steps, and an error of ICU's (which
-    /// `firstMatch` reports as no match) is told apart from no match.
+    /// `firstMatch` reports as no match) is told apart from no match. ICU answers first whenever
+    /// it finishes, since its answer is Core Data's by definition; where its budget runs out,
+    /// ``RegularLanguageMatcher`` answers instead if the pattern is in its regular subset, as any
+    /// correct engine gives the same yes or no there (`(a?){26}a{26}` against 26 a's: yes).
     ///
-    /// - Throws: ``StringMatchError`` when the budget runs out or ICU fails; never answers
-    ///   `false` for a search ICU did not finish.
+    /// - Throws: ``StringMatchError`` when the budget runs out on a pattern outside that subset
+    ///   (a backreference, a lookahead…), or when ICU fails; never answers `false` for a search
+    ///   that no engine finished.
     static func matches(_ value: String, pattern: String, options: Options, place: String? = nil) throws(StringMatchError) -> Bool {
         let regularExpression = try self.regularExpression(pattern, options: options, place: place)
         let value = fold(value, options)
@@ -119,6 +126,13 @@ enum CoreDataStringMatching {
         }
         if matched { return true }
         if outOfBudget {
+            // The same compiled text and folded value as ICU's, so that the fallback answers the
+            // question ICU was asked.
+            if let answer = RegularLanguageMatcher(
+                icuPattern: regularExpression.pattern, caseInsensitive: regularExpression.options.contains(.caseInsensitive)
+            )?.matches(value) {
+                return answer
+            }
             throw StringMatchError(operatorName: "MATCHES", pattern: pattern, reason: .budgetExceeded(steps: Budget.regexSteps), place: place)
         }
         if failed { throw StringMatchError(operatorName: "MATCHES", pattern: pattern, reason: .matcherFailed, place: place) }

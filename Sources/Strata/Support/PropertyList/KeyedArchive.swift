@@ -1,3 +1,5 @@
+import Foundation
+
 /// Navigates an `NSKeyedArchiver` archive held in a property list: objects by UID, their
 /// class names, and the archived forms of strings, arrays, sets and dictionaries. Core Data's
 /// model cache and Xcode 3's binary models are such archives.
@@ -6,7 +8,10 @@ struct KeyedArchive {
         var message: String
     }
 
-    private let objects: [PropertyListValue]
+    /// The archive's `$objects`: `$null` first, then every object, referred to by their index.
+    let objects: [PropertyListValue]
+    /// The index of the root object in ``objects`` (`$top.root`).
+    let rootIndex: Int
     /// The archive's root object (`$top.root`).
     let root: PropertyListValue
 
@@ -18,7 +23,19 @@ struct KeyedArchive {
         guard case .uid(let rootIndex)? = plist["$top"]?["root"], rootIndex < UInt64(objects.count) else {
             throw Failure(message: "the archive has no root object")
         }
+        self.rootIndex = Int(rootIndex)
         root = objects[Int(rootIndex)]
+    }
+
+    /// The archive in `data`, a binary property list.
+    init(data: Data) throws(Failure) {
+        let plist: PropertyListValue
+        do {
+            plist = try BinaryPropertyListReader.read(data)
+        } catch {
+            throw Failure(message: error.description)
+        }
+        try self.init(plist)
     }
 
     /// The object a UID refers to; `nil` for `$null` and for values that are not references.

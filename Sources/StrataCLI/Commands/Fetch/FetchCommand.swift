@@ -12,7 +12,10 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
             attributes (or those --select names) and its to-one relationships as the \
             destination object's URI; --include adds to-many relationships as lists of URIs. \
             A table, which is for reading, names objects ENTITY/pN in an object column, left \
-            out with --select, and shows binary data as its size. \
+            out with --select, and shows binary data as its size. A transformable attribute \
+            shows the value its keyed archive holds: in JSON in the form strata export writes, \
+            in a table on one line (["fantasy", "classic"], <ClassName> for an object Strata \
+            keeps as an archive). \
             Objects of sub-entities are included unless the predicate says otherwise. Sort keys read KEY, KEY:desc or KEY:nocase; key paths may go through to-one \
             relationships (author.name). The store is opened read-only. Rows are printed as \
             SQLite reads them, the first at once and in bounded memory whatever the number \

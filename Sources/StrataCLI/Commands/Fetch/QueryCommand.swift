@@ -60,8 +60,16 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
         }
         let fetched = try store.fetchDictionaries(fetch)
         var writer = RowWriter(columns: fetched.first?.names ?? fetch.propertiesToFetch?.map(\.name) ?? [], format: request.format, pages: !request.noPager)
+        // The attributes the names read, for the values of Transformable ones.
+        let keyPaths = fetch.propertiesToFetch.map { properties in
+            Dictionary(properties.compactMap { property in property.function == nil ? property.keyPath.map { (property.name, $0) } : nil }, uniquingKeysWith: { first, _ in first })
+        }
+        var attributes: [String: AttributeDescription] = [:]
+        for name in fetched.first?.names ?? [] {
+            attributes[name] = ValueFormatting.attribute(at: keyPaths?[name] ?? name, from: fetch.entityName, model: store.model)
+        }
         for row in fetched {
-            writer.write(row.names.map { ValueFormatting.row(row[$0], format: request.format) })
+            writer.write(row.names.map { ValueFormatting.row(row[$0], format: request.format, attribute: attributes[$0]) })
         }
         writer.finish()
     }

@@ -13,7 +13,18 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
             mappedKeyName or hyper/sync.remoteKey, a dotted key making nested objects, else the \
             attribute's name; id for an identity attribute named remoteID): dates in ISO 8601 \
             UTC, binary data in base64, decimals as exact numbers, nil as null. Properties whose \
-            userInfo sets hyper.nonExportable are left out, and so are transformable attributes.
+            userInfo sets hyper.nonExportable are left out.
+
+            A transformable attribute's value (an NSKeyedArchiver archive, as Core Data's default \
+            and secure transformers keep it) is written as the value it holds: strings, numbers \
+            and booleans as themselves, arrays and dictionaries as JSON, and tagged objects for \
+            the rest: {"$date": ISO 8601}, {"$data": base64}, {"$url": ...}, {"$uuid": ...}, \
+            {"$set": [...]}, {"$orderedSet": [...]}, {"$null": true} for a whole NSNull (null \
+            inside a container), {"$dictionary": {...}} for a dictionary with keys beginning \
+            with $, {"$real": "nan"}. Objects of other classes are kept as {"$class": NAME, \
+            "$archive": base64 of their own archive}, and values that are no archive (an app's \
+            own transformer) as {"$bytes": base64}, each attribute holding such values named \
+            in a warning; strata import writes them all back. A CSV cell holds the value's JSON.
 
             Relationships are the identity values of their destinations, under <name>_id \
             for a to-one and <name>_ids for a to-many (name in snake_case; in order for an \
@@ -147,6 +158,7 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
                 let keys = try exporter.fieldKeys(of: names[0])
                 let paths = keys.map { $0.split(separator: ".").map(String.init) }
                 output.flush()
+                let transformableKeys = try exporter.transformableFieldKeys(of: names[0])
                 var writer = RowWriter(columns: keys, format: .csv)
                 var row: [JSONValue] = []
                 try exporter.forEachRecord(of: names[0], where: filter) { record in
@@ -160,10 +172,16 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
                             row.append(path.reduce(Optional(record)) { $0?[$1] } ?? .null)
                         }
                     }
+                    // A transformable value's JSON, whole: CSV would write a list's items bare.
+                    for (index, key) in keys.enumerated() where transformableKeys.contains(key) && !row[index].isNull {
+                        row[index] = .string(JSONWriter.string(from: row[index], pretty: false))
+                    }
                     writer.write(row)
                 }
                 writer.finish()
             }
+            output.flush()
+            for warning in exporter.warnings { StrataCLI.printError("strata: warning: \(warning)") }
         }
         output.flush()
     }
