@@ -235,4 +235,40 @@ import Testing
             (error as? LuaError)?.message == "test:1: Author has no property 'nmae' (did you mean 'name'?)"
         }
     }
+
+    /// Regression: a save through a parent that the store refused for a uniqueness clash left
+    /// the object in the parent, where `ctx:rollback()` could not reach it, and every later
+    /// save failed again.
+    @Test func aSaveRefusedForAUniquenessClashRollsBackWithoutTraceInTheParent() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lua-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = try JSONModelReader.read(Data("""
+            {"entities": [{"name": "Tag", "attributes": [{"name": "name", "type": "string"}], "uniquenessConstraints": [["name"]]}]}
+            """.utf8), path: "tags.json")
+        let store = try PersistentStore.create(at: folder.appendingPathComponent("Tags.sqlite").path, model: model)
+        defer { store.close() }
+        let root = ObjectContext(store: store, name: "root")
+        let child = ObjectContext(parent: root, name: "child")
+        let lua = try LuaState()
+        lua.installStrata(context: child)
+        let results = try lua.run("""
+            ctx:create("Tag", {name = "sf"})
+            ctx:save()
+            ctx:create("Tag", {name = "sf"})
+            local saved, err = pcall(function() ctx:save() end)
+            local pending = ctx:has_changes()
+            ctx:rollback()
+            ctx:create("Tag", {name = "fantasy"})
+            ctx:save()
+            return saved, pending, ctx:count("Tag")
+            """, name: "=test")
+        #expect(results == [false, true, 2])
+        root.performAndWait { #expect(!root.hasChanges) }
+        let reader = ObjectContext(store: store)
+        let names = try reader.performAndWait {
+            try reader.fetch(FetchRequest(entityName: "Tag", sortDescriptors: [ObjectSortDescriptor("name")])).map { $0["name"] as? String }
+        }
+        #expect(names == ["fantasy", "sf"])
+    }
 }

@@ -2,6 +2,9 @@ extension ObjectContext {
     /// A child's save: its inserted, changed and deleted objects become the parent's pending
     /// changes, with the same IDs. Inverses and delete rules were applied in the child, so
     /// the parent takes the values as they are.
+    ///
+    /// Inside a ``commit()`` the child keeps its changes as pending until every level saved
+    /// (see ``PushedChanges``): a level above that fails takes the push back.
     func pushToParent() throws(ContextError) {
         guard let parent else { return }
         let inserted = insertionOrder.filter { insertedIDs.contains($0) }.compactMap { registered[$0] }
@@ -27,8 +30,12 @@ extension ObjectContext {
         }
         let deletedObjectIDs = deleted.map(\.objectID)
         let holdsParentsNotices = isCommitting
+        var parentBefore: Savepoint?
         try parent.performAndWaitTyped { () throws(ContextError) in
-            if holdsParentsNotices { parent.holdChangeNotices() }
+            if holdsParentsNotices {
+                parent.holdChangeNotices()
+                parentBefore = parent.savepoint()
+            }
             for (id, values) in insertedValues {
                 let object = parent.object(with: id)
                 object.isFault = false
@@ -70,14 +77,61 @@ extension ObjectContext {
                 parent.objectsDidChange(change)
             }
         }
+        var pushed = PushedChanges(inserted: inserted, updated: updated, deleted: deleted, parentBefore: parentBefore, isFinished: false)
+        // The context a commit started from keeps its changes pending until the store saved
+        // them: its queue is the commit's own. A context between it and the store takes them
+        // as saved at once, as others use it meanwhile, and is put right if the commit fails.
+        if parentBefore == nil || !defersPushFinish {
+            finishPush(pushed)
+            pushed.isFinished = true
+        }
+        if parentBefore != nil { pendingPush = pushed }
+    }
+
+    /// What a child's save pushed into its parent, and the parent's unsaved changes before the
+    /// push. A ``commit()`` finishes the push in the child (its changes become saved there)
+    /// only once every level above saved; when one fails, the parent goes back to what it had,
+    /// so that the store's refusal (a uniqueness clash, a conflict) leaves no trace above the
+    /// context the commit started from, whose changes stay pending, to be fixed or rolled back.
+    struct PushedChanges {
+        let inserted: [ManagedObject]
+        let updated: [ManagedObject]
+        let deleted: [ManagedObject]
+        let parentBefore: Savepoint?
+        /// Whether the child took its pushed changes as saved already.
+        var isFinished: Bool
+    }
+
+    /// The child's side of a push: its pushed changes become its saved state, and it tells
+    /// its listeners.
+    private func finishPush(_ pushed: PushedChanges) {
+        let (inserted, updated, deleted) = (pushed.inserted, pushed.updated, pushed.deleted)
         let newlyInserted = Set(inserted.map(\.objectID))
         awaitingPermanentIDs.formUnion(newlyInserted)
         let change = changeToAnnounce(inserted: inserted, updated: updated, deleted: deleted)
         let unreadToManyChanges = commitSaved(inserted + updated, versions: nil, deleted: deleted)
         objectsDidChange(change)
         announce(didSaveNotification(
-            saved: inserted + updated, inserted: newlyInserted, deleted: Set(deletedObjectIDs), permanentIDs: [:],
+            saved: inserted + updated, inserted: newlyInserted, deleted: Set(deleted.map(\.objectID)), permanentIDs: [:],
             unreadToManyChanges: unreadToManyChanges))
+    }
+
+    /// Ends a commit's pending push: `succeeded`, the child takes its changes as saved;
+    /// otherwise the parent goes back to its unsaved changes of before the push.
+    private func settlePendingPush(succeeded: Bool) {
+        guard let pushed = pendingPush else { return }
+        pendingPush = nil
+        if succeeded {
+            if !pushed.isFinished { finishPush(pushed) }
+            return
+        }
+        if let parent, let before = pushed.parentBefore {
+            parent.performAndWait { parent.rollback(to: before) }
+        }
+        // The values it took as saved are read again from the parent, which no longer has them.
+        if pushed.isFinished {
+            for object in pushed.updated where registered[object.objectID] === object { refresh(object, mergeChanges: true) }
+        }
     }
 
     /// Runs `read` while this thread holds the queues of this context and of every ancestor,
@@ -179,6 +233,8 @@ extension ObjectContext {
         holdChangeNotices()
         var permanent: [ObjectID: ObjectID] = [:]
         do throws(ContextError) {
+            defersPushFinish = true
+            defer { defersPushFinish = false }
             try committingStep { () throws(ContextError) in try save() }
             permanent = parent == nil ? lastPermanentIDs : [:]
             for context in chain {
@@ -191,11 +247,16 @@ extension ObjectContext {
                 permanent.merge(saved) { $1 }
             }
         } catch {
-            // What was saved so far is told as it stands.
+            // Nothing is saved unless the store saved it: each level takes back what was pushed
+            // into it, the top first, and this context keeps its changes pending.
+            for context in chain.dropLast().reversed() { context.performAndWait { context.settlePendingPush(succeeded: false) } }
+            settlePendingPush(succeeded: false)
             releaseChangeNotices()
             for context in chain { context.performAndWait { context.releaseChangeNotices() } }
             throw error
         }
+        settlePendingPush(succeeded: true)
+        for context in chain.dropLast() { context.performAndWait { context.settlePendingPush(succeeded: true) } }
         if !permanent.isEmpty { rekey(permanent) }
         releaseChangeNotices()
         for context in chain.dropLast() {

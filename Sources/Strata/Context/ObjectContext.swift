@@ -98,6 +98,11 @@ public final class ObjectContext: @unchecked Sendable {
     /// Whether the context's save is a step of a ``commit()``, which holds its parent's
     /// change notices until the commit has the permanent IDs.
     @exclusivity(unchecked) var isCommitting = false
+    /// A commit's push into the parent, finished in this context once every level saved.
+    @exclusivity(unchecked) var pendingPush: PushedChanges?
+    /// Whether a push into the parent leaves this context's changes pending: it is the
+    /// context a ``commit()`` started from.
+    @exclusivity(unchecked) var defersPushFinish = false
     /// Objects whose validation saves leave to a later one: an import saving batch after batch
     /// inside one transaction, whose links to records of later batches are not in yet.
     @exclusivity(unchecked) var deferredValidation: Set<ObjectID> = []

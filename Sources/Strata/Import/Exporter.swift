@@ -25,7 +25,9 @@ import Foundation
 ///
 /// A relationship is its destinations' identity values (``ImportIdentity``): `"author_id": 7`,
 /// `"tags_ids": [1, 2]`, in order for an ordered one; with `nested`, their records, nested.
-/// Destinations without identity, or without an identity value, are nested in both forms;
+/// Destinations without identity, or without an identity value, are nested in both forms,
+/// except that a to-one to an entity without identity whose inverse is a to-many is written
+/// from that side (its record lists the objects pointing to it), since several may share it;
 /// destinations with sub-entities (which a nested record cannot name) are identity values.
 /// Each object is written in full once, where first met; met again, as its identity value
 /// alone (`{"id": 7}`; `{}` for a singleton). A nested record never goes back through the
@@ -74,7 +76,7 @@ public final class Exporter {
     var written = ObjectLedger<Void>()
     /// For each pair of inverse nested relationships, the one that is written.
     private var pairOwners: [String: String] = [:]
-    /// Relationships of identity values that the other side of their inverse writes.
+    /// Relationships that the other side of their inverse writes: of identity values, or to-ones to objects without identity (see ``isWrittenFromTheManySide(_:among:)``).
     var silenced: Set<String> = []
     private var formatters: [String: DateFormatter] = [:]
     /// Whether records hold the records of related objects that are nested rather than named
@@ -278,7 +280,9 @@ public final class Exporter {
     func writtenLinks(of plan: Plan, through came: RelationshipDescription?) -> [Link] {
         plan.links.filter { link in
             guard writes(link), came?.inverseName != link.relationship.name else { return false }
-            guard link.kind == .nested, let inverse = link.inverse, inverse.kind == .nested, inverse.id != link.id else { return true }
+            guard link.kind == .nested, let inverse = link.inverse, inverse.kind == .nested, inverse.id != link.id,
+                !silenced.contains(inverse.id)
+            else { return true }
             let pair = [link.id, inverse.id].sorted().joined(separator: " ")
             let owner = pairOwners[pair] ?? (inverse.relationship.isOrderedToMany && !link.relationship.isOrderedToMany ? inverse.id : link.id)
             pairOwners[pair] = owner
@@ -296,7 +300,9 @@ public final class Exporter {
     private func isHeldByTheOtherSide(_ object: ManagedObject) throws -> Bool {
         try plan(for: object.entity.name).links.contains { link in
             guard silenced.contains(link.id), link.inverse?.relationship.destinationEntityName == object.entity.name else { return false }
-            return try related(object, link.relationship).contains { try identityValue(of: $0, in: link.relationship.destinationEntityName) != nil }
+            // A destination without identity attribute lists its members itself (see ``isWrittenFromTheManySide(_:among:)``).
+            let destination = link.relationship.destinationEntityName
+            return try related(object, link.relationship).contains { try identity(of: destination) == nil || identityValue(of: $0, in: destination) != nil }
         }
     }
 
@@ -483,6 +489,17 @@ public final class Exporter {
 
     // MARK: - Import order
 
+    /// Whether `link`, a to-one to an entity without identity attribute whose inverse is a
+    /// to-many, is written from that to-many instead: several objects may point to one such
+    /// object, which a record can nest only once and no other record can name, so its own
+    /// record lists them (by identity value, or nested). Needs the destination in the export.
+    private func isWrittenFromTheManySide(_ link: Link, among names: [String]) -> Bool {
+        guard link.kind == .nested, !link.relationship.isToMany, let inverse = link.inverse,
+            inverse.relationship.isToMany, inverse.kind != .omitted, inverse.id != link.id
+        else { return false }
+        return !positions(of: link.relationship.destinationEntityName, in: names).isEmpty
+    }
+
     /// The positions in `names` of `entityName` and its sub-entities.
     private func positions(of entityName: String, in names: [String]) -> [Int] {
         guard let entity = context.model.entity(named: entityName) else { return [] }
@@ -496,7 +513,7 @@ public final class Exporter {
     private func importOrder(_ names: [String]) throws -> [String] {
         var nesting: [(Int, Int)] = [], required: [(Int, Int)] = [], preferred: [(Int, Int)] = []
         for (source, name) in names.enumerated() {
-            for link in try plan(for: name).links where link.kind != .omitted {
+            for link in try plan(for: name).links where link.kind != .omitted && !isWrittenFromTheManySide(link, among: names) {
                 let targets = positions(of: link.relationship.destinationEntityName, in: names).filter { $0 != source }
                 if link.kind == .nested, try identity(of: link.relationship.destinationEntityName) == nil {
                     nesting += targets.map { (source, $0) }
@@ -540,6 +557,7 @@ public final class Exporter {
     /// batch), or for an entity's own pair the to-one side.
     private func silenceInverses() throws {
         for (position, name) in entityNames.enumerated() {
+            for link in try plan(for: name).links where isWrittenFromTheManySide(link, among: entityNames) { silenced.insert(link.id) }
             for link in try plan(for: name).links where link.kind == .identity && !link.relationship.mustWrite {
                 let others = positions(of: link.relationship.destinationEntityName, in: entityNames)
                 guard let inverse = link.inverse, inverse.kind == .identity, inverse.id != link.id, !others.isEmpty else { continue }

@@ -217,4 +217,71 @@ import Testing
         }
         #expect(try fixture.store.rowCounts()["Tag"] == 2)
     }
+
+    /// Regression: a commit that the store refused for a uniqueness clash left the child's
+    /// insert in the parent, where a rollback of the child could not reach it, so that every
+    /// later save failed again. The parents are as they were and the child keeps its change,
+    /// on a two-tier and a three-tier stack.
+    @Test(arguments: [1, 2]) func aCommitRefusedByTheStoreLeavesNoTraceInTheParents(levels: Int) throws {
+        let fixture = try LibraryFixture()
+        let root = fixture.context
+        try root.performAndWait {
+            let author = try root.insert("Author")
+            try author.setValue(Int64(7), forKey: "remoteID")
+            try author.setValue("First", forKey: "name")
+            try root.save()
+        }
+        var parents = [root]
+        for _ in 1..<levels { parents.append(ObjectContext(parent: parents.last!)) }
+        let child = ObjectContext(parent: parents.last!)
+        try child.performAndWait {
+            let clash = try child.insert("Author")
+            try clash.setValue(Int64(7), forKey: "remoteID")
+            try clash.setValue("Clash", forKey: "name")
+            #expect(throws: ContextError.uniquenessConflict(object: clash.objectID, properties: ["remoteID"], values: ["7"])) { try child.commit() }
+            #expect(child.insertedObjects.map(\.objectID) == [clash.objectID], "the child keeps its change, to fix or drop")
+        }
+        for parent in parents {
+            parent.performAndWait {
+                #expect(!parent.hasChanges, "nothing of the refused commit stays in a parent")
+            }
+        }
+        try child.performAndWait {
+            child.rollback()
+            let next = try child.insert("Author")
+            try next.setValue(Int64(8), forKey: "remoteID")
+            try next.setValue("Second", forKey: "name")
+            try child.commit()
+            #expect(!next.objectID.isTemporary)
+        }
+        let reader = try fixture.otherContext()
+        try reader.performAndWait {
+            let saved = try reader.fetch(FetchRequest(entityName: "Author", sortDescriptors: [ObjectSortDescriptor("remoteID")]))
+            #expect(try saved.map { try $0.value(forKey: "name") as? String } == ["First", "Second"])
+        }
+    }
+
+    /// A commit refused by the store can be retried once the child fixed the clash: the
+    /// change the child kept is saved whole.
+    @Test func aCommitRefusedByTheStoreCanBeFixedAndRetried() throws {
+        let fixture = try LibraryFixture()
+        let root = fixture.context
+        try root.performAndWait {
+            let author = try root.insert("Author")
+            try author.setValue(Int64(7), forKey: "remoteID")
+            try author.setValue("First", forKey: "name")
+            try root.save()
+        }
+        let child = ObjectContext(parent: root)
+        try child.performAndWait {
+            let clash = try child.insert("Author")
+            try clash.setValue(Int64(7), forKey: "remoteID")
+            try clash.setValue("Retried", forKey: "name")
+            #expect(throws: ContextError.self) { try child.commit() }
+            try clash.setValue(Int64(9), forKey: "remoteID")
+            try child.commit()
+        }
+        #expect(try fixture.store.rowCounts()["Author"] == 2)
+        root.performAndWait { #expect(!root.hasChanges) }
+    }
 }

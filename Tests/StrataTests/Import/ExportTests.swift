@@ -357,4 +357,55 @@ import Testing
             #expect(context.hasChanges)
         }
     }
+
+    /// Regression: of the objects pointing to one object without identity attribute, only the
+    /// first kept the link through export → import: it nested the object, and the others could
+    /// not name it. Every link survives, whether the pointing entity has an identity or not,
+    /// from rows or from objects, flat or nested.
+    @Test(arguments: [(false, false), (false, true), (true, false), (true, true)])
+    func everyLinkToASharedObjectWithoutIdentitySurvivesARoundTrip(nested: Bool, readsRows: Bool) throws {
+        let model = """
+            {"entities": [
+              {"name": "Book", "attributes": [{"name": "remoteID", "type": "integer64"}, {"name": "title", "type": "string"}],
+               "relationships": [{"name": "publisher", "destination": "Publisher", "inverse": "books"}]},
+              {"name": "Publisher", "attributes": [{"name": "name", "type": "string"}],
+               "relationships": [{"name": "books", "destination": "Book", "inverse": "publisher", "toMany": true}]},
+              {"name": "Note", "attributes": [{"name": "text", "type": "string"}],
+               "relationships": [{"name": "shelf", "destination": "Shelf", "inverse": "notes"}]},
+              {"name": "Shelf", "attributes": [{"name": "label", "type": "string"}],
+               "relationships": [{"name": "notes", "destination": "Note", "inverse": "shelf", "toMany": true}]}
+            ]}
+            """
+        let source = try ImportFixture(modelJSON: model)
+        try source.context.performAndWait {
+            let context = source.context
+            func make(_ entity: String, _ values: [String: Any?]) throws -> ManagedObject {
+                let object = try context.insert(entity)
+                for (key, value) in values { try object.setValue(value, forKey: key) }
+                return object
+            }
+            let publishers = try ["Ace", "Tor"].map { try make("Publisher", ["name": $0]) }
+            let shelves = try ["top", "bottom"].map { try make("Shelf", ["label": $0]) }
+            for index in 1...5 {
+                _ = try make("Book", ["remoteID": Int64(index), "title": "Book \(index)", "publisher": publishers[index % 2]])
+                _ = try make("Note", ["text": "Note \(index)", "shelf": shelves[index % 2]])
+            }
+            _ = try make("Book", ["title": "Without identity value", "publisher": publishers[0]])
+            _ = try make("Book", ["remoteID": Int64(9), "title": "Alone"])
+            _ = try make("Note", ["text": "Loose"])
+            try context.save()
+        }
+        let text = try source.context.performAndWait {
+            let exporter = try Exporter(context: source.context, nested: nested)
+            exporter.readsRows = readsRows
+            return JSONWriter.string(from: try exporter.export())
+        }
+        let copy = try ImportFixture(modelJSON: model)
+        let report = try copy.importJSON(text)
+        #expect(report.unresolvedLinks == [], "\(text)")
+        let expected = try Self.genericSnapshot(source)
+        #expect(expected.count == 17)
+        #expect(expected.filter { $0.hasPrefix("Book") && $0.contains("publisher=[Publisher") }.count == 6)
+        #expect(try Self.genericSnapshot(copy) == expected, "\(text)")
+    }
 }
