@@ -45,6 +45,10 @@ struct MigrationStepRun {
         try metadata.write(to: database)
         try check(readingNewStore: true, on: database)
         for index in step.destinationLayout.indexes { try database.execute(index.createStatement) }
+        // Derived attributes: Core Data's triggers keep them current from now on, and the
+        // copied rows, written without them, get their values computed once.
+        for trigger in step.destinationLayout.triggers { try database.execute(trigger.createStatement) }
+        for statement in step.destinationLayout.derivedValueStatements { try database.execute(statement) }
         try database.execute("COMMIT")
         try database.execute("DETACH DATABASE src")
 

@@ -81,6 +81,8 @@ public final class Database {
     private var savepointDepth = 0
     /// What the connection's SQL functions threw, for the next error to carry as its cause.
     let functionFailures = FunctionFailures()
+    /// What derived-attribute triggers reported, while a save records it.
+    let derivedValueReports = DerivedValueReports()
     /// Whether ``inTransaction(_:)`` nests as a savepoint: only inside ``inOuterTransaction(_:)``.
     private var nestsTransactions = false
     /// What ``stopStatements(every:when:)`` installed, kept alive while SQLite may call it.
