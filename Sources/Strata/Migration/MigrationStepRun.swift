@@ -19,7 +19,7 @@ struct MigrationStepRun {
         configuration.synchronous = .off
         let database = try Database(path: outputPath, configuration: configuration)
         defer { database.close() }
-        try database.defineMigrationFunctions()
+        try database.defineMigrationFunctions(externalFolder: ExternalBinaryStorage.folder(ofStoreAt: storePath))
         try database.execute("ATTACH DATABASE ? AS src", [.text(Database.fileURI(for: inputPath, query: "mode=ro"))])
         // A file's page size and vacuum mode are set before its first write; the copy takes the input's.
         let pageSize = try database.scalar("PRAGMA src.page_size")?.int64Value ?? 4096

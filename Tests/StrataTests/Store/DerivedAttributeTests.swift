@@ -187,6 +187,13 @@ import Testing
             #expect(throws: ContextError.derivedAttribute(entity: "Book", attribute: "pagesCount", derivation: "pages.@count")) {
                 try book.setAttribute(.integer(12), forKey: "pagesCount")
             }
+            try context.save()
+            do {
+                try context.execute(BatchUpdateRequest(entityName: "Book", propertiesToUpdate: ["pagesCount": .integer(12)]))
+                Issue.record("a batch update set a derived attribute")
+            } catch {
+                #expect(String(describing: error).contains("Book.pagesCount is derived"), "\(error)")
+            }
         }
     }
 

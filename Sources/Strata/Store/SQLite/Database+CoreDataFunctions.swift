@@ -83,10 +83,10 @@ extension Database {
             guard let name = arguments.first?.stringValue, let function = ExpressionFunction(rawValue: name) else { return .null }
             return function.apply(Array(arguments.dropFirst()))
         }
-        // Functions whose effect lies in Core Data's object graph, not in the database (external
-        // storage markers, Codable conversion): Strata returns the value they convert unchanged.
-        try defineFunction("NSCoreDataPrependExternalReferenceMarker", arity: 2) { $0[1] }
+        // A function whose effect lies in Core Data's object graph, not in the database (Codable
+        // conversion): Strata returns the value it converts unchanged.
         try defineFunction("NSCoreDataConvertTransformableToCodable", arity: 3) { $0[0] }
+        try registerExternalDataFunctions()
         // The callbacks of derived-attribute triggers, (table, Z_ENT, Z_PK, attribute, new
         // value): a save records them (``recordingDerivedValues(_:)``) to bring the objects it
         // holds up to date. Their result is not used.
@@ -127,19 +127,20 @@ extension Database {
     /// A deterministic function gives the same result for the same arguments, which lets SQLite
     /// use it in indexes and factor it out of loops.
     ///
-    /// A ``StringMatchError`` that `body` throws fails the statement (`sqlite3_result_error`) with its description
-    /// as SQLite's message, and becomes the ``DatabaseError/cause`` of the error the statement
-    /// throws: the query stops, and a write in it is not made.
-    func defineFunction(
-        _ name: String, arity: Int32, isDeterministic: Bool = true, _ body: @escaping ([DatabaseValue]) throws(StringMatchError) -> DatabaseValue
+    /// An error that `body` throws (a ``StringMatchError``, an ``ExternalDataError``) fails the
+    /// statement (`sqlite3_result_error`) with its description as SQLite's message, and becomes
+    /// the ``DatabaseError/functionFailure`` of the error the statement throws: the query stops,
+    /// and a write in it is not made.
+    func defineFunction<Failure: Error>(
+        _ name: String, arity: Int32, isDeterministic: Bool = true, _ body: @escaping ([DatabaseValue]) throws(Failure) -> DatabaseValue
     ) throws(DatabaseError) {
-        let box = Unmanaged.passRetained(FunctionBox(body, failures: functionFailures)).toOpaque()
+        let box = Unmanaged.passRetained(FunctionBox({ arguments throws in try body(arguments) }, failures: functionFailures)).toOpaque()
         let code = sqlite3_create_function_v2(
             handle, name, arity, SQLITE_UTF8 | (isDeterministic ? SQLITE_DETERMINISTIC : 0), box,
             { context, count, values in
                 let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
                 let arguments = (0..<Int(count)).map { DatabaseValue(sqliteValue: values?[$0]) }
-                do throws(StringMatchError) {
+                do {
                     sqlite3_result(context, try box.body(arguments))
                 } catch {
                     box.failures.latest = error
@@ -168,9 +169,9 @@ extension Database {
 }
 
 private final class FunctionBox {
-    let body: ([DatabaseValue]) throws(StringMatchError) -> DatabaseValue
+    let body: ([DatabaseValue]) throws -> DatabaseValue
     let failures: FunctionFailures
-    init(_ body: @escaping ([DatabaseValue]) throws(StringMatchError) -> DatabaseValue, failures: FunctionFailures) {
+    init(_ body: @escaping ([DatabaseValue]) throws -> DatabaseValue, failures: FunctionFailures) {
         self.body = body
         self.failures = failures
     }
@@ -179,7 +180,7 @@ private final class FunctionBox {
 /// The error a connection's SQL function threw last, kept until the failed statement's
 /// ``DatabaseError`` takes it as its cause (SQLite itself keeps only the message).
 final class FunctionFailures {
-    var latest: StringMatchError?
+    var latest: (any Error)?
 }
 
 /// A derived value that a trigger of Core Data's wrote: the row (its table, `Z_ENT` and

@@ -83,6 +83,8 @@ public final class Database {
     let functionFailures = FunctionFailures()
     /// What derived-attribute triggers reported, while a save records it.
     let derivedValueReports = DerivedValueReports()
+    /// The files beside the database that the transaction under way wrote or let go.
+    let transactionFiles = TransactionFiles()
     /// Whether ``inTransaction(_:)`` nests as a savepoint: only inside ``inOuterTransaction(_:)``.
     private var nestsTransactions = false
     /// What ``stopStatements(every:when:)`` installed, kept alive while SQLite may call it.
@@ -276,14 +278,17 @@ public final class Database {
             result = try body()
         } catch {
             try? execute("ROLLBACK")
+            transactionDidRollBack()
             throw error
         }
         do {
             try execute("COMMIT")
         } catch {
             try? execute("ROLLBACK")
+            transactionDidRollBack()
             throw error
         }
+        transactionDidCommit()
         return result
     }
 
@@ -293,14 +298,19 @@ public final class Database {
         savepointDepth += 1
         let name = "strata_\(savepointDepth)"
         defer { savepointDepth -= 1 }
+        // Outside a transaction, the savepoint is one, and releasing it commits.
+        let isOutermost = !isInTransaction
         try execute("SAVEPOINT \(name)")
+        let marks = transactionFileMarks
         do {
             let result = try body()
             try execute("RELEASE \(name)")
+            if isOutermost { transactionDidCommit() }
             return result
         } catch {
             try? execute("ROLLBACK TO \(name)")
             try? execute("RELEASE \(name)")
+            transactionDidRollBack(to: marks)
             throw error
         }
     }
@@ -320,7 +330,7 @@ public final class Database {
         guard let cause = functionFailures.latest else { return error }
         functionFailures.latest = nil
         var error = error
-        if error.code == SQLITE_ERROR, error.message == cause.description { error.cause = cause }
+        if error.code == SQLITE_ERROR, error.message == String(describing: cause) { error.functionFailure = cause }
         return error
     }
 }
