@@ -113,6 +113,7 @@ public enum Derivation: Sendable, Equatable, CustomStringConvertible {
 public struct DerivationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The expression as the model writes it.
     public var expression: String
+    /// What is wrong with it, in a user's words.
     public var reason: String
 
     public var description: String { "the derivation '\(expression)' cannot be derived in a store: \(reason)" }

@@ -21,8 +21,11 @@ extension StoreLayout {
     /// A trigger of the store: its name, the table it is on, and its `CREATE TRIGGER` statement
     /// as SQLite keeps it in `sqlite_master`.
     public struct Trigger: Sendable, Equatable {
+        /// `Z_DA_<table>_<Entity>_<attribute>_…`, as Core Data names it.
         public var name: String
+        /// The table whose writes fire it.
         public var table: String
+        /// `CREATE TRIGGER …`, word for word as `sqlite_master` keeps it.
         public var createStatement: String
     }
 
