@@ -20,6 +20,9 @@ enum ExitStatus: Int32 {
 
     init(for error: StoreError) {
         switch error {
+        case .database(let error) where error.functionFailure != nil:
+            // What a store's data made a query fail on (a missing external data file, say).
+            self = .dataError
         case .notFound, .folderNotFound, .locked, .inUse, .closed, .alreadyExists, .strayJournal, .symbolicLinkLoop, .fileOperation, .database:
             self = .failure
         case .unknownEntity, .unknownProperty, .foreignHistoryToken: self = .usage

@@ -81,9 +81,10 @@ public enum StrataCLI {
             return ExitStatus(for: luaError).rawValue
         case let databaseError as DatabaseError:
             printError("strata: \(databaseError)")
-            // A predicate's pattern that the data makes too costly (or that does not compile) is
-            // a data error, as it is when a context reports it.
-            return (databaseError.isDamagedFile || databaseError.cause != nil ? ExitStatus.dataError : .failure).rawValue
+            // A predicate's pattern that the data makes too costly (or that does not compile), or
+            // a value whose external data file is missing, is a data error, as it is when a
+            // context reports it.
+            return (databaseError.isDamagedFile || databaseError.functionFailure != nil ? ExitStatus.dataError : .failure).rawValue
         default:
             // Errors of argument parsing raised while running (the `help` command's, a
             // ValidationError) keep the parser's own message and status.

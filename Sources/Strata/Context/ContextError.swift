@@ -35,6 +35,9 @@ public enum ContextError: Error, Sendable, Equatable {
     /// holds, which a uniqueness constraint of the model forbids (Core Data's
     /// `NSManagedObjectConstraintMergeError`); nothing was saved.
     case uniquenessConflict(object: ObjectID, properties: [String], values: [String])
+    /// A derived attribute was set: its value is computed by the store from its derivation
+    /// expression (`chapters.@count`, say) when objects are saved, as Core Data computes it.
+    case derivedAttribute(entity: String, attribute: String, derivation: String)
     /// The store failed.
     case store(String)
     /// A predicate's MATCHES or LIKE gave no answer: its pattern does not compile, is too long,
@@ -91,6 +94,8 @@ extension ContextError: CustomStringConvertible, LocalizedError {
         case .uniquenessConflict(let object, let properties, let values):
             "\(object): another \(object.entityName) already has \(zip(properties, values).map { "\($0) \($1)" }.joined(separator: " and ")), "
                 + "which the uniqueness constraint on \(properties.joined(separator: ", ")) forbids"
+        case .derivedAttribute(let entity, let attribute, let derivation):
+            "\(entity).\(attribute) is derived (\(derivation.isEmpty ? "with no expression" : derivation)): the store computes it when objects are saved, so it cannot be set"
         case .store(let message): message
         case .stringMatching(let error): error.description
         case .transformableValue(let entity, let property, let error): "\(entity).\(property): \(error.message)"

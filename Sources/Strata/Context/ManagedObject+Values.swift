@@ -82,6 +82,9 @@ extension ManagedObject {
         context.assertOnQueue()
         let model = context.model
         if let attribute = model.attribute(named: key, in: entity) {
+            if attribute.isDerived {
+                throw .derivedAttribute(entity: entity.name, attribute: key, derivation: attribute.derivationExpression ?? "")
+            }
             try set(.attribute(try attributeValue(value, for: attribute)), forKey: key)
         } else if let relationship = model.relationship(named: key, in: entity) {
             if relationship.isToMany {
@@ -114,6 +117,9 @@ extension ManagedObject {
         }
         if let value, !AttributeValue.fits(value, type) {
             throw .wrongType(entity: entity.name, property: key, value: describe(value), expected: "a \(type.rawValue) value")
+        }
+        if !committedValues.slots.derivations.isEmpty, let derivation = committedValues.slots.derivations[key] {
+            throw .derivedAttribute(entity: entity.name, attribute: key, derivation: derivation)
         }
         // The key is known to be an attribute: only the fault needs firing, for the saved
         // values and version the change is judged against.

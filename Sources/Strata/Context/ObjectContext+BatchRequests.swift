@@ -1,3 +1,5 @@
+import Foundation
+
 extension ObjectContext {
     // MARK: - Deleting
 
@@ -111,7 +113,7 @@ extension ObjectContext {
         let what = "\(plan.entity.name) batch update"
         var values: [String: DatabaseValue] = [:]
         for (name, value) in request.propertiesToUpdate {
-            guard let attribute = attributes[name] else { throw Self.noStoredAttribute(name, of: plan.entity, in: what) }
+            guard let attribute = attributes[name] else { throw noStoredAttribute(name, of: plan.entity, in: what) }
             values[name] = try storedValue(value, for: attribute, in: what)
         }
         guard !values.isEmpty else { throw BatchRequestError("a batch update of \(plan.entity.name) needs at least one attribute to set") }
@@ -149,7 +151,7 @@ extension ObjectContext {
         for (index, object) in request.objects.enumerated() {
             var row = defaults
             for (name, value) in object {
-                guard let position = positions[name] else { throw Self.noStoredAttribute(name, of: entity, in: "\(entity.name) object \(index + 1)") }
+                guard let position = positions[name] else { throw noStoredAttribute(name, of: entity, in: "\(entity.name) object \(index + 1)") }
                 row[position] = try storedValue(value, for: attributes[position], in: "\(entity.name) object \(index + 1)")
             }
             if let missing = required.first(where: { row[$0] == .null }) {
@@ -183,17 +185,33 @@ extension ObjectContext {
         let isOptional: Bool
         /// The model's default value, as the store holds it.
         let defaultValue: DatabaseValue
+        /// Whether the attribute allows external storage: its values carry Core Data's marker.
+        let isExternal: Bool
     }
 
-    /// `entity`'s stored attributes in model order.
+    /// `entity`'s stored attributes in model order, derived ones aside (the store computes them).
     private func storedAttributes(of entity: EntityDescription) -> [StoredAttribute] {
-        model.allAttributes(of: entity).filter { !$0.isTransient }.map {
-            StoredAttribute(name: $0.name, type: $0.type, isOptional: $0.isOptional, defaultValue: $0.defaultAttributeValue?.databaseValue ?? .null)
+        model.allAttributes(of: entity).filter { !$0.isTransient && !$0.isDerived }.map { attribute in
+            StoredAttribute(
+                name: attribute.name, type: attribute.type, isOptional: attribute.isOptional,
+                defaultValue: attribute.defaultAttributeValue.map { Self.stored($0, isExternal: attribute.allowsExternalBinaryDataStorage) } ?? .null,
+                isExternal: attribute.allowsExternalBinaryDataStorage)
         }
     }
 
-    private static func noStoredAttribute(_ name: String, of entity: EntityDescription, in what: String) -> BatchRequestError {
-        BatchRequestError("\(what): \(entity.name) has no stored attribute '\(name)'")
+    private func noStoredAttribute(_ name: String, of entity: EntityDescription, in what: String) -> BatchRequestError {
+        if let attribute = model.attribute(named: name, in: entity), attribute.isDerived {
+            return BatchRequestError("\(what): \(entity.name).\(name) is derived (\(attribute.derivationExpression ?? "")): the store computes it")
+        }
+        return BatchRequestError("\(what): \(entity.name) has no stored attribute '\(name)'")
+    }
+
+    /// `value` as its column holds it: data of an attribute that allows external storage behind
+    /// Core Data's inline marker. A batch request keeps such data in the row whatever its size
+    /// (Core Data reads a marked value of any size), so that no file outlives a failed request.
+    private static func stored(_ value: AttributeValue, isExternal: Bool) -> DatabaseValue {
+        guard isExternal, case .binary(let data) = value else { return value.databaseValue }
+        return .blob(Data([ExternalBinaryStorage.inlineMarker]) + data)
     }
 
     /// `value` as the store holds it for `attribute`, checked; `what` names the value in an error.
@@ -205,7 +223,7 @@ extension ObjectContext {
         guard AttributeValue.fits(value, attribute.type) else {
             throw BatchRequestError("\(what()): \(attribute.name): \(value.displayText) is not a \(attribute.type.rawValue) value")
         }
-        return value.databaseValue
+        return Self.stored(value, isExternal: attribute.isExternal)
     }
 
     /// Runs `body` in a transaction on the store, a database failure becoming ``ContextError/store(_:)``.

@@ -78,10 +78,11 @@ extension ObjectContext {
 
     /// The did-save notification of a save that wrote `saved` (each object's current values,
     /// with the changes to to-manys not read that ``commitSaved(_:versions:deleted:)`` returned)
-    /// and deleted `deleted`.
+    /// and deleted `deleted`; `refreshed` are objects the store changed whose values this
+    /// context does not hold (its triggers' work), which contexts that merge read again.
     func didSaveNotification(
         saved: [ManagedObject], inserted: Set<ObjectID>, deleted: Set<ObjectID>, permanentIDs: [ObjectID: ObjectID],
-        unreadToManyChanges: [ObjectIdentifier: PropertyValues] = [:]
+        unreadToManyChanges: [ObjectIdentifier: PropertyValues] = [:], refreshed: Set<ObjectID> = []
     ) -> ContextDidSave {
         var values: [ObjectID: ContextDidSave.SavedObject] = [:]
         for object in saved {
@@ -92,7 +93,7 @@ extension ObjectContext {
         let insertedIDs = Set(inserted.map { permanentIDs[$0] ?? $0 })
         return ContextDidSave(
             contextName: name, insertedObjectIDs: insertedIDs,
-            updatedObjectIDs: Set(values.keys).subtracting(insertedIDs), deletedObjectIDs: deleted,
+            updatedObjectIDs: Set(values.keys).union(refreshed.subtracting(deleted)).subtracting(insertedIDs), deletedObjectIDs: deleted,
             permanentIDs: permanentIDs, savedObjects: values, source: ObjectIdentifier(self))
     }
 

@@ -28,8 +28,9 @@ extension ObjectContext {
         var deleted = deletedObjects
         var permanent: [ObjectID: ObjectID] = [:]
         var updatedVersions: [Int64] = []
+        var derivedChanges: [DerivedValueChange] = []
         do {
-            try store.withConnection { try store.database.inTransaction {
+            derivedChanges = try store.withConnection { try store.database.recordingDerivedValues { try store.database.inTransaction {
                 store.setHistoryOrigin(author: transactionAuthor, contextName: name)
                 try resolveConflicts(updated: updated, deleted: deleted)
                 // A merge policy may have dropped changes or undone deletions.
@@ -74,7 +75,7 @@ extension ObjectContext {
                 for object in inserted + updated {
                     try writeOrderPositions(of: object, reference: reference)
                 }
-            } }
+            } }.changes }
         } catch let error as ContextError {
             throw error
         } catch StoreError.uniquenessConflict(_, let entity, let key, let attributes, let values) {
@@ -96,14 +97,25 @@ extension ObjectContext {
         let unreadToManyChanges = commitSaved(inserted + updated, versions: versions, deleted: deleted)
         rekey(permanent, announcing: false)
         lastPermanentIDs = permanent
+        // Values the store's triggers computed (derived attributes) become the objects' own.
+        let derived = applyDerivedValues(derivedChanges)
         change.inserted = Set(change.inserted.map { permanent[$0] ?? $0 })
         change.permanentIDs = permanent
+        if hasChangeObservers {
+            for (id, keys) in derived.changedKeys where !change.inserted.contains(id) {
+                change.updated.insert(id)
+                change.changedKeys[id, default: []].formUnion(keys)
+            }
+        }
         objectsDidChange(change)
         // Building the notification copies every saved object's values: only for listeners.
         if hasDidSaveListeners {
+            let saved = inserted + updated
+            let savedIDs = Set(saved.map(\.objectID))
             announce(didSaveNotification(
-                saved: (inserted + updated), inserted: newlyInserted, deleted: Set(deleted.map(\.objectID)), permanentIDs: permanent,
-                unreadToManyChanges: unreadToManyChanges))
+                saved: saved + derived.objects.filter { !savedIDs.contains($0.objectID) }, inserted: newlyInserted,
+                deleted: Set(deleted.map(\.objectID)), permanentIDs: permanent, unreadToManyChanges: unreadToManyChanges,
+                refreshed: derived.unloaded))
         }
     }
 

@@ -13,6 +13,9 @@ final class PropertySlots: Sendable {
 
     /// The type of each attribute, by number (`nil` for a relationship).
     private let attributeTypes: [AttributeType?]
+    /// The derived attributes and their expressions, by name: their values come from the
+    /// store, never from a setter.
+    let derivations: [String: String]
 
     /// The slots of `attributes` then `relationships`; a name met again keeps its first number.
     init(attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
@@ -25,6 +28,7 @@ final class PropertySlots: Sendable {
             types.append(type)
         }
         (self.names, self.numbers, attributeTypes) = (unique, numbers, types)
+        derivations = Dictionary(attributes.filter(\.isDerived).map { ($0.name, $0.derivationExpression ?? "") }, uniquingKeysWith: { first, _ in first })
         nameWords = unique.map(Self.words)
     }
 

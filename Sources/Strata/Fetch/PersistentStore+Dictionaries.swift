@@ -160,7 +160,10 @@ private struct FetchedColumn {
             isString = value.isString
             switch target {
             case .attribute(let type):
-                (selected, kind) = ([value.sql], .attribute(type))
+                // A value that may be kept in a file beside the store is read as its data.
+                let sql = Self.externalPlace(of: components, from: entity, model: model)
+                    .map { store.externalStorage.readingSQL(value.sql, key: components.count == 1 ? "t0.Z_PK" : "NULL", place: $0) } ?? value.sql
+                (selected, kind) = ([sql], .attribute(type))
             case .object(let destination):
                 let table = store.layout.entity(named: destination)
                 let isAlone = table?.holdsTableAlone ?? true
@@ -221,6 +224,21 @@ private struct FetchedColumn {
         case object(destination: String)
         /// A to-many's `@count` (an integer) or another aggregate.
         case number(isInteger: Bool)
+    }
+
+    /// `Entity.attribute` when a key path of keys alone (no aggregate) ends on an attribute
+    /// that allows external storage.
+    private static func externalPlace(of components: [String], from entity: EntityDescription, model: ObjectModel) -> String? {
+        var current = entity
+        for (index, key) in components.enumerated() {
+            if index == components.count - 1 {
+                guard let attribute = model.attribute(named: key, in: current), attribute.allowsExternalBinaryDataStorage else { return nil }
+                return "\(current.name).\(key)"
+            }
+            guard let relationship = model.relationship(named: key, in: current), let next = model.entity(named: relationship.destinationEntityName) else { return nil }
+            current = next
+        }
+        return nil
     }
 
     /// What a checked key path ends on.

@@ -82,12 +82,46 @@ public enum AttributeConversion: Sendable, Equatable {
     }
 }
 
+extension AttributeConversion {
+    /// The SQL function the migration's connection defines to read a value of an attribute
+    /// that allowed external storage as its data: `(value, Z_PK, 'Entity.attribute')`.
+    static let externalDataFunction = "strata_migration_external_data"
+
+    /// `read` (the expression of the stored value, already converted) as the destination
+    /// column holds it when the attribute comes to allow external storage or stops allowing
+    /// it: behind Core Data's inline marker (as Core Data's own migrations write it, with
+    /// `NSCoreDataPrependExternalReferenceMarker`), or the data itself, read from the row or
+    /// its file.
+    static func externalForm(
+        of column: String, source: AttributeDescription, sourceEntity: String, destination: AttributeDescription, conversion: AttributeConversion
+    ) -> String {
+        switch (source.allowsExternalBinaryDataStorage, destination.allowsExternalBinaryDataStorage) {
+        case (true, true): return column
+        case (true, false):
+            let place = "\(sourceEntity).\(source.name)".replacingOccurrences(of: "'", with: "''")
+            return conversion.expression(of: "\(externalDataFunction)(\(column), Z_PK, '\(place)')")
+        case (false, true):
+            let converted = conversion.expression(of: column)
+            return "NSCoreDataPrependExternalReferenceMarker(length(\(converted)), \(converted))"
+        case (false, false): return conversion.expression(of: column)
+        }
+    }
+}
+
 extension Database {
-    /// Defines the function that ``AttributeConversion/text(from:)`` calls.
-    func defineMigrationFunctions() throws(DatabaseError) {
+    /// Defines the functions that ``AttributeConversion/text(from:)`` and
+    /// ``AttributeConversion/externalForm(of:source:sourceEntity:destination:conversion:)``
+    /// call; `externalFolder` is the store's folder of external data files.
+    func defineMigrationFunctions(externalFolder: String?) throws(DatabaseError) {
         try defineFunction(AttributeConversion.textFunction, arity: 2) { arguments in
             guard let type = arguments[1].stringValue.flatMap(AttributeType.init(rawValue:)) else { return .null }
             return AttributeConversion.text(of: arguments[0], type: type).map(DatabaseValue.text) ?? .null
+        }
+        let storage = ExternalBinaryStorage(folder: externalFolder)
+        try defineFunction(AttributeConversion.externalDataFunction, arity: 3, isDeterministic: false) { arguments throws(ExternalDataError) -> DatabaseValue in
+            guard case .blob(let stored) = arguments[0] else { return arguments[0] }
+            let place = (arguments[2].stringValue ?? "a value") + (arguments[1].int64Value.map { " of p\($0)" } ?? "")
+            return .blob(try storage.data(ofStored: stored, place: place))
         }
     }
 }

@@ -100,7 +100,12 @@ extension MigrationStep {
     private func expression(for column: String, of member: Member) -> String? {
         if let attributeName = member.destination.attributeColumns.first(where: { $0.value == column })?.key {
             guard let attribute = member.mapping.attributes.first(where: { $0.destination.name == attributeName }) else { return nil }
-            let stored = attribute.source.flatMap { member.source.attributeColumns[$0.name] }.map(attribute.conversion.expression(of:))
+            let stored = attribute.source.flatMap { source in
+                member.source.attributeColumns[source.name].map {
+                    AttributeConversion.externalForm(
+                        of: $0, source: source, sourceEntity: member.source.name, destination: attribute.destination, conversion: attribute.conversion)
+                }
+            }
             guard let fill = attribute.fill?.databaseValue.sqlLiteral else { return stored }
             return stored.map { "COALESCE(\($0), \(fill))" } ?? fill
         }

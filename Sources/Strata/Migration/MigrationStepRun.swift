@@ -19,7 +19,7 @@ struct MigrationStepRun {
         configuration.synchronous = .off
         let database = try Database(path: outputPath, configuration: configuration)
         defer { database.close() }
-        try database.defineMigrationFunctions()
+        try database.defineMigrationFunctions(externalFolder: ExternalBinaryStorage.folder(ofStoreAt: storePath))
         try database.execute("ATTACH DATABASE ? AS src", [.text(Database.fileURI(for: inputPath, query: "mode=ro"))])
         // A file's page size and vacuum mode are set before its first write; the copy takes the input's.
         let pageSize = try database.scalar("PRAGMA src.page_size")?.int64Value ?? 4096
@@ -46,6 +46,10 @@ struct MigrationStepRun {
         try metadata.write(to: database)
         try check(readingNewStore: true, on: database)
         for index in step.destinationLayout.indexes { try database.execute(index.createStatement) }
+        // Derived attributes: Core Data's triggers keep them current from now on, and the
+        // copied rows, written without them, get their values computed once.
+        for trigger in step.destinationLayout.triggers { try database.execute(trigger.createStatement) }
+        for statement in step.destinationLayout.derivedValueStatements { try database.execute(statement) }
         try database.execute("COMMIT")
         try database.execute("DETACH DATABASE src")
 

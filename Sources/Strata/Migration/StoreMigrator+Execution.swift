@@ -63,10 +63,15 @@ extension StoreMigrator {
         let backupPath = backup ? try keepBackup() : nil
         guard rename(migrated, storeFile) == 0 else {
             let reason = String(cString: strerror(errno))
-            if let backupPath { try? FileManager.default.removeItem(atPath: backupPath) }
+            if let backupPath { Self.removeBackup(at: backupPath) }
             throw .cannotMigrate(path: storePath, reason: "cannot put the migrated store in place: \(reason)")
         }
         Self.synchronizeFolder(of: storeFile)
+        // Files of external data that the migrated store no longer names (an attribute that
+        // went, or keeps its values in the row now) go; the backup keeps its own links to them.
+        if let layout = plan.steps.last?.destinationLayout, let model = plan.steps.last?.mapping.destination {
+            Self.removeUnreferencedExternalData(ofStoreAt: storeFile, layout: layout, model: model)
+        }
         return MigrationResult(plan: plan, counts: counts, backupPath: backupPath)
     }
 
@@ -222,6 +227,12 @@ extension StoreMigrator {
                 try? FileManager.default.removeItem(atPath: partial)
                 throw .cannotMigrate(path: storePath, reason: "cannot keep a backup at \(path): \(error.localizedDescription)")
             }
+        }
+        do {
+            try Self.copySupportFolder(of: storeFile, to: path)
+        } catch {
+            Self.removeBackup(at: path)
+            throw .cannotMigrate(path: storePath, reason: "cannot keep a backup of the external data folder beside \(path): \(error.localizedDescription)")
         }
         return path
     }

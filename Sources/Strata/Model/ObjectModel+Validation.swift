@@ -17,6 +17,9 @@ extension ObjectModel {
     /// maximum values that are not the usual form for their type (each says how Core Data reads
     /// it), a minimum above the maximum; regular expressions that do not compile.
     ///
+    /// Warnings for derived attributes whose value no store trigger can compute: an expression
+    /// that is not one of the forms Core Data derives, or none (see ``Derivation``).
+    ///
     /// - Returns: every problem found, errors and warnings, in model order.
     public func validate() -> [ModelIssue] {
         var issues: [ModelIssue] = []
@@ -36,6 +39,7 @@ extension ObjectModel {
                 issues += relationshipIssues(of: relationship, in: entity)
             }
             issues += indexIssues(of: entity)
+            issues += derivationIssues(of: entity)
             issues += unwritableTextIssues(of: entity)
         }
         var seenComposites: Set<String> = []

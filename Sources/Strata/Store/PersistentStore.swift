@@ -86,6 +86,9 @@ public final class PersistentStore: @unchecked Sendable {
         set { connectionLock.withLock { defaultAuthor = newValue } }
     }
     private var defaultAuthor: String?
+    /// Where the values of attributes that allow external storage go when they are large:
+    /// `.<StoreName>_SUPPORT/_EXTERNAL_DATA` beside the store file.
+    let externalStorage: ExternalBinaryStorage
 
     private init(
         path: String, database: Database, schema: StoreSchema, metadata: StoreMetadata, model: ObjectModel,
@@ -100,6 +103,8 @@ public final class PersistentStore: @unchecked Sendable {
         self.layout = StoreLayout(model: model, matching: schema)
         self.comparison = metadata.comparison(with: model)
         self.hasHistoryTables = PersistentHistory.tables.allSatisfy { schema.table(named: $0) != nil }
+        externalStorage = ExternalBinaryStorage(storePath: path, isInMemory: database.configuration.isInMemory)
+        watchExternalDataReferences()
     }
 
     private let connectionLock = NSRecursiveLock()
@@ -134,13 +139,14 @@ public final class PersistentStore: @unchecked Sendable {
         ["-wal", "-shm", "-journal"].map { path + $0 }
     }
 
-    /// Removes the store file at `path` and its journal files, for a store that is closed and
-    /// should not be there (one made for work that failed). Missing files are fine. A store
-    /// reached through a symbolic link is removed where it lives, and the link, which the work
-    /// did not make, is kept.
+    /// Removes the store file at `path`, its journal files and its external data folder
+    /// (`.<Name>_SUPPORT`), for a store that is closed and should not be there (one made for
+    /// work that failed). Missing files are fine. A store reached through a symbolic link is
+    /// removed where it lives, and the link, which the work did not make, is kept.
     public static func removeFiles(ofStoreAt path: String) {
         guard let file = SymbolicLinks.finalPath(of: path) else { return }
         for file in [file] + journalFiles(of: file) { try? FileManager.default.removeItem(atPath: file) }
+        if let support = StoreFileLocation(file)?.support { try? FileManager.default.removeItem(atPath: support) }
     }
 
     /// Creates an empty store for `model` at `path`, laid out as Core Data lays it out, in one

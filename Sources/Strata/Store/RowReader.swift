@@ -14,6 +14,10 @@ struct RowReader {
     private let soleEntityNumber: Int?
     /// The reader of ``soleEntityNumber``, found once rather than per row.
     private let soleReader: RowColumns?
+    /// The columns that hold values of attributes allowing external storage, with the
+    /// attribute each holds (`Book.cover`), and where their files are.
+    private let externalPlaces: [String: String]
+    private let externalStorage: ExternalBinaryStorage
 
     /// A reader for rows of `entity` and, unless `includesSubentities` is false, its sub-entities.
     init(entity: StoreLayout.Entity, includesSubentities: Bool = true, store: PersistentStore) {
@@ -31,6 +35,10 @@ struct RowReader {
             return columns.count - 1
         }
         let entityNames = layout.entityNamesByNumber
+        var externalPlaces: [String: String] = [:]
+        for (table, column, place) in store.externalDataColumns where table == entity.tableName { externalPlaces[column] = place }
+        self.externalPlaces = externalPlaces
+        externalStorage = store.externalStorage
         var readers: [Int: RowColumns] = [:]
         for member in entities {
             var values: [(property: String, position: Int)] = []
@@ -59,7 +67,11 @@ struct RowReader {
 
     /// `Z_PK, Z_ENT, Z_OPT` and the reader's columns, each prefixed with `alias.`.
     func selectList(alias: String) -> String {
-        (["Z_PK", "Z_ENT", "Z_OPT"] + columns).map { "\(alias).\($0)" }.joined(separator: ", ")
+        guard !externalPlaces.isEmpty else { return (["Z_PK", "Z_ENT", "Z_OPT"] + columns).map { "\(alias).\($0)" }.joined(separator: ", ") }
+        // External binary data is read as the data, from the row or its file.
+        return (["Z_PK", "Z_ENT", "Z_OPT"] + columns).map { column in
+            externalPlaces[column].map { externalStorage.readingSQL("\(alias).\(column)", key: "\(alias).Z_PK", place: $0) } ?? "\(alias).\(column)"
+        }.joined(separator: ", ")
     }
 
     /// The snapshot of a row selected with ``selectList(alias:)``, from `firstCell` of `row` on.

@@ -22,6 +22,9 @@ public final class RowWritePlan: Sendable {
     let insertSQL: String
     /// The statement that updates a row's columns and raises `Z_OPT`, by `Z_PK` and expected `Z_OPT`.
     let updateSQL: String
+    /// The positions among `attributes` of those that allow external storage: their values
+    /// are written in Core Data's external form (see ``ExternalBinaryStorage``).
+    let externalPositions: [Int]
 
     /// What a store keeps plans by.
     struct Key: Hashable {
@@ -30,9 +33,13 @@ public final class RowWritePlan: Sendable {
         let toOnes: [String]?
     }
 
-    init(table: StoreLayout.Entity, attributes: [String], toOnes: [(name: String, columns: StoreLayout.ToOneColumns)], attributeColumns: [String]) {
+    init(
+        table: StoreLayout.Entity, attributes: [String], toOnes: [(name: String, columns: StoreLayout.ToOneColumns)], attributeColumns: [String],
+        externalPositions: [Int] = []
+    ) {
         (entityName, self.table, self.attributes, self.toOnes) = (table.name, table, attributes, toOnes.map(\.name))
         self.attributeColumns = attributeColumns
+        self.externalPositions = externalPositions
         writesDestinationEntity = toOnes.map { $0.columns.entity != nil }
         let columns = attributeColumns + toOnes.flatMap { [$0.columns.key] + ($0.columns.entity.map { [$0] } ?? []) }
         insertSQL = "INSERT INTO \(table.tableName) (\((["Z_PK", "Z_ENT", "Z_OPT"] + columns).joined(separator: ", "))) "
@@ -74,7 +81,9 @@ extension PersistentStore {
                 }
                 return (name, columns)
             }
-            let plan = RowWritePlan(table: table, attributes: attributeNames, toOnes: toOneColumns, attributeColumns: attributeColumns)
+            let external = attributeNames.indices.filter { model.attribute(named: attributeNames[$0], in: entity)?.allowsExternalBinaryDataStorage == true }
+            let plan = RowWritePlan(
+                table: table, attributes: attributeNames, toOnes: toOneColumns, attributeColumns: attributeColumns, externalPositions: external)
             // Updates of many different sets of properties each make a plan: a bound keeps them few.
             if rowWritePlans.count >= 256 { rowWritePlans.removeAll() }
             rowWritePlans[key] = plan
@@ -89,7 +98,7 @@ extension PersistentStore {
     public func insertRow(_ plan: RowWritePlan, key: Int64, values: [DatabaseValue], toOne: [RowReference?]) throws {
         var arguments: [DatabaseValue] = [.integer(key), .integer(Int64(plan.table.number)), .integer(1)]
         arguments.reserveCapacity(3 + values.count + 2 * toOne.count)
-        try appendArguments(of: plan, values: values, toOne: toOne, to: &arguments)
+        try appendArguments(of: plan, values: try externalForms(of: values, at: plan.externalPositions), toOne: toOne, to: &arguments)
         try write(plan.insertSQL, arguments, plan: plan, key: key, values: values)
     }
 
@@ -102,7 +111,7 @@ extension PersistentStore {
     public func updateRow(_ plan: RowWritePlan, primaryKey: Int64, expectedVersion: Int64, values: [DatabaseValue], toOne: [RowReference?]) throws -> Int64 {
         var arguments: [DatabaseValue] = []
         arguments.reserveCapacity(values.count + 2 * toOne.count + 2)
-        try appendArguments(of: plan, values: values, toOne: toOne, to: &arguments)
+        try appendArguments(of: plan, values: try externalForms(of: values, at: plan.externalPositions), toOne: toOne, to: &arguments)
         arguments += [.integer(primaryKey), .integer(expectedVersion)]
         try write(plan.updateSQL, arguments, plan: plan, key: primaryKey, values: values)
         guard database.changedRowCount == 1 else { throw try conflict(plan.table, primaryKey, expectedVersion) }

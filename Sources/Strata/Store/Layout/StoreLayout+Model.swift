@@ -50,6 +50,9 @@ extension StoreLayout {
         builder.addIndexes()
         self.init(entities: builder.entities, tables: builder.tables, joinTables: builder.joinTables, indexes: builder.indexes)
         if let schema { adoptColumnNames(of: schema) }
+        let derived = Self.derivedAttributeSQL(of: model, in: self)
+        triggers = derived.flatMap(\.triggers)
+        derivedValueStatements = derived.map(\.fill)
     }
 
     /// Where the store names a column differently from Strata's choice (another collision

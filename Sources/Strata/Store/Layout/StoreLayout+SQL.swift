@@ -2,8 +2,9 @@
 // PRIMARY KEY, … )`), so that a store Strata creates reads like one Core Data created.
 
 extension StoreLayout {
-    /// The statements that create the entity and join tables and their indexes, in the order
-    /// Core Data runs them: tables in entity order (a join table after its entity's), then indexes.
+    /// The statements that create the entity and join tables, their indexes and the triggers
+    /// of derived attributes, in the order Core Data runs them: tables in entity order (a join
+    /// table after its entity's), then indexes, then triggers.
     public var createStatements: [String] {
         let entityTables = tables.filter { $0.primaryKey.isEmpty }
         var ordered: [Table] = []
@@ -14,7 +15,7 @@ extension StoreLayout {
                 if let joinTable = tables.first(where: { $0.name == join.name }) { ordered.append(joinTable) }
             }
         }
-        return ordered.map(\.createStatement) + indexes.map(\.createStatement)
+        return ordered.map(\.createStatement) + indexes.map(\.createStatement) + triggers.map(\.createStatement)
     }
 
     /// The bookkeeping tables every store has, as Core Data creates them. (Newer stores also

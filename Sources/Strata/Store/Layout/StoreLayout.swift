@@ -139,6 +139,12 @@ public struct StoreLayout: Sendable, Equatable {
     /// The indexes of the entity and join tables, each name once: to-one keys, join tables,
     /// fetch indexes, uniqueness constraints and compound indexes.
     public var indexes: [Index]
+    /// Core Data's `Z_DA_` triggers, which keep the derived attributes current (see
+    /// `StoreLayout+DerivedAttributes.swift`), in the order they are created.
+    public var triggers: [Trigger] = []
+    /// The statements that compute every row's derived attributes, for rows written while the
+    /// triggers were not there (a migration's copy); one per derived attribute.
+    var derivedValueStatements: [String] = []
 
     /// The entity named `name`.
     public func entity(named name: String) -> Entity? {

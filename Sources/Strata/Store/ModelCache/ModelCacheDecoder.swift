@@ -154,9 +154,11 @@ enum ModelCacheDecoder {
         // CoreDataPlus SampleModel store, the only one the model marks, is the only 16 there).
         let flags = object["NSFlagsKey"]?.integerValue ?? 0
         attribute.preservesValueInHistoryOnDeletion = object["NSPreservesValueInHistoryOnDeletion"]?.boolValue ?? (flags & 0x10 != 0)
-        // A derived attribute (its own archive class) has a column like any other; the
-        // expression that derives it is archived as an NSExpression, which Strata does not read.
+        // A derived attribute (its own archive class) has a column like any other, and its
+        // expression archived as an NSExpression, read back in its function form
+        // (`count:(pages)`, which SampleModel2's Book.pagesCount is).
         attribute.isDerived = archive.className(of: object) == "NSDerivedAttributeDescription"
+        if attribute.isDerived { attribute.derivationExpression = expressionText(archive.object(object["NSDerivationExpression"]), in: archive) }
         switch archive.object(object["NSDefaultValue"]) {
         case .integer(let value)?: attribute.defaultValue = attribute.type == .boolean ? (value != 0 ? "YES" : "NO") : String(value)
         case .real(let value)?: attribute.defaultValue = String(value)
@@ -166,6 +168,25 @@ enum ModelCacheDecoder {
         default: break
         }
         return attribute
+    }
+
+    /// An archived NSExpression as text, for the kinds a derivation uses: a key path
+    /// (NSExpressionType 3, archived as `valueForKeyPath:` of a key path specifier, type 10) and
+    /// a function of such (type 4, its selector and arguments: `count:(pages)`, `now()`);
+    /// `nil` for any other kind.
+    private static func expressionText(_ object: PropertyListValue?, in archive: KeyedArchive, depth: Int = 0) -> String? {
+        guard let object, depth < 8 else { return nil }
+        switch object["NSExpressionType"]?.integerValue {
+        case 10: return archive.string(object["NSKeyPath"])
+        case 3: return archive.array(object["NSArguments"]).first.flatMap { expressionText(archive.object($0), in: archive, depth: depth + 1) }
+        case 4:
+            guard let selector = archive.string(object["NSSelectorName"]) else { return nil }
+            let arguments = archive.array(object["NSArguments"]).map { expressionText(archive.object($0), in: archive, depth: depth + 1) }
+            guard !arguments.contains(nil) else { return nil }
+            let list = arguments.compactMap { $0 }.joined(separator: ", ")
+            return selector.hasSuffix(":") ? "\(selector)(\(list))" : "\(selector)()"
+        default: return nil
+        }
     }
 
     private static func relationship(_ name: String, _ object: PropertyListValue, in archive: KeyedArchive) -> RelationshipDescription {

@@ -83,15 +83,32 @@ extension Database {
             guard let name = arguments.first?.stringValue, let function = ExpressionFunction(rawValue: name) else { return .null }
             return function.apply(Array(arguments.dropFirst()))
         }
-        // Functions whose effect lies in Core Data's object graph, not in the database (external
-        // storage markers, Codable conversion): Strata returns the value they convert unchanged.
-        try defineFunction("NSCoreDataPrependExternalReferenceMarker", arity: 2) { $0[1] }
+        // A function whose effect lies in Core Data's object graph, not in the database (Codable
+        // conversion): Strata returns the value it converts unchanged.
         try defineFunction("NSCoreDataConvertTransformableToCodable", arity: 3) { $0[0] }
-        // Trigger callbacks that tell Core Data's contexts which objects a trigger changed.
-        // Strata's contexts refetch what they need, so these do nothing and return NULL.
+        try registerExternalDataFunctions()
+        // The callbacks of derived-attribute triggers, (table, Z_ENT, Z_PK, attribute, new
+        // value): a save records them (``recordingDerivedValues(_:)``) to bring the objects it
+        // holds up to date. Their result is not used.
+        let reports = derivedValueReports
+        for name in ["NSCoreDataDATriggerInsertUpdatedAffectedObjectValue", "NSCoreDataDATriggerUpdatedAffectedObjectValue"] {
+            try defineFunction(name, arity: 5, isDeterministic: false) { arguments in
+                if reports.isRecording, let table = arguments[0].stringValue, let entity = arguments[1].int64Value,
+                    let key = arguments[2].int64Value, let attribute = arguments[3].stringValue {
+                    reports.changes.append(DerivedValueChange(
+                        table: table, entityNumber: Int(entity), primaryKey: key, attribute: attribute, value: arguments[4]))
+                }
+                return .null
+            }
+        }
+        // NSCoreDataDATriggerMergeableString(table, Z_ENT, Z_PK, attribute, value): a trigger
+        // sets the derived column to its result; Strata's is the value itself (Core Data's
+        // merges concurrent edits of a string it tracks, which Strata does not).
+        try defineFunction("NSCoreDataDATriggerMergeableString", arity: 5, isDeterministic: false) { $0[4] }
+        // Callbacks of other triggers (persistent history) that tell Core Data's contexts what
+        // changed. Strata's contexts refetch what they need, so these do nothing and return NULL.
         for (name, arity) in [
-            ("NSCoreDataTriggerUpdateAffectedObjectValue", 5), ("NSCoreDataDATriggerInsertUpdatedAffectedObjectValue", 5),
-            ("NSCoreDataDATriggerUpdatedAffectedObjectValue", 5), ("NSCoreDataDATriggerMergeableString", 5),
+            ("NSCoreDataTriggerUpdateAffectedObjectValue", 5),
             ("NSPersistentHistoryBatchDeleteUpdateTrigger", -1), ("NSPersistentHistoryBatchDeleteUpdateTriggerDataBlobOperator", -1),
         ] {
             try defineFunction(name, arity: Int32(arity), isDeterministic: false) { _ in .null }
@@ -110,19 +127,20 @@ extension Database {
     /// A deterministic function gives the same result for the same arguments, which lets SQLite
     /// use it in indexes and factor it out of loops.
     ///
-    /// A ``StringMatchError`` that `body` throws fails the statement (`sqlite3_result_error`) with its description
-    /// as SQLite's message, and becomes the ``DatabaseError/cause`` of the error the statement
-    /// throws: the query stops, and a write in it is not made.
-    func defineFunction(
-        _ name: String, arity: Int32, isDeterministic: Bool = true, _ body: @escaping ([DatabaseValue]) throws(StringMatchError) -> DatabaseValue
+    /// An error that `body` throws (a ``StringMatchError``, an ``ExternalDataError``) fails the
+    /// statement (`sqlite3_result_error`) with its description as SQLite's message, and becomes
+    /// the ``DatabaseError/functionFailure`` of the error the statement throws: the query stops,
+    /// and a write in it is not made.
+    func defineFunction<Failure: Error>(
+        _ name: String, arity: Int32, isDeterministic: Bool = true, _ body: @escaping ([DatabaseValue]) throws(Failure) -> DatabaseValue
     ) throws(DatabaseError) {
-        let box = Unmanaged.passRetained(FunctionBox(body, failures: functionFailures)).toOpaque()
+        let box = Unmanaged.passRetained(FunctionBox({ arguments throws in try body(arguments) }, failures: functionFailures)).toOpaque()
         let code = sqlite3_create_function_v2(
             handle, name, arity, SQLITE_UTF8 | (isDeterministic ? SQLITE_DETERMINISTIC : 0), box,
             { context, count, values in
                 let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
                 let arguments = (0..<Int(count)).map { DatabaseValue(sqliteValue: values?[$0]) }
-                do throws(StringMatchError) {
+                do {
                     sqlite3_result(context, try box.body(arguments))
                 } catch {
                     box.failures.latest = error
@@ -151,9 +169,9 @@ extension Database {
 }
 
 private final class FunctionBox {
-    let body: ([DatabaseValue]) throws(StringMatchError) -> DatabaseValue
+    let body: ([DatabaseValue]) throws -> DatabaseValue
     let failures: FunctionFailures
-    init(_ body: @escaping ([DatabaseValue]) throws(StringMatchError) -> DatabaseValue, failures: FunctionFailures) {
+    init(_ body: @escaping ([DatabaseValue]) throws -> DatabaseValue, failures: FunctionFailures) {
         self.body = body
         self.failures = failures
     }
@@ -162,7 +180,39 @@ private final class FunctionBox {
 /// The error a connection's SQL function threw last, kept until the failed statement's
 /// ``DatabaseError`` takes it as its cause (SQLite itself keeps only the message).
 final class FunctionFailures {
-    var latest: StringMatchError?
+    var latest: (any Error)?
+}
+
+/// A derived value that a trigger of Core Data's wrote: the row (its table, `Z_ENT` and
+/// `Z_PK`), the derived attribute's name and its new value.
+struct DerivedValueChange: Sendable, Equatable {
+    var table: String
+    var entityNumber: Int
+    var primaryKey: Int64
+    var attribute: String
+    var value: DatabaseValue
+}
+
+/// The derived values triggers reported on a connection while a save records them.
+final class DerivedValueReports {
+    var isRecording = false
+    var changes: [DerivedValueChange] = []
+}
+
+extension Database {
+    /// Runs `body` and returns, with its result, the derived values that Core Data's triggers
+    /// reported while it ran, in the order they were written (a later one for the same row
+    /// and attribute replaces an earlier one).
+    func recordingDerivedValues<T>(_ body: () throws -> T) rethrows -> (result: T, changes: [DerivedValueChange]) {
+        let wasRecording = derivedValueReports.isRecording, earlier = derivedValueReports.changes.count
+        derivedValueReports.isRecording = true
+        defer {
+            derivedValueReports.isRecording = wasRecording
+            if !wasRecording { derivedValueReports.changes = [] }
+        }
+        let result = try body()
+        return (result, Array(derivedValueReports.changes[earlier...]))
+    }
 }
 
 private final class CollationBox {

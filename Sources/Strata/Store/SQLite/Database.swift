@@ -86,6 +86,10 @@ public final class Database {
     private var savepointDepth = 0
     /// What the connection's SQL functions threw, for the next error to carry as its cause.
     let functionFailures = FunctionFailures()
+    /// What derived-attribute triggers reported, while a save records it.
+    let derivedValueReports = DerivedValueReports()
+    /// The files beside the database that the transaction under way wrote or let go.
+    let transactionFiles = TransactionFiles()
     /// Whether ``inTransaction(_:)`` nests as a savepoint: only inside ``inOuterTransaction(_:)``.
     private var nestsTransactions = false
     /// What ``stopStatements(every:when:)`` installed, kept alive while SQLite may call it.
@@ -283,6 +287,7 @@ public final class Database {
             result = try body()
         } catch {
             try? execute("ROLLBACK")
+            transactionDidRollBack()
             throw error
         }
         do {
@@ -290,8 +295,10 @@ public final class Database {
             try execute("COMMIT")
         } catch {
             try? execute("ROLLBACK")
+            transactionDidRollBack()
             throw error
         }
+        transactionDidCommit()
         return result
     }
 
@@ -301,14 +308,19 @@ public final class Database {
         savepointDepth += 1
         let name = "strata_\(savepointDepth)"
         defer { savepointDepth -= 1 }
+        // Outside a transaction, the savepoint is one, and releasing it commits.
+        let isOutermost = !isInTransaction
         try execute("SAVEPOINT \(name)")
+        let marks = transactionFileMarks
         do {
             let result = try body()
             try execute("RELEASE \(name)")
+            if isOutermost { transactionDidCommit() }
             return result
         } catch {
             try? execute("ROLLBACK TO \(name)")
             try? execute("RELEASE \(name)")
+            transactionDidRollBack(to: marks)
             throw error
         }
     }
@@ -328,7 +340,7 @@ public final class Database {
         guard let cause = functionFailures.latest else { return error }
         functionFailures.latest = nil
         var error = error
-        if error.code == SQLITE_ERROR, error.message == cause.description { error.cause = cause }
+        if error.code == SQLITE_ERROR, error.message == String(describing: cause) { error.functionFailure = cause }
         return error
     }
 }

@@ -26,9 +26,13 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Localized
     /// The `errno` of the system call that failed under an I/O error (`sqlite3_system_errno`),
     /// or 0 when none is known.
     public var systemErrorCode: Int32
-    /// Why an SQL function of Strata's failed the statement (a MATCHES over budget, say), when
-    /// that is what stopped it.
-    public var cause: StringMatchError?
+    /// Why an SQL function of Strata's failed the statement (a MATCHES over budget, a missing
+    /// external data file), when that is what stopped it.
+    public var functionFailure: (any Error)?
+    /// The ``functionFailure`` when a predicate's string operator gave no answer.
+    public var cause: StringMatchError? { functionFailure as? StringMatchError }
+    /// The ``functionFailure`` when a value kept in a file beside the store could not be read.
+    public var externalDataFailure: ExternalDataError? { functionFailure as? ExternalDataError }
 
     /// An error with SQLite's result codes; `extendedCode` defaults to `code` when there is no
     /// more specific one, and `path` names the database file the error concerns.
@@ -76,7 +80,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Localized
         // statement is beside the point.
         if code == SQLITE_READONLY { return "\(path): the store cannot be written: \(message)" }
         // A predicate's pattern that could not be matched: the pattern is what to fix, not the SQL.
-        if let cause { return "\(path): \(cause)" }
+        if let functionFailure { return "\(path): \(functionFailure)" }
         var text = "\(path): SQLite error \(code) (\(String(cString: sqlite3_errstr(extendedCode)))): \(message)"
         if let sql {
             text += "\n  in: " + (sql.count > 1_000 ? "\(sql.prefix(500))… (\(sql.count) characters)" : sql)
