@@ -88,13 +88,43 @@ import Testing
         #expect(rating == 1, "the update's commit reached the store")
     }
 
+    /// The persistent history example: a widget's save, read and merged by the app, then history
+    /// older than a week deleted (none is, so the widget's transaction stays).
+    @Test func theHistoryExampleRuns() async throws {
+        var options = DataStack.Options()
+        options.tracksPersistentHistory = true
+        let stack = try DataStack(modelAt: URL(fileURLWithPath: "examples/Library/Library.xcdatamodeld"), store: .inMemory, options: options)
+        let lastToken = try stack.store.currentHistoryToken()
+        // The author goes on the context that saves to the store, as in Core Data.
+        let widget = ObjectContext(store: stack.store, name: "widget")
+        try widget.performAndWait {
+            widget.transactionAuthor = "widget"
+            try widget.insert("Tag").setValue("from the widget", forKey: "name")
+            try widget.save()
+        }
+        let context = stack.newWorkerContext()
+        let merged = try context.performAndWait {
+            let store = stack.store
+            let token = try store.currentHistoryToken()                       // where the app stands
+            var request = PersistentHistoryChangeRequest.fetchHistory(after: lastToken)
+            request.author = "widget"
+            for transaction in try context.execute(request).transactions {
+                context.mergeChanges(from: transaction)                       // as a did-save notification
+            }
+            try context.execute(.deleteHistory(before: Date(timeIntervalSinceNow: -7 * 86_400)))
+            #expect(token != lastToken)
+            return try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: lastToken)).transactions.map(\.author)
+        }
+        #expect(merged == ["widget"])
+    }
+
     @Test func everyReadmeExampleIsHere() throws {
         let readme = try String(contentsOf: URL(fileURLWithPath: "README.md"), encoding: .utf8)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         let sourceLines = Self.codeLines(source)
         let imports = Set(sourceLines.filter { $0.hasPrefix("import ") })
         let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
-        #expect(blocks.count == 5)
+        #expect(blocks.count == 6)
         for block in blocks {
             let lines = Self.codeLines(block)
             #expect(lines.filter { $0.hasPrefix("import ") }.allSatisfy(imports.contains), "\(block)")

@@ -26,11 +26,12 @@ import Testing
         let context: ObjectContext
         let lua: LuaState
 
-        init() throws {
+        /// A store named `name` of the JSON model `model` (the library by default).
+        init(model: String = ContextBindingTests.model, name: String = "Library") throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lua-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
-            store = try PersistentStore.create(at: folder.appendingPathComponent("Library.sqlite").path, model: model)
+            let model = try JSONModelReader.read(Data(model.utf8), path: name.lowercased() + ".json")
+            store = try PersistentStore.create(at: folder.appendingPathComponent(name + ".sqlite").path, model: model)
             context = ObjectContext(store: store, name: "lua")
             lua = try LuaState()
             lua.installStrata(context: context)

@@ -15,42 +15,10 @@ import Testing
         ]}
         """
 
-    final class Fixture {
-        let folder: URL
-        let store: PersistentStore
-        let context: ObjectContext
-        let lua: LuaState
-
-        init() throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lua-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let model = try JSONModelReader.read(Data(TransformableBindingTests.model.utf8), path: "notes.json")
-            store = try PersistentStore.create(at: folder.appendingPathComponent("Notes.sqlite").path, model: model)
-            context = ObjectContext(store: store, name: "lua")
-            lua = try LuaState()
-            lua.installStrata(context: context)
-        }
-
-        deinit {
-            store.close()
-            try? FileManager.default.removeItem(at: folder)
-        }
-
-        @discardableResult
-        func run(_ chunk: String) throws(LuaError) -> [LuaValue] {
-            try lua.run(chunk, name: "=test")
-        }
-
-        /// The bytes saved for `attribute` of the note titled `title`, read by SQL.
-        func saved(_ attribute: String, of title: String) throws -> Data? {
-            let database = try Database(path: store.path, configuration: .readOnly)
-            defer { database.close() }
-            return try database.scalar("SELECT Z\(attribute.uppercased()) FROM ZNOTE WHERE ZTITLE = ?", [.text(title)])?.dataValue
-        }
-    }
+    typealias Fixture = ContextBindingTests.Fixture
 
     @Test func scriptsWriteArraysAndDictionariesThatAreSavedAsKeyedArchives() throws {
-        let fixture = try Fixture()
+        let fixture = try Fixture(model: Self.model, name: "Notes")
         try fixture.run("""
             ctx:create("Note", {title = "a", tags = {"fantasy", "classic"},
               settings = {fontSize = 12, zoom = 1.5, dark = true, name = "x", when = {["$date"] = "2024-05-01T10:30:15Z"},
@@ -79,7 +47,7 @@ import Testing
     }
 
     @Test func scriptsReadValuesAsTablesThatWriteBackUnchanged() throws {
-        let fixture = try Fixture()
+        let fixture = try Fixture(model: Self.model, name: "Notes")
         try fixture.context.performAndWait {
             let note = try fixture.context.insert("Note")
             try note.setValue("b", forKey: "title")
@@ -109,7 +77,7 @@ import Testing
     }
 
     @Test func valuesThatCannotBeKeptAreErrorsNamingTheAttribute() throws {
-        let fixture = try Fixture()
+        let fixture = try Fixture(model: Self.model, name: "Notes")
         #expect { try fixture.run(#"ctx:create("Note", {title = "c", color = {1, 2}})"#) } throws: {
             let message = ($0 as? LuaError)?.message ?? ""
             return message.contains("Note.color is Transformable") && message.contains("ColorTransformer")
@@ -118,5 +86,15 @@ import Testing
             ($0 as? LuaError)?.message.contains(#"Note.tags is Transformable: at [0]: "soon" is not an ISO 8601 date"#) == true
         }
         #expect { try fixture.run(#"ctx:create("Note", {title = "e", tags = {print}})"#) } throws: { ($0 as? LuaError) != nil }
+    }
+}
+
+/// What a transformable test reads back from the store by SQL.
+extension ContextBindingTests.Fixture {
+    /// The bytes saved for `attribute` of the note titled `title`, read by SQL.
+    func saved(_ attribute: String, of title: String) throws -> Data? {
+        let database = try Database(path: store.path, configuration: .readOnly)
+        defer { database.close() }
+        return try database.scalar("SELECT Z\(attribute.uppercased()) FROM ZNOTE WHERE ZTITLE = ?", [.text(title)])?.dataValue
     }
 }
