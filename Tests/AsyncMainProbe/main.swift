@@ -174,7 +174,6 @@ let model = try ModelLoader.load(URL(fileURLWithPath: modelPath)).currentVersion
 let chosen = arguments.dropFirst().isEmpty ? scenarios.map(\.key) : Array(arguments.dropFirst())
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-async-main-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: folder) }
 
 // From here on the main queue runs on whichever thread libdispatch gives it.
 try await Task.sleep(for: .milliseconds(10))
@@ -204,4 +203,6 @@ for scenarioName in chosen {
         }
     }
 }
+// exit skips top-level defers: the folder goes first.
+try? FileManager.default.removeItem(at: folder)
 exit(failed ? 1 : 0)

@@ -112,10 +112,12 @@ struct InspectCommandTests {
 
 /// Bad input to `strata inspect`: each a clear message and exit status, and nothing written.
 @Suite struct InspectBadInputTests {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-inspect-\(UUID().uuidString)")
+    /// Removed when the suite's instance goes away, after its test.
+    private let temporary: TemporaryFolder
+    var folder: URL { temporary.url }
 
     init() throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        temporary = try TemporaryFolder()
     }
 
     @Test func missingStoreOptionAndMissingFile() throws {

@@ -4,11 +4,13 @@ import Testing
 
 /// `strata setup` then `strata reset --yes` on a new store, as a new user runs them.
 @Suite struct StackCommandTests {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-stack-\(UUID().uuidString)")
+    /// Removed when the suite's instance goes away, after its test.
+    private let temporary: TemporaryFolder
+    var folder: URL { temporary.url }
     let model = StrataRunner.repositoryRoot.appendingPathComponent(ModelCommandTests.example).path
 
     init() throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        temporary = try TemporaryFolder()
     }
 
     /// A reset would take the files from under a connection that is writing, which would lose

@@ -10,13 +10,15 @@ import Testing
 
     @Test func usingAContextOffItsQueueStopsADebugBuild() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-off-queue-\(UUID().uuidString)")
+            // Named after the test process, which removes it: this process stops at the trap.
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-off-queue-\(getppid())")
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let model = ObjectModel(entities: [EntityDescription(name: "Item")])
             let store = try! PersistentStore.create(at: folder.appendingPathComponent("s.sqlite").path, model: model)
             let context = ObjectContext(store: store)
             _ = try? context.insert("Item")
         }
+        try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("strata-off-queue-\(getpid())"))
         let message = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(message.contains("used off its context's queue: wrap it in perform or performAndWait"))
     }
