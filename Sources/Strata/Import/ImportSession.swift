@@ -189,12 +189,13 @@ public final class ImportSession {
         for index in pendingLinks.indices {
             if let permanent = context.lastPermanentIDs[pendingLinks[index].owner] { pendingLinks[index].owner = permanent }
         }
-        context.reset()
         createdObjects = []
         byIdentity = [:]
         singletons = [:]
         touched = []
         droppedMembers = []
+        // After letting go of the batch's objects: a reset loads the faults still held elsewhere.
+        context.reset()
     }
 
     // MARK: - Deprecated objects
