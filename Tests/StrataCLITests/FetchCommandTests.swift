@@ -122,6 +122,31 @@ struct FetchCommandTests {
         }
     }
 
+    /// Regression: on a terminal, `strata fetch` showed nothing and `q` did nothing, since the
+    /// pager ran outside the terminal's foreground process group and was stopped as soon as it
+    /// read the keyboard. Here strata leads a session whose controlling terminal is the pseudo
+    /// terminal, as a shell runs it, and the pager waits for a key from /dev/tty as `less` does.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx") && FileManager.default.isExecutableFile(atPath: "/usr/bin/setsid"),
+        "no /dev/ptmx or setsid: the terminal test is skipped"))
+    func aPagerThatReadsTheKeyboardGetsIt() throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.libraryStore(titles: ["One", "Two"])
+        let terminal = try PseudoTerminal()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["--ctty", "--wait", StrataRunner.binary.path, "fetch", "Book", "--store", path, "--select", "title", "--sort", "isbn"]
+        let pager = #"sed 's/^/> /'; read key < /dev/tty; echo "left with $key""#
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }.merging(["PAGER": pager]) { $1 }
+        (process.standardInput, process.standardOutput, process.standardError) = (terminal.secondary, terminal.secondary, terminal.secondary)
+        try process.run()
+        var shown = try terminal.read(until: "> Two\r\n")
+        try terminal.send("q\n")
+        shown += try terminal.read(until: "left with q\r\n")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(shown.hasSuffix("> title\r\n> One\r\n> Two\r\nq\r\nleft with q\r\n"), "\(shown.debugDescription)")
+    }
+
     @Test func toOnesPrintAsTheDestinationsURI() throws {
         let path = Self.stores.appendingPathComponent("TavantTrade.sqlite").path
         let model = StrataRunner.sharedFixtures.appendingPathComponent("models/TavantTrade.xcdatamodeld").path

@@ -69,6 +69,25 @@ import Testing
             .filter { !["Library.xcdatamodeld", "Library.sqlite", "Library.sqlite-wal", "Library.sqlite-shm"].contains($0) }.sorted()
     }
 
+    /// Regression: `inspect`, `fetch` or `export` with a bundle on a store of an older version
+    /// failed ("made with another model"). They read it with the version that made it, and
+    /// say so; a version named with --model-version that is not the store's is refused, naming
+    /// the store's.
+    @Test func readingAStoreOfAnOlderVersionUsesThatVersion() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try Self.bundle(in: folder)
+        let store = try Self.store(in: folder, bundle: bundle)
+        let before = Self.snapshot(store)
+        let count = try StrataRunner.run(["count", "Book", "--store", store, "--model", bundle])
+        #expect(count.status == 0, "\(count.standardError)")
+        #expect(Int(count.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 > 0, "\(count.standardOutput)")
+        #expect(count.standardError.contains("made with version 'Library' of Library.xcdatamodeld, not 'Library 2'"), "\(count.standardError)")
+        let named = try StrataRunner.run(["count", "Book", "--store", store, "--model", bundle, "--model-version", "Library 2"])
+        #expect(named.status != 0)
+        #expect(named.standardError.contains("the store is version 'Library' of the bundle"), "\(named.standardError)")
+        #expect(Self.snapshot(store) == before)
+    }
+
     @Test func migratesToTheCurrentVersionKeepingABackup() throws {
         let folder = try TemporaryFolder()
         let bundle = try Self.bundle(in: folder)

@@ -53,6 +53,26 @@ import Testing
         #expect(table.standardOutput.contains("FeedbackCategory     0606c0a42cfc5d739afd2a5dd9b1b21bfa756d3ff4e7aaecf89e01b0cdb567b2"))
     }
 
+    /// Regression: `model show` and `model hashes` listed --store in their usage and said
+    /// "no model given" with it. They describe the store's own model: here the one its model
+    /// cache holds, whose hashes are the ones the store recorded.
+    @Test(.enabled(if: StrataRunner.fixturesAvailable, "shared/fixtures/coredata not found: fixture test skipped"))
+    func showAndHashesReadTheStoresOwnModel() throws {
+        let store = StrataRunner.sharedFixtures.appendingPathComponent("corpus/stores/easylife/EasyLifeTests/EasyLife 1.5.0.sqlite").path
+        let show = try StrataRunner.run(["model", "show", "--store", store])
+        #expect(show.status == 0, "\(show.standardError)")
+        #expect(show.standardOutput.contains("TodoItem") && show.standardOutput.contains("blockedBy"), "\(show.standardOutput)")
+        let hashes = try StrataRunner.run(["model", "hashes", "--format", "json", "--store", store])
+        #expect(hashes.status == 0, "\(hashes.standardError)")
+        let document = try JSONReader.parse(Data(hashes.standardOutput.utf8))
+        let opened = try PersistentStore.open(at: store, configuration: .readOnly)
+        defer { opened.close() }
+        #expect(opened.modelSource == .modelCache)
+        for (entity, hash) in opened.metadata.entityVersionHashes {
+            #expect(document["entities"]?[entity]?.stringValue == hash.hexString, "\(entity)")
+        }
+    }
+
     @Test func versionsMarksTheCurrentVersion() throws {
         let result = try StrataRunner.run(["model", "versions"], environment: ["STRATA_MODEL": Self.example])
         #expect(result.status == 0)
@@ -165,7 +185,10 @@ import Testing
     @Test func missingModelIsAUsageError() throws {
         let result = try StrataRunner.run(["model", "show"])
         #expect(result.status == 2)
-        #expect(result.standardError == "strata: no model given: pass --model PATH or set STRATA_MODEL\n")
+        #expect(result.standardError == "strata: no model given: pass --model PATH (or --store PATH for a store's own model), or set STRATA_MODEL\n")
+        let versions = try StrataRunner.run(["model", "versions"])
+        #expect(versions.status == 2)
+        #expect(versions.standardError == "strata: no model given: pass --model PATH or set STRATA_MODEL\n")
     }
 
     @Test func unknownOptionAndBadLevelAreUsageErrors() throws {

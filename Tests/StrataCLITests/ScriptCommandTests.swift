@@ -237,9 +237,12 @@ import Glibc
         #expect(rest.contains("\rrunning ask.lua... "), "\(rest.debugDescription)")
     }
 
-    /// `wait(seconds)`: a script busy for a while, without handing the terminal to a command.
+    /// `wait(seconds)`: a script busy for at least `seconds` of the wall clock (at most one more),
+    /// without handing the terminal to a command. Not `os.clock()`: that counts the process's
+    /// processor time, which on a loaded machine (a sanitizer's CI run) went by at a fraction of
+    /// the wall clock's pace, and the run outlasted the test's 30 s wait (regression).
     private static let busyWait = """
-        local function wait(seconds) local clock = os.clock() + seconds while os.clock() < clock do end end
+        local function wait(seconds) local finish = os.time() + math.ceil(seconds) + 1 while os.time() < finish do end end
 
         """
 
@@ -264,6 +267,18 @@ import Glibc
             """])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == "2\n2\n")
+    }
+
+    /// Regression: `eval` printed `table: 0x7f…` for a table and `<Book p1 fault>` for an
+    /// object; it shows them as the shell does, and strings and numbers still as they are.
+    @Test func evalShowsTablesAndObjectsByTheirValues() throws {
+        let result = try strata(["eval", #"ctx:first("Book", "title == %@", "The Hobbit"), {1, "two"}, "plain", 3"#])
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(!result.standardOutput.contains("0x") && !result.standardOutput.contains("fault"), "\(result.standardOutput)")
+        #expect(lines.first?.contains("The Hobbit") == true, "\(result.standardOutput)")
+        #expect(lines.suffix(3) == ["plain", "3", ""], "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("\"two\""), "\(result.standardOutput)")
     }
 
     @Test func evalOnAStoreThatKeepsItsModelNeedsNoModelOption() throws {

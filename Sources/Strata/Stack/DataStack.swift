@@ -494,8 +494,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         configuration.isImmutable = !FileManager.default.fileExists(atPath: (SymbolicLinks.finalPath(of: path) ?? path) + "-wal")
         guard let database = try? Database(path: path, configuration: configuration) else { return nil }
         defer { database.close() }
-        guard let hashes = try? StoreMetadata(reading: database).entityVersionHashes else { return nil }
-        return versions.versions.first { $0.model.entityVersionHashes() == hashes }?.name
+        guard let metadata = try? StoreMetadata(reading: database) else { return nil }
+        return versions.version(thatMade: metadata)?.name
     }
 
     /// Migrates the store at `url` to `model`, from the version among `versions` that made it.

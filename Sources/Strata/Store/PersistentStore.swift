@@ -101,7 +101,13 @@ public final class PersistentStore: @unchecked Sendable {
         self.model = model
         self.modelSource = modelSource
         self.layout = StoreLayout(model: model, matching: schema)
-        self.comparison = metadata.comparison(with: model)
+        var comparison = metadata.comparison(with: model)
+        if !comparison.changed.isEmpty,
+            let storeModel = modelSource == .modelCache ? model : try? Self.modelInCache(of: database, schema: schema)
+        {
+            comparison = metadata.comparison(with: model, storeModel: storeModel)
+        }
+        self.comparison = comparison
         self.hasHistoryTables = PersistentHistory.tables.allSatisfy { schema.table(named: $0) != nil }
         externalStorage = ExternalBinaryStorage(storePath: path, isInMemory: database.configuration.isInMemory)
         watchExternalDataReferences()
@@ -316,6 +322,18 @@ public final class PersistentStore: @unchecked Sendable {
         }
     }
 
+    /// The model in the store's `Z_MODELCACHE`, or `nil` when it has none.
+    private static func modelInCache(of database: Database, schema: StoreSchema) throws -> ObjectModel? {
+        guard schema.table(named: "Z_MODELCACHE") != nil, let blob = try database.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE")?.dataValue else {
+            return nil
+        }
+        do {
+            return try ModelCacheDecoder.decode(blob)
+        } catch {
+            throw StoreError.modelCacheUnreadable(path: database.path, reason: error.message)
+        }
+    }
+
     /// The model in the store's `Z_MODELCACHE`, else the one Strata recorded in its metadata,
     /// else one inferred from its schema; it must be a valid model, since its names become SQL
     /// and its hierarchy decides what is counted.
@@ -323,12 +341,8 @@ public final class PersistentStore: @unchecked Sendable {
         from database: Database, schema: StoreSchema, metadata: StoreMetadata
     ) throws -> (ObjectModel, ModelSource) {
         let recovered: (ObjectModel, ModelSource)
-        if schema.table(named: "Z_MODELCACHE") != nil, let blob = try database.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE")?.dataValue {
-            do {
-                recovered = (try ModelCacheDecoder.decode(blob), .modelCache)
-            } catch {
-                throw StoreError.modelCacheUnreadable(path: database.path, reason: error.message)
-            }
+        if let cached = try modelInCache(of: database, schema: schema) {
+            recovered = (cached, .modelCache)
         } else if let model = metadata.recordedModel() {
             recovered = (model, .storeMetadata)
         } else {

@@ -85,6 +85,8 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store for reading only: with the model given by --model, which must be the
     /// store's, else with the store's own model (its model cache, or one inferred from its schema).
+    /// A store made by an older version of a --model bundle is read with that version, as Core
+    /// Data finds a store's model among an app's versions, unless --model-version names another.
     func openStoreForReading() throws -> (PersistentStore, origin: String?) {
         var configuration = Database.Configuration.readOnly
         configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
@@ -92,15 +94,35 @@ struct StoreOptions: ParsableArguments {
         guard modelPath != nil else {
             return (try PersistentStore.open(at: path, configuration: configuration), nil)
         }
-        let version = try loadModel()
+        let loaded = try loadValidatedModel()
+        let version = loaded.version
         do {
             let store = try PersistentStore.open(at: path, model: version.model, modelOrigin: version.file.path, configuration: configuration)
             return (store, version.file.path)
         } catch StoreError.modelMismatch(let path, let comparison) {
-            throw CLIError(
-                "\(StoreError.modelMismatch(path: path, comparison: comparison)) (model \(version.file.path)); leave out --model to use the store's own model",
-                status: .dataError)
+            let mismatch = StoreError.modelMismatch(path: path, comparison: comparison)
+            return try openWithTheVersionThatMadeIt(path, of: loaded, configuration: configuration, refusing: mismatch)
         }
+    }
+
+    /// The store at `path` opened with the version of `loaded`'s bundle that made it, unless
+    /// --model-version named another; else a data error saying `mismatch` and which version
+    /// the store is.
+    private func openWithTheVersionThatMadeIt(
+        _ path: String, of loaded: ValidatedModel, configuration: Database.Configuration, refusing mismatch: StoreError
+    ) throws -> (PersistentStore, origin: String?) {
+        let own = try PersistentStore.open(at: path, configuration: configuration)
+        let storeVersion = loaded.bundle.version(thatMade: own.metadata, storeModel: own.modelSource == .modelCache ? own.model : nil)
+        own.close()
+        if let storeVersion, modelVersionName == nil {
+            Logger(label: "strata.model").warning(
+                "\(path): made with version '\(storeVersion.name)' of \(loaded.bundle.url.lastPathComponent), not '\(loaded.version.name)': read with that version")
+            let store = try PersistentStore.open(at: path, model: storeVersion.model, modelOrigin: storeVersion.file.path, configuration: configuration)
+            return (store, storeVersion.file.path)
+        }
+        let madeWith = storeVersion.map { "; the store is version '\($0.name)' of the bundle" } ?? ""
+        throw CLIError(
+            "\(mismatch) (model \(loaded.version.file.path))\(madeWith); leave out --model to use the store's own model", status: .dataError)
     }
 
     /// Opens the store for writing: with the model given by --model, which must be the
@@ -195,6 +217,19 @@ struct StoreOptions: ParsableArguments {
             throw CLIError("no model given: pass --model PATH or set STRATA_MODEL", status: .usage)
         }
         return modelPaths.map(URL.init(fileURLWithPath:))
+    }
+
+    /// The model given by --model, else the model of the store given by --store (its model
+    /// cache, the model Strata recorded, or one inferred from its schema, as `inspect` reads
+    /// it), for the commands that describe a model.
+    func loadModelOrStoresModel() throws -> ModelBundle.Version {
+        if storePath == nil, modelPaths.isEmpty {
+            throw CLIError("no model given: pass --model PATH (or --store PATH for a store's own model), or set STRATA_MODEL", status: .usage)
+        }
+        if !modelPaths.isEmpty { return try loadModel() }
+        let (store, _) = try openStoreForReading()
+        defer { store.close() }
+        return ModelBundle.Version(name: "\(store.modelSource)", file: URL(fileURLWithPath: store.path), model: store.model)
     }
 
     /// The chosen version of the model, validated; warnings, and a version chosen without the

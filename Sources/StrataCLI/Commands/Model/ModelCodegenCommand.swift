@@ -18,7 +18,7 @@ struct ModelCodegenCommand: AsyncParsableCommand, ReadsModelOrStore {
     var output: String
 
     func run() async throws {
-        let version = try options.loadModel()
+        let version = try options.loadModelOrStoresModel()
         let folder = URL(fileURLWithPath: output)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

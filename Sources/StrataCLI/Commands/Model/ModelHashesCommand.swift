@@ -18,7 +18,7 @@ struct ModelHashesCommand: AsyncParsableCommand, ReadsModelOrStore {
     var format: OutputFormat = .table
 
     func run() async throws {
-        let model = try options.loadModel().model
+        let model = try options.loadModelOrStoresModel().model
         let hashes = model.entityVersionHashes()
         let names = hashes.keys.sorted()
         switch format {

@@ -18,7 +18,7 @@ struct ModelShowCommand: AsyncParsableCommand, ReadsModelOrStore {
     var format: OutputFormat = .table
 
     func run() async throws {
-        let version = try options.loadModel()
+        let version = try options.loadModelOrStoresModel()
         switch format {
         case .json: print(JSONModelWriter.string(for: version.model), terminator: "")
         case .table: print(ModelDescription(model: version.model).lines(title: "Model \(version.name) (\(version.file.path))").joined(separator: "\n"))

@@ -8,10 +8,12 @@ struct EvalCommand: AsyncParsableCommand, ReadsModelOrStore {
         commandName: "eval",
         abstract: "Run a line of Lua on a store and print its values.",
         discussion: """
-            CODE is an expression, whose values are printed one per line as Lua's tostring \
-            writes them (strata eval 'ctx:count("Book")'), or statements, which print what \
-            they print and, in the same way, the values they return (strata eval 'for b in \
-            ctx:each("Book") do print(b.title) end'). It runs as strata run runs a script: \
+            CODE is an expression, whose values are printed one per line: strings, numbers \
+            and booleans as Lua's tostring writes them (strata eval 'ctx:count("Book")'), \
+            tables and objects as the shell shows them (strata eval 'ctx:first("Book")'); or \
+            statements, which print what they print and, in the same way, the values they \
+            return (strata eval 'for b in ctx:each("Book") do print(b.title) end'). It runs \
+            as strata run runs a script: \
             with the globals ctx, stack and strata, sandboxed, and saving only what it saves. \
             A store of another version of the --model bundle is refused unless --migrate is \
             given; --read-only opens the store read-only, and a save is then an error.

@@ -162,7 +162,9 @@ final class ScriptSession {
 
     /// How ``evaluate(_:name:printing:)`` prints the values of an expression.
     enum Printing {
-        /// One value per line.
+        /// One value per line: a string, number, boolean or nil as `tostring` writes it (what
+        /// a shell script reads), a table or object as `strata.inspect` shows it (not its
+        /// address).
         case linePerValue
         /// As `print` does: on one line, separated by tabs.
         case printed
@@ -179,7 +181,9 @@ final class ScriptSession {
         // The code goes inside a call of a printing function, starting on the first line, so
         // that messages and tracebacks name the lines the user wrote.
         let printer = switch printing {
-        case .linePerValue: ##"(function(...) for i = 1, select("#", ...) do print((select(i, ...))) end end)("##
+        case .linePerValue:
+            ##"(function(...) for i = 1, select("#", ...) do local v = select(i, ...) local t = type(v) "##
+                + ##"if t == "table" or t == "userdata" then print(strata.inspect(v)) else print(v) end end end)("##
         case .printed: ##"(function(...) if select("#", ...) > 0 then print(...) end end)("##
         case .inspected: ##"(function(...) for i = 1, select("#", ...) do print(strata.inspect((select(i, ...)))) end end)("##
         }
