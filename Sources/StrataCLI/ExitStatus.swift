@@ -27,7 +27,7 @@ enum ExitStatus: Int32 {
             self = .failure
         case .unknownEntity, .unknownProperty, .foreignHistoryToken: self = .usage
         case .noPersistentHistory: self = .dataError
-        case .notSQLite, .notACoreDataStore, .modelMismatch, .conflict, .uniquenessConflict, .modelCacheUnreadable, .invalidModel, .foreignWriteAheadLog:
+        case .notSQLite, .notACoreDataStore, .modelMismatch, .missingColumn, .conflict, .uniquenessConflict, .modelCacheUnreadable, .invalidModel, .foreignWriteAheadLog:
             self = .dataError
         }
     }

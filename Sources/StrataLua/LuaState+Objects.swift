@@ -3,18 +3,36 @@ import Foundation
 import Strata
 
 // Managed objects in Lua: `b.title`, `b.title = "x"` (checked against the model), to-one
-// relationships as objects, to-many ones as proxies (`#b.pages`, `b.pages:each()`,
-// `b.pages:add(p)`, `b.pages:remove(p)`), `b:id()`, `b:entity()`, `b:delete([reason])`,
-// `b:to_table()`, and `tostring(b)`.
+// relationships as objects, to-many ones and fetched properties as proxies (`#b.pages`,
+// `b.pages:each()`, `b.pages[1]`, and for a to-many `b.pages:add(p)`, `b.pages:remove(p)`),
+// `b:id()`, `b:entity()`, `b:delete([reason])`, `b:to_table()`, and `tostring(b)`.
 
-/// The members of a to-many relationship of one object, as Lua sees them.
+/// The members of a to-many relationship, or the objects of a fetched property, of one
+/// object, as Lua sees them.
 final class ToManyProxy {
     let object: ManagedObject
     let relationship: String
+    /// Whether it is a fetched property, whose objects are read only.
+    let isFetched: Bool
 
-    init(object: ManagedObject, relationship: String) {
+    init(object: ManagedObject, relationship: String, isFetched: Bool = false) {
         self.object = object
         self.relationship = relationship
+        self.isFetched = isFetched
+    }
+
+    /// The objects, read on the object's context's queue.
+    func members() throws -> [ManagedObject] {
+        try object.performOnContext {
+            isFetched ? try object.fetchedObjects(forProperty: relationship) : try object.objects(forKey: relationship)
+        }
+    }
+
+    /// Refuses a change to a fetched property, as assigning it is refused.
+    func checkChangeable() throws {
+        guard isFetched else { return }
+        // setValue names the property and why it cannot change.
+        try object.performOnContext { try object.setValue(nil, forKey: relationship) }
     }
 }
 
@@ -105,32 +123,33 @@ extension LuaState {
         defineType(Self.toManyType, methods: [
             "each": { [unowned self] call in
                 let proxy = try self.toMany(call, at: 1)
-                let members = try proxy.object.performOnContext { try proxy.object.objects(forKey: proxy.relationship) }
-                self.pushLoop(ObjectIterator(members))
+                self.pushLoop(ObjectIterator(try proxy.members()))
                 return 4
             },
             "add": { [unowned self] call in
                 let proxy = try self.toMany(call, at: 1)
                 let member = try self.managedObject(call, at: 2)
+                try proxy.checkChangeable()
                 try proxy.object.performOnContext { try proxy.object.add(member, toKey: proxy.relationship) }
                 return 0
             },
             "remove": { [unowned self] call in
                 let proxy = try self.toMany(call, at: 1)
                 let member = try self.managedObject(call, at: 2)
+                try proxy.checkChangeable()
                 try proxy.object.performOnContext { try proxy.object.remove(member, fromKey: proxy.relationship) }
                 return 0
             },
         ], index: { [unowned self] call in
             let proxy = try self.toMany(call, at: 1)
             let position = try call.integer(at: 2)
-            let members = try proxy.object.performOnContext { try proxy.object.objects(forKey: proxy.relationship) }
+            let members = try proxy.members()
             if position >= 1, position <= members.count { self.push(members[Int(position) - 1], type: Self.objectType) } else { call.pushNil() }
             return 1
         }, metamethods: [
             "__len": { [unowned self] call in
                 let proxy = try self.toMany(call, at: 1)
-                call.push(Int64(try proxy.object.performOnContext { try proxy.object.objects(forKey: proxy.relationship).count }))
+                call.push(Int64(try proxy.members().count))
                 return 1
             },
         ])
@@ -181,6 +200,8 @@ extension LuaState {
             } else {
                 call.pushNil()
             }
+        } else if model.fetchedProperty(named: key, in: object.entity) != nil {
+            push(ToManyProxy(object: object, relationship: key, isFetched: true), type: Self.toManyType)
         } else {
             throw Self.unknownProperty(key, of: object.entity, in: model)
         }
@@ -205,6 +226,9 @@ extension LuaState {
                 }
                 try object.setValue(related, forKey: key)
             }
+        } else if model.fetchedProperty(named: key, in: object.entity) != nil {
+            // Refused, naming the property: its value is the result of its fetch request.
+            try object.setValue(nil, forKey: key)
         } else {
             throw Self.unknownProperty(key, of: object.entity, in: model)
         }
@@ -243,6 +267,7 @@ extension LuaState {
 
     static func unknownProperty(_ key: String, of entity: EntityDescription, in model: ObjectModel) -> LuaError {
         let known = model.allAttributes(of: entity).map(\.name) + model.allRelationships(of: entity).map(\.name)
+            + model.allFetchedProperties(of: entity).map(\.name)
         return LuaError(
             code: "property",
             message: "\(entity.name) has no property '\(key)'" + (nearestName(to: key, among: known).map { " (did you mean '\($0)'?)" } ?? ""))

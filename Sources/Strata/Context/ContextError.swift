@@ -46,6 +46,9 @@ public enum ContextError: Error, Sendable, Equatable {
     /// A value given for a Transformable attribute cannot be kept as the attribute keeps its
     /// values (an app's own transformer, bytes inside an array).
     case transformableValue(entity: String, property: String, TransformableValueError)
+    /// A fetched property could not be evaluated (its destination, a variable or a key path of
+    /// its predicate is unknown), or was assigned.
+    case fetchedProperty(FetchedPropertyError)
 }
 
 /// One object that failed validation, and why.
@@ -99,6 +102,7 @@ extension ContextError: CustomStringConvertible, LocalizedError {
         case .store(let message): message
         case .stringMatching(let error): error.description
         case .transformableValue(let entity, let property, let error): "\(entity).\(property): \(error.message)"
+        case .fetchedProperty(let error): error.description
         }
     }
 

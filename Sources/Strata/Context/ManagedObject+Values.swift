@@ -4,15 +4,25 @@ extension ManagedObject {
     // MARK: - Reading
 
     /// The value of `key`: an attribute's Swift value (`String`, `Int64`, `Double`, `Bool`,
-    /// `Date`, `Data`, `UUID`, `URL`, `Decimal`), a to-one's object, or a to-many's objects (in
-    /// order for an ordered one). A dotted key path follows to-one relationships: `"author.name"`.
+    /// `Date`, `Data`, `UUID`, `URL`, `Decimal`), a to-one's object, a to-many's objects (in
+    /// order for an ordered one), or a fetched property's objects (see
+    /// ``fetchedObjects(forProperty:)``). A dotted key path follows to-one relationships:
+    /// `"author.name"`.
     public func value(forKey key: String) throws(ContextError) -> Any? {
         if let dot = key.firstIndex(of: ".") {
             guard let next = try value(forKey: String(key[..<dot])) as? ManagedObject else { return nil }
             return try next.value(forKey: String(key[key.index(after: dot)...]))
         }
         let context = try requireContext()
-        switch try propertyValue(key) {
+        let value: PropertyValue
+        do {
+            value = try propertyValue(key)
+        } catch .unknownProperty(let entity, let property) {
+            // Fetched properties have no slot among the values: looked for only when all else fails.
+            guard context.model.fetchedProperty(named: key, in: self.entity) != nil else { throw .unknownProperty(entity: entity, property: property) }
+            return try fetchedObjects(forProperty: key)
+        }
+        switch value {
         case .attribute(let value): return value?.swiftValue
         case .toOne(let id): return id.map(context.object(with:))
         case .toMany(let ids): return ids.map(context.object(with:))
@@ -98,6 +108,10 @@ extension ManagedObject {
                 }
                 try setToOne(key, to: value as? ManagedObject)
             }
+        } else if let property = model.fetchedProperty(named: key, in: entity) {
+            throw .fetchedProperty(FetchedPropertyError(
+                entity: entity.name, property: key, destination: property.fetchRequest.entityName,
+                predicate: property.fetchRequest.predicate, reason: .readOnly))
         } else {
             throw .unknownProperty(entity: entity.name, property: key)
         }

@@ -61,6 +61,9 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     @exclusivity(unchecked) var prefetchedRow: (row: RowSnapshot, generation: Int64)?
     /// The faults a batched fetch returned together with this one: the first access loads them all.
     @exclusivity(unchecked) var faultBatch: FaultBatch?
+    /// The results of the fetched properties read since the object was last refreshed, by
+    /// property name (see ``fetchedObjects(forProperty:)``).
+    @exclusivity(unchecked) var fetchedResults: [String: [ObjectID]] = [:]
 
     /// Creates an object of `entity` registered in `context`; contexts call it, and typed
     /// subclasses through ``init(context:)``.

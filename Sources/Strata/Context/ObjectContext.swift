@@ -563,9 +563,11 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// Reloads `object` from the store on next access; with `mergeChanges`, its unsaved changes
-    /// stay on top of the fresh values, else they are thrown away.
+    /// stay on top of the fresh values, else they are thrown away. Its fetched properties are
+    /// fetched again when next read, as Core Data evaluates them anew after a refresh.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         assertOnQueue()
+        object.fetchedResults = [:]
         guard !object.objectID.isTemporary else { return }
         object.prefetchedRow = nil
         object.committedValues.removeAll()

@@ -1,6 +1,8 @@
 /// Writes typed ``ManagedObject`` subclasses for a model, one Swift file per entity, as
-/// `strata model codegen` does: attributes as ``Attribute`` properties of their Swift type,
-/// relationships as ``ToOne`` and ``ToMany``, sub-entities as subclasses.
+/// `strata model codegen` does: attributes as ``Attribute`` properties of their Swift type
+/// (read-only ``DerivedAttribute``s for derived ones),
+/// relationships as ``ToOne`` and ``ToMany``, fetched properties as read-only ``Fetched``,
+/// sub-entities as subclasses.
 ///
 /// A property is optional unless the model requires it and gives it a default value (which a
 /// new object then has). A Transformable attribute is a ``TransformableValue`` under Core Data's
@@ -39,7 +41,9 @@ public enum SubclassGenerator {
             guard let type = attribute.type == .transformable && attribute.storesKeyedArchives ? "TransformableValue" : swiftType(of: attribute.type)
             else { return nil }
             let optional = attribute.isOptional || attribute.defaultValue == nil ? "?" : ""
-            return "    @Attribute(\"\(attribute.name)\") public var \(identifier(attribute.name)): \(type)\(optional)"
+            // A derived attribute is read-only: the store computes it.
+            let wrapper = attribute.isDerived ? "DerivedAttribute" : "Attribute"
+            return "    @\(wrapper)(\"\(attribute.name)\") public var \(identifier(attribute.name)): \(type)\(optional)"
         }
         if !attributes.isEmpty { lines += [""] + attributes }
         let relationships = entity.relationships.map { relationship -> String in
@@ -50,6 +54,12 @@ public enum SubclassGenerator {
                 : "    @ToOne(\"\(relationship.name)\") public var \(identifier(relationship.name)): \(destination)?"
         }
         if !relationships.isEmpty { lines += [""] + relationships }
+        // Read-only: a fetched property's value is the result of its fetch request.
+        let fetched = entity.fetchedProperties.map { property -> String in
+            let destination = model.entity(named: property.fetchRequest.entityName).map { className(of: $0, in: model) } ?? "ManagedObject"
+            return "    @Fetched(\"\(property.name)\") public var \(identifier(property.name)): [\(destination)]"
+        }
+        if !fetched.isEmpty { lines += [""] + fetched }
         return (lines + ["}", ""]).joined(separator: "\n")
     }
 

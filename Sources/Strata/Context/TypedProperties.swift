@@ -148,24 +148,7 @@ public struct Attribute<Value: AttributeRepresentable> {
         _enclosingInstance object: Object, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
     ) -> Value {
-        get {
-            let key = object[keyPath: storageKeyPath].key
-            do {
-                guard let value = Value(attributeValue: try object.attributeValue(forKey: key)) else {
-                    preconditionFailure("\(object.entity.name).\(key) is not set or is not a \(Value.self)")
-                }
-                return value
-            } catch .forgottenObject {
-                // A view may still show an object its context forgot (a reset at logout): it
-                // reads as it was last seen, rather than stopping the app.
-                guard let value = Value(attributeValue: object.lastSeenAttributeValue(forKey: key)) else {
-                    preconditionFailure(ContextError.forgottenObject(object.objectID).description)
-                }
-                return value
-            } catch {
-                preconditionFailure(error.description)
-            }
-        }
+        get { read(object[keyPath: storageKeyPath].key, of: object) }
         set {
             do {
                 try object.setAttribute(newValue.attributeValue, forKey: object[keyPath: storageKeyPath].key)
@@ -173,6 +156,55 @@ public struct Attribute<Value: AttributeRepresentable> {
                 preconditionFailure(error.description)
             }
         }
+    }
+
+    /// The attribute `key` of `object` as a `Value`: what ``Attribute`` and
+    /// ``DerivedAttribute`` read.
+    @inlinable
+    static func read(_ key: String, of object: ManagedObject) -> Value {
+        do {
+            guard let value = Value(attributeValue: try object.attributeValue(forKey: key)) else {
+                preconditionFailure("\(object.entity.name).\(key) is not set or is not a \(Value.self)")
+            }
+            return value
+        } catch .forgottenObject {
+            // A view may still show an object its context forgot (a reset at logout): it
+            // reads as it was last seen, rather than stopping the app.
+            guard let value = Value(attributeValue: object.lastSeenAttributeValue(forKey: key)) else {
+                preconditionFailure(ContextError.forgottenObject(object.objectID).description)
+            }
+            return value
+        } catch {
+            preconditionFailure(error.description)
+        }
+    }
+}
+
+/// A derived attribute of a typed ``ManagedObject`` subclass, read-only as Core Data's are:
+/// `@DerivedAttribute("pagesCount") var pagesCount: Int64?`. The store computes its value from
+/// the model's derivation expression when objects are saved; ``ManagedObject/setValue(_:forKey:)``
+/// refuses to set it.
+@propertyWrapper
+public struct DerivedAttribute<Value: AttributeRepresentable> {
+    /// The attribute's name in the model.
+    public let key: String
+
+    @inlinable
+    public init(_ key: String) {
+        self.key = key
+    }
+
+    @available(*, unavailable, message: "@DerivedAttribute is only for ManagedObject subclasses")
+    public var wrappedValue: Value {
+        fatalError()
+    }
+
+    @inlinable
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object, wrapped wrappedKeyPath: KeyPath<Object, Value>,
+        storage storageKeyPath: KeyPath<Object, DerivedAttribute<Value>>
+    ) -> Value {
+        Attribute<Value>.read(object[keyPath: storageKeyPath].key, of: object)
     }
 }
 
@@ -243,6 +275,41 @@ public struct ToMany<Destination: ManagedObject> {
             } catch {
                 preconditionFailure(error.description)
             }
+        }
+    }
+}
+
+/// A fetched property of a typed ``ManagedObject`` subclass, read-only:
+/// `@Fetched("unreadChapters") var unreadChapters: [Chapter]`. It reads
+/// ``ManagedObject/fetchedObjects(forProperty:)``: fetched on first access and kept until the
+/// object is refreshed. (Not `FetchedProperty`, which is a value a dictionary fetch selects.)
+@propertyWrapper
+public struct Fetched<Destination: ManagedObject> {
+    /// The fetched property's name in the model.
+    public let key: String
+
+    @inlinable
+    public init(_ key: String) {
+        self.key = key
+    }
+
+    @available(*, unavailable, message: "@Fetched is only for ManagedObject subclasses")
+    public var wrappedValue: [Destination] {
+        fatalError()
+    }
+
+    @inlinable
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object, wrapped wrappedKeyPath: KeyPath<Object, [Destination]>,
+        storage storageKeyPath: KeyPath<Object, Fetched<Destination>>
+    ) -> [Destination] {
+        do {
+            return try object.fetchedObjects(forProperty: object[keyPath: storageKeyPath].key).compactMap { $0 as? Destination }
+        } catch .forgottenObject {
+            // As a to-many of an object its context forgot: nothing, rather than stopping the app.
+            return []
+        } catch {
+            preconditionFailure(error.description)
         }
     }
 }

@@ -25,6 +25,7 @@ extension PersistentStore {
     /// in SQL as the store is on disk; the errors are those of ``count(of:matching:includesSubentities:)``
     /// and ``FetchRequestError``.
     public func count(for request: FetchRequest) throws -> Int {
-        request.windowed(count: try countRows(FetchPlan(request, store: self)))
+        // Through the connection's lock, which also names a column the store lacks.
+        try withConnection { request.windowed(count: try countRows(FetchPlan(request, store: self))) }
     }
 }

@@ -21,10 +21,12 @@ extension PersistentStore {
     public func fetchDictionaries(_ request: FetchRequest) throws -> [FetchedRow] {
         let query = try DictionaryQuery(request, store: self)
         var rows: [FetchedRow] = []
-        try query.forEachRow(in: self) { values in
-            var named: [String: FetchedValue] = [:]
-            for (name, value) in zip(query.names, values) where value != nil { named[name] = value }
-            rows.append(FetchedRow(names: query.names, values: named))
+        try withConnection {
+            try query.forEachRow(in: self) { values in
+                var named: [String: FetchedValue] = [:]
+                for (name, value) in zip(query.names, values) where value != nil { named[name] = value }
+                rows.append(FetchedRow(names: query.names, values: named))
+            }
         }
         return rows
     }

@@ -61,6 +61,14 @@ extension ObjectModel {
         for template in fetchRequestTemplates where entity(named: template.entityName) == nil {
             issues.append(ModelIssue(.error, "fetch request '\(template.name)' names an unknown entity '\(template.entityName)'\(didYouMean(template.entityName, among: entities.map(\.name)))"))
         }
+        for entity in entities {
+            for property in entity.fetchedProperties where self.entity(named: property.fetchRequest.entityName) == nil {
+                let name = property.fetchRequest.entityName
+                issues.append(ModelIssue(
+                    .error, entity: entity.name, property: property.name,
+                    "the fetched property fetches an unknown entity '\(name)'\(didYouMean(name, among: entities.map(\.name)))"))
+            }
+        }
         return issues
     }
 

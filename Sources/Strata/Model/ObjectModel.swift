@@ -226,6 +226,18 @@ extension ObjectModel {
         return allRelationships(of: entity).last { $0.name == name }
     }
 
+    /// The entity's fetched properties, inherited ones first (from the root down), then its own.
+    public func allFetchedProperties(of entity: EntityDescription) -> [FetchedPropertyDescription] {
+        (ancestors(of: entity).reversed() + [entity]).flatMap(\.fetchedProperties)
+    }
+
+    /// The fetched property named `name` on the entity or an ancestor.
+    public func fetchedProperty(named name: String, in entity: EntityDescription) -> FetchedPropertyDescription? {
+        // Most entities have none: the walk up the hierarchy is skipped for them.
+        if entity.fetchedProperties.isEmpty, entity.superentityName == nil { return nil }
+        return allFetchedProperties(of: entity).last { $0.name == name }
+    }
+
     /// Whether `entity` is `ancestor` or one of its sub-entities.
     public func entity(_ entity: EntityDescription, isKindOf ancestor: EntityDescription) -> Bool {
         entity.name == ancestor.name || ancestors(of: entity).contains { $0.name == ancestor.name }

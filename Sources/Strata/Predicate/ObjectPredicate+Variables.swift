@@ -80,3 +80,61 @@ public struct PredicateSubstitutionError: Error, Sendable, Equatable, CustomStri
         "no value for " + missing.map { "$" + $0 }.joined(separator: ", ")
     }
 }
+
+extension ObjectPredicate {
+    /// The predicate with each `$VARIABLE` that no SUBQUERY binds replaced by what `resolve`
+    /// gives for it: `resolve(name, path)` is asked for `$NAME` alone (an empty path) and for a
+    /// key path it leads (`$FETCH_SOURCE.author.name` gives `FETCH_SOURCE` and
+    /// `["author", "name"]`). A fetched property fills in its source object this way.
+    func resolvingVariables<Failure: Error>(
+        bound: Set<String> = [], _ resolve: (String, [String]) throws(Failure) -> ObjectPredicate.Expression
+    ) throws(Failure) -> ObjectPredicate {
+        switch self {
+        case .constant:
+            return self
+        case .not(let predicate):
+            return .not(try predicate.resolvingVariables(bound: bound, resolve))
+        case .and(let terms), .or(let terms):
+            var resolved: [ObjectPredicate] = []
+            for term in terms { resolved.append(try term.resolvingVariables(bound: bound, resolve)) }
+            if case .and = self { return .and(resolved) }
+            return .or(resolved)
+        case .comparison(var comparison):
+            comparison.left = try comparison.left.resolvingVariables(bound: bound, resolve)
+            comparison.right = try comparison.right.resolvingVariables(bound: bound, resolve)
+            return .comparison(comparison)
+        }
+    }
+}
+
+extension ObjectPredicate.Expression {
+    func resolvingVariables<Failure: Error>(
+        bound: Set<String>, _ resolve: (String, [String]) throws(Failure) -> ObjectPredicate.Expression
+    ) throws(Failure) -> ObjectPredicate.Expression {
+        func each(_ expressions: [ObjectPredicate.Expression]) throws(Failure) -> [ObjectPredicate.Expression] {
+            var resolved: [ObjectPredicate.Expression] = []
+            for expression in expressions { resolved.append(try expression.resolvingVariables(bound: bound, resolve)) }
+            return resolved
+        }
+        switch self {
+        case .variable(let name) where !bound.contains(name):
+            return try resolve(name, [])
+        case .keyPath(let components):
+            guard let first = components.first, first.hasPrefix("$"), !bound.contains(String(first.dropFirst())) else { return self }
+            return try resolve(String(first.dropFirst()), Array(components.dropFirst()))
+        case .subquery(let collection, let variable, let predicate, let then):
+            return .subquery(
+                collection: try collection.resolvingVariables(bound: bound, resolve), variable: variable,
+                predicate: try predicate.resolvingVariables(bound: bound.union([variable]), resolve), then: then)
+        case .castToDate(let value):
+            return .castToDate(try value.resolvingVariables(bound: bound, resolve))
+        case .aggregate(let members):
+            // Resolved, a list of constants is a constant, as the parser makes it.
+            return Self.list(try each(members))
+        case .function(let name, let arguments):
+            return .function(name, arguments: try each(arguments))
+        case .variable, .value, .evaluatedObject:
+            return self
+        }
+    }
+}

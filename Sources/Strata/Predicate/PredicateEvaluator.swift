@@ -110,6 +110,15 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
         try operand(.keyPath(path), of: object, variables: [:]).single
     }
 
+    /// The value of a key path as one constant that can stand for it in a predicate: its value,
+    /// or, past a to-many, the array of its members' values.
+    static func constant(ofKeyPath path: [String], on object: Subject) throws(Subject.Failure) -> PredicateValue {
+        switch try operand(.keyPath(path), of: object, variables: [:]) {
+        case .one(let value): value
+        case .many(let values): .array(values)
+        }
+    }
+
     private static func operand(_ expression: ObjectPredicate.Expression, of object: Subject, variables: [String: Operand]) throws(Subject.Failure) -> Operand {
         switch expression {
         case .value(let value): return .one(value)

@@ -70,6 +70,11 @@ public final class PersistentStore: @unchecked Sendable {
     public let layout: StoreLayout
     /// How the store's recorded hashes compare with ``model``'s.
     public let comparison: HashComparison
+    /// The columns ``layout`` expects that the store's tables lack (a store made by hand or by
+    /// another tool): opening logs them as a warning, what the store holds reads as usual, and
+    /// a statement that needs one fails with ``StoreError/missingColumn(path:_:cause:)``.
+    /// Empty for a store Core Data or Strata made for its model.
+    public let missingColumns: [MissingColumn]
     /// The plans of row writes made so far (see ``rowWritePlan(for:attributes:toOnes:)``); used
     /// with the connection held, like the connection's statements.
     var rowWritePlans: [RowWritePlan.Key: RowWritePlan] = [:]
@@ -108,6 +113,7 @@ public final class PersistentStore: @unchecked Sendable {
             comparison = metadata.comparison(with: model, storeModel: storeModel)
         }
         self.comparison = comparison
+        self.missingColumns = layout.missingColumns(in: schema, model: model)
         self.hasHistoryTables = PersistentHistory.tables.allSatisfy { schema.table(named: $0) != nil }
         externalStorage = ExternalBinaryStorage(storePath: path, isInMemory: database.configuration.isInMemory)
         watchExternalDataReferences()
@@ -121,7 +127,12 @@ public final class PersistentStore: @unchecked Sendable {
         connectionLock.lock()
         defer { connectionLock.unlock() }
         if database.isClosed { throw StoreError.closed(path: path) }
-        return try body()
+        guard !missingColumns.isEmpty else { return try body() }
+        do {
+            return try body()
+        } catch {
+            throw namingMissingColumn(error)
+        }
     }
 
     /// A number that changes whenever the store's connection writes: a row read before it
@@ -314,6 +325,11 @@ public final class PersistentStore: @unchecked Sendable {
                 path: path, database: database, schema: schema, metadata: metadata, model: storeModel, modelSource: source)
             if requiresMatchingModel, model != nil, !store.comparison.isMatch {
                 throw StoreError.modelMismatch(path: path, comparison: store.comparison)
+            }
+            if !store.missingColumns.isEmpty {
+                let columns = store.missingColumns.map(\.description).joined(separator: ", ")
+                StrataLog.logger(label: "strata.store").warning(
+                    "\(path): the store's tables lack columns its model names (Core Data would not open it): \(columns)")
             }
             try store.startRecordingHistory(creatingTables: configuration.tracksPersistentHistory)
             return store

@@ -50,6 +50,10 @@ public enum StoreError: Error, Sendable {
     case noPersistentHistory(path: String)
     /// A history request named a token of another store (`storeUUID` is this store's).
     case foreignHistoryToken(path: String, token: String, storeUUID: String)
+    /// A statement needed a column the store's table lacks (see ``PersistentStore/missingColumns``):
+    /// `column` names the table, the column and the entity's attribute or relationship it
+    /// stands for; `cause` is SQLite's error.
+    case missingColumn(path: String, _ column: MissingColumn, cause: DatabaseError)
     /// SQLite failed while the store was read or written; the ``DatabaseError`` carries the file,
     /// the SQL and its arguments.
     case database(DatabaseError)
@@ -92,6 +96,9 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             "\(path): the store keeps no persistent history (no ACHANGE, ATRANSACTION and ATRANSACTIONSTRING tables); open it with history tracking on to start one"
         case .foreignHistoryToken(let path, let token, let storeUUID):
             "\(path): the history token \(token) belongs to another store (this one's UUID is \(storeUUID))"
+        case .missingColumn(let path, let column, _):
+            "\(path): \(column.entity).\(column.property) cannot be read or written: the store's table \(column.table) has no column \(column.column) "
+                + "for this \(column.kind.rawValue) (a store made by hand or by another tool for this model)"
         case .database(let error): error.description
         }
     }

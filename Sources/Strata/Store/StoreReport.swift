@@ -43,6 +43,9 @@ public struct StoreReport: Sendable {
     /// How the store's hashes compare with the model's; `nil` for an inferred model, which has
     /// no Core Data hashes to compare.
     public var comparison: HashComparison?
+    /// The columns the model names that the store's tables lack (see
+    /// ``PersistentStore/missingColumns``): a warning, since Core Data would not open the store.
+    public var missingColumns: [MissingColumn]
     /// Every entity of the store's layout, in `Z_ENT` order.
     public var entities: [EntitySummary]
     /// The store's persistent history (Core Data's `ATRANSACTION`, `ACHANGE` and
@@ -75,6 +78,7 @@ public struct StoreReport: Sendable {
         storeType = store.metadata.storeType
         modelSource = store.modelSource
         comparison = store.modelSource == .inferred ? nil : store.comparison
+        missingColumns = store.missingColumns
         let counts = try store.rowCounts()
         entities = store.layout.entities.map { entity in
             let description = store.model.entity(named: entity.name)

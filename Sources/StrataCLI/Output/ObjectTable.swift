@@ -16,14 +16,18 @@ enum ObjectTable {
         guard let entity = model.entity(named: request.entityName) else {
             throw StoreError.unknownEntity(path: store.path, name: request.entityName, known: model.entities.map(\.name).sorted())
         }
+        // Columns the store lacks (opening warned of them) are left out of the default ones, so
+        // that what the store holds still prints; selected, they fail naming the column.
+        let table = store.layout.entity(named: entity.name)?.tableName
+        let lacking = Set(store.missingColumns.filter { $0.table == table && ($0.kind == .attribute || $0.kind == .toOne) }.map(\.property))
         let keys = select
-            ?? model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name)
-                + model.allRelationships(of: entity).filter { !$0.isToMany }.map(\.name)
+            ?? (model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name)
+                + model.allRelationships(of: entity).filter { !$0.isToMany }.map(\.name)).filter { !lacking.contains($0) }
         let paths = (keys + includes).map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
         if let bad = zip(keys + includes, paths).first(where: { $0.1.contains("") }) {
             throw CLIError("'\(bad.0)' is not a key path", status: .usage)
         }
-        for path in paths {
+        for path in paths where !endsAtFetchedProperty(path, from: entity, model: model) {
             try model.checkKeyPath(path, from: entity)
         }
         // A table of chosen key paths is for reading them: the URI would take most of each line.
@@ -38,6 +42,19 @@ enum ObjectTable {
             try writeObjects(request, store: store, paths: paths, namesObjects: namesObjects, into: &writer)
         }
         writer.finish()
+    }
+
+    /// Whether `path` leads along to-ones to a fetched property, whose objects show as a
+    /// to-many's do (read through objects, since a fetch gives them).
+    private static func endsAtFetchedProperty(_ path: [String], from entity: EntityDescription, model: ObjectModel) -> Bool {
+        var current = entity
+        for key in path.dropLast() {
+            guard let relationship = model.relationship(named: key, in: current), !relationship.isToMany,
+                let destination = model.entity(named: relationship.destinationEntityName)
+            else { return false }
+            current = destination
+        }
+        return path.last.flatMap { model.fetchedProperty(named: $0, in: current) } != nil
     }
 
     /// Whether `path` reads a stored attribute or to-one through to-ones, which SQL reads

@@ -325,4 +325,30 @@ import Testing
             try PersistentStore.open(at: Self.storeSample2.path, model: changed, configuration: .readOnly).close()
         }
     }
+
+    final class DerivedBook: ManagedObject, @unchecked Sendable {
+        override class var entityName: String { "Book" }
+        @Attribute("title") var title: String?
+        // Get-only: `book.shoutedTitle = "x"` does not compile.
+        @DerivedAttribute("shoutedTitle") var shoutedTitle: String?
+    }
+
+    /// Typed subclasses read a derived attribute and have no setter for it: codegen writes it so.
+    @Test func aTypedDerivedAttributeIsReadOnly() throws {
+        let model = try JSONModelReader.read(Data(Self.model.utf8), path: "m.json")
+        let folder = try StoreFolder()
+        let store = try PersistentStore.create(at: folder.path("Books.sqlite"), model: model)
+        defer { store.close() }
+        let context = ObjectContext(store: store)
+        try context.performAndWait {
+            context.register(DerivedBook.self, for: "Book")
+            let book = try DerivedBook(context: context)
+            book.title = "Dune"
+            try context.save()
+            #expect(book.shoutedTitle == "DUNE")
+        }
+        let source = SubclassGenerator.files(for: model, modelName: "Books").first { $0.name == "Book.swift" }?.contents ?? ""
+        #expect(source.contains(#"    @DerivedAttribute("shoutedTitle") public var shoutedTitle: String?"#))
+        #expect(source.contains(#"    @Attribute("title") public var title: String?"#))
+    }
 }

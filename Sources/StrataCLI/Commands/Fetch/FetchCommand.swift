@@ -10,7 +10,8 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
         discussion: """
             Each object is printed with its URI (x-coredata://STORE-UUID/ENTITY/pN), its \
             attributes (or those --select names) and its to-one relationships as the \
-            destination object's URI; --include adds to-many relationships as lists of URIs. \
+            destination object's URI; --include adds to-many relationships as lists of URIs, \
+            and --select may name fetched properties, shown as the lists of URIs their fetch gives. \
             A table, which is for reading, names objects ENTITY/pN in an object column, left \
             out with --select, and shows binary data as its size. A transformable attribute \
             shows the value its keyed archive holds: in JSON in the form strata export writes, \
@@ -30,7 +31,7 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var request: RequestOptions
 
-    @Option(help: ArgumentHelp("Print only these properties, comma-separated (attributes, to-one relationships, key paths through to-ones).", valueName: "a,b,…"))
+    @Option(help: ArgumentHelp("Print only these properties, comma-separated (attributes, to-one relationships, fetched properties, key paths through to-ones).", valueName: "a,b,…"))
     var select: String?
 
     @Option(name: .customLong("include"), help: ArgumentHelp("Add this to-many relationship as a list of object URIs; repeatable.", valueName: "relationship"))

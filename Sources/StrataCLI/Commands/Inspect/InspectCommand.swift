@@ -12,7 +12,9 @@ struct InspectCommand: AsyncParsableCommand, ReadsModelOrStore {
             Core Data framework version, where the model came from (--model, the store's model \
             cache, the model Strata recorded in the store's metadata, or inferred from the \
             schema), whether that model matches the store (and which \
-            entities differ), and every entity with its hierarchy, table and row count.
+            entities differ), a warning for each column the model names that the store's \
+            tables lack (a store made by hand or by another tool, which Core Data would refuse), \
+            and every entity with its hierarchy, table and row count.
 
             With ENTITY: its attributes and their columns, relationships and where they are \
             stored, indexes, row count and first rows.

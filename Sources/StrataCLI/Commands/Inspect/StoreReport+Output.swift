@@ -15,7 +15,11 @@ extension StoreReport {
             "uuid        \(uuid)",
             "framework   \(frameworkVersion.map(String.init) ?? "unknown") (\(storeType ?? "unknown") store)",
             "model       \(modelSource)",
-            "match       \(comparison?.summary ?? "not compared: an inferred model has no Core Data version hashes")",
+            "match       \(comparison?.summary ?? "not compared: an inferred model has no Core Data version hashes")"
+                + (missingColumns.isEmpty ? "" : "; but its tables lack \(missingColumns.count) column\(missingColumns.count == 1 ? "" : "s") the model names, which Core Data would refuse"),
+        ] + missingColumns.map { missing in
+            "warning     table \(missing.table) has no column \(missing.column) for \(missing.kind.rawValue) \(missing.entity).\(missing.property)"
+        } + [
             "history     " + (history.map { history in
                 "\(history.transactions) transactions, \(history.changes) changes (ATRANSACTION, ACHANGE, ATRANSACTIONSTRING)"
                     + (history.last.map { ", last \($0.formatted(.iso8601))" } ?? "")
@@ -38,6 +42,13 @@ extension StoreReport {
                 "changed": .array((comparison?.changed ?? []).map(JSONValue.string)),
                 "onlyInModel": .array((comparison?.onlyInModel ?? []).map(JSONValue.string)),
                 "onlyInStore": .array((comparison?.onlyInStore ?? []).map(JSONValue.string)),
+                "missingColumns": .array(
+                    missingColumns.map {
+                        .object([
+                            "table": .string($0.table), "column": .string($0.column), "entity": .string($0.entity),
+                            "property": .string($0.property), "kind": .string($0.kind.rawValue),
+                        ])
+                    }),
             ]),
             "history": history.map { history in
                 .object([
