@@ -21,8 +21,8 @@ enum ModelCacheDecoder {
     static func decode(_ blob: Data) throws(KeyedArchive.Failure) -> ObjectModel {
         let plist: PropertyListValue
         do {
-            plist = try BinaryPropertyListReader.read(try Inflate.decompress(blob, limit: maximumInflatedSize))
-        } catch let failure as Inflate.Failure {
+            plist = try BinaryPropertyListReader.read(try RawDeflate.inflate(blob, limit: maximumInflatedSize))
+        } catch let failure as RawDeflate.Failure {
             throw KeyedArchive.Failure(message: "\(failure.description) (the blob is \(blob.count) bytes; no model needs more than \(maximumInflatedSize >> 20) MB)")
         } catch {
             throw KeyedArchive.Failure(message: String(describing: error))
