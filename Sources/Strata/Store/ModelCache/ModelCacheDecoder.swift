@@ -68,7 +68,8 @@ enum ModelCacheDecoder {
         // a constraint does); `NSUniquenessConstraints`, the property's name, is read too.
         let constraints = archive.array(object["NSUniqueTuples"] ?? object["NSUniquenessConstraints"])
         let indexes = archive.array(object["NSFetchIndexDescriptions"])
-        budget -= properties.count + constraints.count + indexes.count + 1
+        let compoundIndexes = archive.array(object["NSCompoundIndexes"])
+        budget -= properties.count + constraints.count + indexes.count + compoundIndexes.count + 1
         // Past the budget, the caller refuses the archive before decoding anything more.
         guard budget >= 0 else { return entity }
         // An entity's archived property dictionary lists its inherited properties too, and the
@@ -97,6 +98,11 @@ enum ModelCacheDecoder {
         }
         entity.uniquenessConstraints = constraints.map { constraint in
             archive.array(constraint).compactMap { archive.string($0) ?? archive.string($0["NSPropertyName"]) }
+        }
+        // No corpus cache has a compound index: each as an array of property names, or of
+        // property descriptions, is inferred (Core Data's `compoundIndexes` takes either).
+        entity.compoundIndexes = compoundIndexes.map { index in
+            archive.array(index).compactMap { archive.string($0) ?? archive.string($0["NSPropertyName"]) }
         }
         for index in indexes {
             guard let indexName = archive.string(index["NSIndexName"]) else { continue }
@@ -165,6 +171,9 @@ enum ModelCacheDecoder {
         case .bool(let value)?: attribute.defaultValue = value ? "YES" : "NO"
         case .string(let value)?: attribute.defaultValue = value
         case .date(let value)?: attribute.defaultValue = String(value.timeIntervalSinceReferenceDate)
+        // An archived NSDate, as Strata's encoder writes a date default.
+        case let date? where archive.className(of: date) == "NSDate":
+            if case .real(let time)? = date["NS.time"] { attribute.defaultValue = String(time) }
         default: break
         }
         return attribute

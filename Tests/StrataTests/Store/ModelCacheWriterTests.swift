@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// The model cache Strata writes (`ModelCacheEncoder`): what Core Data's caches hold, for every
+/// model of the corpus, in every store Strata creates or migrates.
+@Suite struct ModelCacheWriterTests {
+    /// Every model version of the corpus comes back from its cache with the same entity version
+    /// hashes and the same store layout.
+    @Test(.enabled(if: Corpus.available, Corpus.skipReason), arguments: Corpus.modelVersions)
+    func everyCorpusModelRoundTrips(_ version: Corpus.ModelVersion) throws {
+        let model = try ModelLoader.load(version.url).version(named: version.version).model
+        let decoded = try ModelCacheDecoder.decode(try ModelCacheEncoder.blob(for: model))
+        #expect(decoded.entityVersionHashes() == model.entityVersionHashes())
+        #expect(decoded.versionIdentifier == model.versionIdentifier)
+        #expect(StoreLayout(model: decoded) == StoreLayout(model: model))
+        #expect(decoded.entities.map(\.name) == model.entities.map(\.name).sorted())
+    }
+
+    /// A model with every part the cache archives round-trips them, where the decoder reads them.
+    @Test func everyPartOfAModelRoundTrips() throws {
+        let model = Self.fullModel
+        let decoded = try ModelCacheDecoder.decode(try ModelCacheEncoder.blob(for: model))
+        #expect(decoded.entityVersionHashes() == model.entityVersionHashes())
+        #expect(StoreLayout(model: decoded) == StoreLayout(model: model))
+        let book = try #require(decoded.entity(named: "Book"))
+        #expect(book.userInfo == ["table": "books"])
+        #expect(book.renamingIdentifier == "Volume")
+        #expect(book.uniquenessConstraints == [["isbn"], ["title", "author"]])
+        #expect(book.fetchIndexes == [FetchIndexDescription(name: "byTitle", elements: [.init(property: "title", isAscending: false)])])
+        #expect(book.compoundIndexes == [["title", "rating"]])
+        #expect(book.attribute(named: "isbn")?.isOptional == false)
+        #expect(book.attribute(named: "isbn")?.isIndexed == true)
+        #expect(book.attribute(named: "title")?.userInfo == ["search": "yes"])
+        #expect(book.attribute(named: "title")?.renamingIdentifier == "name")
+        #expect(book.attribute(named: "rating")?.defaultValue == "3")
+        #expect(book.attribute(named: "isRead")?.defaultValue == "NO")
+        #expect(book.attribute(named: "added")?.defaultValue == "12.5")
+        #expect(book.attribute(named: "cover")?.allowsExternalBinaryDataStorage == true)
+        #expect(decoded.entity(named: "Item")?.attribute(named: "id")?.preservesValueInHistoryOnDeletion == true)
+        #expect(book.attribute(named: "payload")?.valueTransformerName == "PayloadTransformer")
+        #expect(book.attribute(named: "payload")?.customClassName == "Payload")
+        #expect(book.attribute(named: "pageCount")?.isDerived == true)
+        #expect(try book.attribute(named: "pageCount")?.derivation == .aggregate(relationship: "pages", function: .count, attribute: nil))
+        #expect(try book.attribute(named: "authorName")?.derivation == .value(relationship: "author", attribute: "name", function: .uppercase))
+        #expect(book.relationship(named: "pages")?.isOrdered == true)
+        #expect(book.relationship(named: "pages")?.deleteRule == .cascade)
+        #expect(book.relationship(named: "author")?.inverseName == "books")
+        #expect(book.relationship(named: "author")?.versionHashModifier == "2")
+        let ebook = try #require(decoded.entity(named: "EBook"))
+        #expect(ebook.superentityName == "Book")
+        #expect(ebook.attributes.map(\.name) == ["format"])
+        #expect(decoded.entity(named: "Item")?.isAbstract == true)
+        #expect(decoded.entity(named: "Item")?.versionHashModifier == "v2")
+    }
+
+    /// For each class Strata's archives use, its `$classes` chain is the one Core Data's caches
+    /// give it, and its keys are keys Core Data writes on that class; the keys Core Data writes
+    /// on every object of a class, Strata writes on every one too. Where no corpus cache shows a
+    /// class or key (listed in `inferred`), there is nothing to compare with.
+    @Test(.enabled(if: Corpus.available, Corpus.skipReason))
+    func classesAndKeysAreThoseOfCoreDatasCaches() throws {
+        let coreData = try Self.classesOfCorpusCaches()
+        #expect(coreData.count >= 30, "the corpus caches use \(coreData.count) classes")
+        var models = [Self.fullModel]
+        for store in Corpus.stores where !store.models.isEmpty { models.append(try Corpus.model(of: store)) }
+        let inferred: [String: Set<String>] = [
+            "NSAttributeDescription": ["NSAllowsExternalBinaryDataStorage", "NSUserInfo", "NSVersionHashModifier"],
+            "NSDerivedAttributeDescription": ["NSIsIndexed", "NSUserInfo"],
+            "NSRelationshipDescription": ["NSIsOrdered", "NSIsTransient", "NSUserInfo", "NSVersionHashModifier"],
+            "NSDate": ["NS.time"],
+        ]
+        for model in models {
+            for (name, ours) in try Self.classes(of: ModelCacheEncoder.archive(of: model)) {
+                guard let theirs = coreData[name] else {
+                    #expect(inferred[name] != nil, "class \(name) is in no corpus cache")
+                    continue
+                }
+                #expect(ours.chain == theirs.chain, "\(name)")
+                let unknown = ours.allKeys.subtracting(theirs.allKeys).subtracting(inferred[name] ?? [])
+                #expect(unknown.isEmpty, "\(name): keys no corpus cache has: \(unknown.sorted())")
+                let missing = theirs.everyObjectKeys.subtracting(ours.everyObjectKeys)
+                #expect(missing.isEmpty, "\(name): keys Core Data always writes that Strata left out: \(missing.sorted())")
+            }
+        }
+    }
+
+    /// Core Data's `_P` bits, as every property of the corpus caches has them.
+    @Test(.enabled(if: Corpus.available, Corpus.skipReason))
+    func propertyBitsAreCoreDatas() throws {
+        var checked = 0
+        for url in Self.corpusCacheStores {
+            let archive = try KeyedArchive(data: try Self.inflatedCache(of: url))
+            for object in archive.objects {
+                guard case .integer(let bits)? = object["_P"], object["NSValidationPredicates"] == nil else { continue }
+                let hasUserInfo = !archive.dictionary(object["NSUserInfo"]).isEmpty
+                #expect(ModelCacheEncoder.propertyBits(
+                    isOptional: object["NSIsOptional"]?.boolValue ?? false, isReadOnly: object["NSIsReadOnly"]?.boolValue ?? false,
+                    isTransient: object["NSIsTransient"]?.boolValue ?? false, hasUserInfo: hasUserInfo) == bits)
+                checked += 1
+            }
+        }
+        #expect(checked > 100)
+    }
+
+    // MARK: - In stores
+
+    @Test func aCreatedStoreHasItsModelInZModelCache() throws {
+        let folder = try StoreFolder()
+        let path = folder.path("Created.sqlite")
+        try PersistentStore.create(at: path, model: Self.fullModel).close()
+        let database = try Database(path: path)
+        #expect(try database.scalar("SELECT sql FROM sqlite_master WHERE name = 'Z_MODELCACHE'")?.stringValue == "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+        #expect(try database.scalar("SELECT count(*) FROM Z_MODELCACHE")?.int64Value == 1)
+        // Without Strata's copy in the metadata, the cache alone gives the model.
+        var metadata = try StoreMetadata(reading: database)
+        metadata.properties[StoreMetadata.modelKey] = nil
+        try metadata.write(to: database)
+        database.close()
+        let opened = try PersistentStore.open(at: path, configuration: .readOnly)
+        defer { opened.close() }
+        #expect(opened.modelSource == .modelCache)
+        #expect(opened.comparison.isMatch)
+        #expect(opened.model.entityVersionHashes() == Self.fullModel.entityVersionHashes())
+    }
+
+    @Test func aStoreOfACoreDataReleaseBeforeTheCacheHasNone() throws {
+        let folder = try StoreFolder()
+        let path = folder.path("Old.sqlite")
+        let store = try PersistentStore.create(at: path, model: Self.fullModel, frameworkVersion: 519)
+        defer { store.close() }
+        #expect(try store.database.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'Z_MODELCACHE'")?.int64Value == 0)
+    }
+
+    @Test func aMigratedStoreHasTheNewModelInZModelCache() throws {
+        let fixture = try MigrationFixture(versions: [
+            ("V1", #"{"entities": [{"name": "Note", "attributes": [{"name": "title", "type": "string"}]}]}"#),
+            ("V2", #"{"entities": [{"name": "Note", "attributes": [{"name": "title", "type": "string"}, {"name": "body", "type": "string"}]}]}"#),
+        ]) { context in try context.make("Note", ["title": "first"]) }
+        try fixture.migrator().migrate()
+        let database = try Database(path: fixture.path)
+        var metadata = try StoreMetadata(reading: database)
+        metadata.properties[StoreMetadata.modelKey] = nil
+        try metadata.write(to: database)
+        #expect(try database.scalar("SELECT count(*) FROM Z_MODELCACHE")?.int64Value == 1)
+        database.close()
+        let opened = try PersistentStore.open(at: fixture.path, configuration: .readOnly)
+        defer { opened.close() }
+        #expect(opened.modelSource == .modelCache)
+        #expect(opened.comparison.isMatch)
+        #expect(opened.model.entity(named: "Note")?.attributes.map(\.name).sorted() == ["body", "title"])
+        #expect(try opened.rowCount(of: "Note") == 1)
+    }
+
+    @Test func aDataStackOnANewStoreWritesTheCache() throws {
+        let folder = try StoreFolder()
+        let url = folder.url.appendingPathComponent("Stack.sqlite")
+        do {
+            let stack = try DataStack(model: Self.fullModel, store: .sqlite(url))
+            #expect(stack.createdStore)
+        }
+        let database = try Database(path: url.path, configuration: .readOnly)
+        defer { database.close() }
+        let blob = try #require(try database.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE")?.dataValue)
+        #expect(try ModelCacheDecoder.decode(blob).entityVersionHashes() == Self.fullModel.entityVersionHashes())
+    }
+}
