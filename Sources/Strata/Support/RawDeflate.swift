@@ -50,7 +50,7 @@ enum RawDeflate {
     }
 
     /// `data` deflated at zlib's default level (6), as Core Data deflates its model cache:
-    /// re-deflating the inflated cache of six of the eight corpus stores that have one gives
+    /// re-deflating the inflated cache of eight of the ten fixture stores that have one gives
     /// their stored blob byte for byte (the other two differ by a few bytes in either size).
     static func deflate(_ data: Data, level: Int32 = 6) throws(Failure) -> Data {
         var stream = z_stream()

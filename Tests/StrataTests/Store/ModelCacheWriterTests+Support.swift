@@ -127,6 +127,28 @@ extension ModelCacheWriterTests {
         return merged
     }
 
+    /// An archived value as comparable text: entities and properties by name (they refer to
+    /// each other), collections by their elements, plain values as they are.
+    static func described(_ reference: PropertyListValue?, in archive: KeyedArchive, depth: Int = 0) -> String {
+        guard let value = archive.object(reference) else { return "nil" }
+        guard depth < 6, let fields = value.dictionaryValue, fields["$class"] != nil else { return "\(value)" }
+        switch archive.className(of: value) {
+        case "NSEntityDescription": return "entity " + (archive.string(value["NSEntityName"]) ?? "?")
+        case "NSAttributeDescription", "NSRelationshipDescription", "NSDerivedAttributeDescription", "NSFetchedPropertyDescription":
+            return "property " + (archive.string(value["NSPropertyName"]) ?? "?")
+        case "NSFetchIndexDescription":
+            let elements = archive.array(value["NSIndexElements"]).map { described($0["NSPropertyName"], in: archive, depth: depth + 1) }
+            return "index \(archive.string(value["NSIndexName"]) ?? "?") \(elements)"
+        case "NSMutableString", "NSString": return "\(PropertyListValue.string(archive.string(value) ?? ""))"
+        default:
+            if fields["NS.keys"] != nil {
+                return "\(archive.dictionary(value).map { "\($0.key): \(described($0.value, in: archive, depth: depth + 1))" }.sorted())"
+            }
+            if fields["NS.objects"] != nil { return "\(archive.array(value).map { described($0, in: archive, depth: depth + 1) })" }
+            return "\(archive.className(of: value) ?? "?")"
+        }
+    }
+
     /// The stores of the corpus and of `real-stores` that have a model cache.
     static var corpusCacheStores: [URL] {
         let real = ["FinalCutEvent.sqlite", "FinalCutLibrary.sqlite"].map(Fixtures.store)

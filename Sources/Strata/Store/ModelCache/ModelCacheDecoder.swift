@@ -99,11 +99,6 @@ enum ModelCacheDecoder {
         entity.uniquenessConstraints = constraints.map { constraint in
             archive.array(constraint).compactMap { archive.string($0) ?? archive.string($0["NSPropertyName"]) }
         }
-        // No corpus cache has a compound index: each as an array of property names, or of
-        // property descriptions, is inferred (Core Data's `compoundIndexes` takes either).
-        entity.compoundIndexes = compoundIndexes.map { index in
-            archive.array(index).compactMap { archive.string($0) ?? archive.string($0["NSPropertyName"]) }
-        }
         for index in indexes {
             guard let indexName = archive.string(index["NSIndexName"]) else { continue }
             let elements = archive.array(index["NSIndexElements"]).compactMap { element -> FetchIndexDescription.Element? in
@@ -114,6 +109,13 @@ enum ModelCacheDecoder {
             }
             entity.fetchIndexes.append(FetchIndexDescription(name: indexName, elements: elements))
         }
+        // Core Data lists each fetch index of several properties again as a compound index of
+        // their names (SampleModel_V2's cache): that copy is the fetch index, not an index of
+        // its own. A compound index given as property descriptions is read too (inferred).
+        let mirrored = entity.fetchIndexes.filter { $0.elements.count > 1 }.map { $0.elements.map(\.property) }
+        entity.compoundIndexes = compoundIndexes.map { index in
+            archive.array(index).compactMap { archive.string($0) ?? archive.string($0["NSPropertyName"]) }
+        }.filter { !mirrored.contains($0) }
         return entity
     }
 

@@ -5,7 +5,7 @@ import Foundation
 extension ModelCacheEncoder {
     /// Core Data's `_P` bits of a property, as read off the corpus caches (every value there
     /// agrees): 0x02 optional, 0x04 read-only, 0x08 transient, 0x10 and 0x20 no validation
-    /// predicates and no validation warnings (both clear on the four attributes that have
+    /// predicates and no validation warnings (both clear on the six attributes that have
     /// some), 0x40 no user info. 0x01 and 0x80 are set on every property there; what clears
     /// them is not known. Strata archives no validation predicates, so 0x10 and 0x20 stay set.
     static func propertyBits(isOptional: Bool, isReadOnly: Bool, isTransient: Bool, hasUserInfo: Bool) -> Int64 {

@@ -75,8 +75,9 @@ struct ModelCacheEncoder {
             for name in propertyNames(of: entity) { places[name] = writer.reserve() }
             propertyPlaces[entity.name] = places
         }
-        // Core Data writes both index lists on every entity when any entity has a fetch index,
-        // and neither otherwise (so in all eight corpus caches; inferred as the rule).
+        // Core Data writes both index lists on every entity when any entity has a fetch index
+        // (FinalCut, SampleModel_V2), and neither in four caches without one; EasyLife 1.5.0
+        // (release 849) writes them empty. The rule is inferred: presence when needed.
         let writesIndexes = entities.contains { !$0.fetchIndexes.isEmpty || !$0.compoundIndexes.isEmpty }
         for entity in entities { encode(entity, writesIndexes: writesIndexes) }
 
@@ -106,7 +107,7 @@ struct ModelCacheEncoder {
     }
 
     /// No cache of the corpus has a fetch request template (`NSFetchRequestTemplates` is
-    /// `$null` in all eight): a model with some gets a dictionary of name → `NSFetchRequest`,
+    /// `$null` in all ten): a model with some gets a dictionary of name → `NSFetchRequest`,
     /// the type Core Data's `fetchRequestTemplatesByName` returns (inferred).
     private mutating func fetchRequestTemplates() -> PropertyListValue {
         guard !model.fetchRequestTemplates.isEmpty else { return KeyedArchiveWriter.null }
@@ -170,13 +171,25 @@ struct ModelCacheEncoder {
         }
         if writesIndexes {
             fields["NSFetchIndexDescriptions"] = array(entity.fetchIndexes.map { fetchIndex($0, of: place) }, mutable: true)
-            // Every corpus cache's compound indexes are empty: each one as an array of its
-            // property names is inferred.
-            fields["NSCompoundIndexes"] = array(entity.compoundIndexes.map { names in
-                array(names.map { writer.plain(.string($0)) })
+            fields["NSCompoundIndexes"] = array(Self.compoundIndexes(of: entity).map { names in
+                array(names.map { writer.plain(.string($0)) }, mutable: true)
             }, mutable: true)
         }
         writer.fill(place, className: "NSEntityDescription", fields: fields)
+    }
+
+    /// What Core Data archives as an entity's compound indexes: the property names of each
+    /// fetch index of several properties (SampleModel_V2's cache lists its one such index,
+    /// `byMakerAndNumberPlate`, as `[maker, numberPlate]`, arrays of strings; the single-property
+    /// indexes of the Final Cut caches are not listed). The model's own compound indexes come
+    /// first, in the same form (inferred: no corpus model with them has a cache).
+    static func compoundIndexes(of entity: EntityDescription) -> [[String]] {
+        var indexes = entity.compoundIndexes
+        for index in entity.fetchIndexes where index.elements.count > 1 && index.elements.allSatisfy({ $0.expressionType == nil }) {
+            let names = index.elements.map(\.property)
+            if !indexes.contains(names) { indexes.append(names) }
+        }
+        return indexes
     }
 
     private mutating func fetchIndex(_ index: FetchIndexDescription, of entity: Int) -> PropertyListValue {
