@@ -20,6 +20,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
             name: "CLua",
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"])]),
@@ -37,6 +41,7 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "CSQLite",
+                "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

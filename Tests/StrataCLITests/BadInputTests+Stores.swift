@@ -97,15 +97,15 @@ extension BadInputTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: setup.path).filter { $0.hasSuffix(".bak") }.isEmpty)
     }
 
-    /// `migrate` takes that store to the bundle's only version from the model the store
-    /// records, as it takes any store the bundle lacks (Core Data's model cache likewise): its
+    /// `migrate` takes that store to the bundle's only version from the model the store keeps
+    /// in its model cache, as it takes any store the bundle lacks: its
     /// version identifier, 2 against 1, is a label and refuses nothing. What version 1 lacks
     /// (Page.words) is dropped, as the plan says, and the old store is kept as a backup.
     @Test func migrateTakesAStoreOfAVersionTheBundleLacksFromItsOwnModel() throws {
         let setup = try Self.storeOfLibrary2()
         let migrated = try StrataRunner.run(["migrate", "--store", setup.store, "--model", Self.model])
         #expect(migrated.status == 0, "\(migrated.standardError)")
-        #expect(migrated.standardOutput.contains("\(setup.store): from the model recorded in the store to Library in 1 step"), "\(migrated.standardOutput)")
+        #expect(migrated.standardOutput.contains("\(setup.store): from the store's model cache to Library in 1 step"), "\(migrated.standardOutput)")
         #expect(migrated.standardOutput.contains("Page.words removed"), "\(migrated.standardOutput)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: setup.path).filter { $0.hasSuffix(".bak") }.count == 1)
         let pages = try StrataRunner.run(["count", "Page", "--store", setup.store, "--model", Self.model])

@@ -25,6 +25,30 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
+    /// The store keeps its model in Z_MODELCACHE, as Core Data's do: `inspect` needs no
+    /// `--model`, even with Strata's own copy of the model gone from the metadata.
+    @Test func inspectOfACreatedStoreNeedsNoModel() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-create-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("Library.sqlite").path
+        let created = try StrataRunner.run(["create", "--store", path, "--model", ModelCommandTests.example])
+        #expect(created.status == 0, "\(created.standardError)")
+        let database = try Database(path: path)
+        var metadata = try StoreMetadata(reading: database)
+        metadata.properties[StoreMetadata.modelKey] = nil
+        try metadata.write(to: database)
+        database.close()
+
+        let inspected = try StrataRunner.run(["inspect", "--store", path])
+        #expect(inspected.status == 0, "\(inspected.standardError)")
+        #expect(inspected.standardOutput.contains("model       model cache (Z_MODELCACHE)"), "\(inspected.standardOutput)")
+        #expect(inspected.standardOutput.contains("match       the model matches the store"), "\(inspected.standardOutput)")
+        let json = try StrataRunner.run(["inspect", "--format", "json", "--store", path])
+        let report = try JSONReader.parse(Data(json.standardOutput.utf8))
+        #expect(report["entities"]?.arrayValue?.map { $0["name"]?.stringValue } == ["Author", "Book", "EBook", "Page", "Tag"])
+    }
+
     @Test func anInvalidModelCreatesNothing() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-create-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -114,6 +114,7 @@ import Testing
         database.close()
         let plain = try Database(path: inferred)
         try plain.execute("UPDATE Z_METADATA SET Z_PLIST = NULL")
+        try plain.execute("DROP TABLE Z_MODELCACHE")
         plain.close()
         let refused = try StrataRunner.run(["reset", "--yes", "--store", inferred])
         #expect(refused.status == 2)

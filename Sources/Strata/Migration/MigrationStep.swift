@@ -23,8 +23,9 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     public let mapping: ModelMapping
     /// The objects of each source entity (sub-entities not included) that the step's input holds.
     public let sourceCounts: [String: Int]
-    /// Tables and columns of the input that no model describes (Core Data's model cache and
-    /// history, a column another tool added): the new store leaves them out.
+    /// Tables and columns of the input that no model describes (a table or column another tool
+    /// added): the new store leaves them out. Core Data's model cache is not among them: the
+    /// new store gets one of the destination model.
     public let leftOut: [String]
     /// Where the input store keeps its objects.
     let sourceLayout: StoreLayout
@@ -48,7 +49,8 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         destinationLayout = StoreLayout(model: destination.model)
         var leftOut: [String] = []
         // The history tables are carried whole (see MigrationStepRun+History).
-        for table in sourceSchema?.tables ?? [] where !StoreSchema.requiredTables.contains(table.name) && !PersistentHistory.isHistoryTable(table.name) {
+        for table in sourceSchema?.tables ?? []
+        where !StoreSchema.requiredTables.contains(table.name) && !PersistentHistory.isHistoryTable(table.name) && table.name != "Z_MODELCACHE" {
             guard let known = sourceLayout.tables.first(where: { $0.name == table.name }) else {
                 leftOut.append("table \(table.name)")
                 continue
@@ -81,7 +83,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// bound the primary keys of a batch.
     public var statements: [String] {
         destinationLayout.createStatements.filter { $0.hasPrefix("CREATE TABLE") } + StoreLayout.bookkeepingStatements
-            + rowCopies.map(\.sql) + positionStatements + relationshipStatements
+            + [ModelCacheEncoder.createStatement] + rowCopies.map(\.sql) + positionStatements + relationshipStatements
             + destinationLayout.indexes.map(\.createStatement)
     }
 

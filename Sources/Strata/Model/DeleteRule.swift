@@ -21,6 +21,16 @@ public enum DeleteRule: String, Sendable, CaseIterable {
         }
     }
 
+    /// Core Data's `NSDeleteRule` number of the rule, the inverse of ``init(code:)``.
+    var code: Int64 {
+        switch self {
+        case .noAction: 0
+        case .nullify: 1
+        case .cascade: 2
+        case .deny: 3
+        }
+    }
+
     /// The name in Strata's JSON model format (`nullify`, `cascade`, `deny`, `noAction`).
     public var jsonName: String {
         switch self {

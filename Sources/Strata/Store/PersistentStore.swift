@@ -26,9 +26,13 @@ public final class PersistentStore: @unchecked Sendable {
     public enum ModelSource: Sendable, Equatable, CustomStringConvertible {
         /// Given by the caller, described by `origin` (usually a file path).
         case given(origin: String)
-        /// Decoded from the store's `Z_MODELCACHE`.
+        /// Decoded from the store's `Z_MODELCACHE`, which Core Data and Strata write into every
+        /// store they create or migrate. Where the store's metadata also holds Strata's copy
+        /// of the same model (same entity version hashes), that copy is the model: it keeps
+        /// what the cache does not (validation rules, predicates, Xcode's settings).
         case modelCache
-        /// Read from the model Strata recorded in the store's metadata when it created the store.
+        /// Read from the model Strata recorded in the store's metadata when it created the
+        /// store: a store that Strata made before it wrote `Z_MODELCACHE`.
         case storeMetadata
         /// Inferred from `Z_PRIMARYKEY` and the tables: entity names, hierarchy, attributes from
         /// column types, and to-one relationships from their key indexes.
@@ -259,6 +263,9 @@ public final class PersistentStore: @unchecked Sendable {
                         [.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.superNumber))])
                 }
                 try metadata.write(to: database)
+                // As Core Data does since the release that introduced the cache, so that another
+                // tool, and Strata without a model, reads the model from the store.
+                if frameworkVersion >= ModelCacheEncoder.firstRelease { try ModelCacheEncoder.write(model, to: database) }
             }
             let store = PersistentStore(
                 path: path, database: database, schema: try StoreSchema(reading: database), metadata: metadata,
@@ -358,7 +365,14 @@ public final class PersistentStore: @unchecked Sendable {
     ) throws -> (ObjectModel, ModelSource) {
         let recovered: (ObjectModel, ModelSource)
         if let cached = try modelInCache(of: database, schema: schema) {
-            recovered = (cached, .modelCache)
+            // A store Strata wrote also records the model in its metadata, with what the cache
+            // does not carry (validation rules, the predicates of fetched properties and
+            // templates, Xcode's settings): that copy is used when it is of the cache's model.
+            if let recorded = metadata.recordedModel(), recorded.entityVersionHashes() == cached.entityVersionHashes() {
+                recovered = (recorded, .modelCache)
+            } else {
+                recovered = (cached, .modelCache)
+            }
         } else if let model = metadata.recordedModel() {
             recovered = (model, .storeMetadata)
         } else {

@@ -35,9 +35,8 @@ struct CorpusTests {
         let folder = try StoreFolder()
         let created = try PersistentStore.create(at: folder.path("created.sqlite"), model: try Corpus.model(of: store), frameworkVersion: release)
         defer { created.close() }
-        var expected = try normalizedSchema(of: real)
-        expected["Z_MODELCACHE"] = nil
-        #expect(try normalizedSchema(of: created.database) == expected)
+        // Z_MODELCACHE included: Strata writes it for the releases that do (637 and later).
+        #expect(try normalizedSchema(of: created.database) == (try normalizedSchema(of: real)))
     }
 
     /// Every store opens without a model (from its model cache, or its schema), reads every

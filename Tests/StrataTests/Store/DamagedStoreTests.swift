@@ -23,11 +23,13 @@ import Testing
         return path
     }
 
-    /// Removes the model Strata recorded in the metadata, so that opening infers one.
+    /// Removes the models the store keeps (Strata's copy in the metadata and the model cache),
+    /// so that opening infers one.
     private func forgetRecordedModel(_ database: Database) throws {
         var metadata = try StoreMetadata(reading: database)
         metadata.properties[StoreMetadata.modelKey] = nil
         try metadata.write(to: database)
+        try database.execute("DROP TABLE Z_MODELCACHE")
     }
 
     private func openError(_ path: String) -> String? {
@@ -46,7 +48,7 @@ import Testing
     }
 
     private func setModelCache(_ archive: PropertyListValue, in database: Database) throws {
-        try database.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+        try database.execute("DELETE FROM Z_MODELCACHE")  // the cache Strata wrote
         try database.execute("INSERT INTO Z_MODELCACHE VALUES (?)", [.blob(storedDeflate(BinaryPropertyListWriter.data(for: archive)))])
     }
 
@@ -56,7 +58,7 @@ import Testing
         let text = try store("text.sqlite") { try $0.execute("UPDATE Z_METADATA SET Z_PLIST = 'hello'") }
         #expect(openError(text)?.hasSuffix("the metadata (Z_PLIST) is not a binary property list") == true)
         let cache = try store("cache.sqlite") { database in
-            try database.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+            try database.execute("DELETE FROM Z_MODELCACHE")  // the cache Strata wrote
             try database.execute("INSERT INTO Z_MODELCACHE VALUES (X'FF00FF00')")
         }
         #expect(openError(cache)?.contains("the model cache cannot be read") == true)
@@ -181,13 +183,15 @@ import Testing
         let path = folder.path("recorded.sqlite")
         _ = try PersistentStore.create(at: path, model: model)
         let store = try PersistentStore.open(at: path, configuration: .readOnly)
-        #expect(store.modelSource == .storeMetadata)
+        #expect(store.modelSource == .modelCache)
         #expect(store.model.entities == model.entities)
         #expect(store.comparison.isMatch)
     }
 
     @Test func aStaleRecordedModelIsNotUsed() throws {
+        // A store Strata made before it wrote a model cache: the recorded model is all it keeps.
         let path = try store("stale.sqlite") { database in
+            try database.execute("DROP TABLE Z_MODELCACHE")
             var metadata = try StoreMetadata(reading: database)
             metadata.properties["NSStoreModelVersionHashes"] = .dictionary(["Item": .data(Data(repeating: 1, count: 32))])
             try metadata.write(to: database)

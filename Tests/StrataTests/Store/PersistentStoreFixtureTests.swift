@@ -11,7 +11,10 @@ struct PersistentStoreFixtureTests {
         let model = try ModelLoader.load(Fixtures.model("TavantTrade.xcdatamodeld")).currentVersion.model
         let created = try PersistentStore.create(at: folder.path("TavantTrade.sqlite"), model: model)
         let real = try Database(path: Fixtures.store("TavantTrade.sqlite").path, configuration: .readOnly)
-        #expect(try normalizedSchema(of: created.database) == normalizedSchema(of: real))
+        var expected = try normalizedSchema(of: real)
+        // Release 479 wrote no model cache; Strata lays the store out as 1522, which writes one.
+        expected["Z_MODELCACHE"] = ModelCacheEncoder.createStatement
+        #expect(try normalizedSchema(of: created.database) == expected)
         let realMetadata = try StoreMetadata(reading: real)
         #expect(created.metadata.entityVersionHashes == realMetadata.entityVersionHashes)
         #expect(try StoreMetadata(reading: created.database) == created.metadata)
@@ -36,9 +39,7 @@ struct PersistentStoreFixtureTests {
         let store = try PersistentStore.open(at: Fixtures.store("FinalCutEvent.sqlite").path, configuration: .readOnly)
         let folder = try StoreFolder()
         let created = try PersistentStore.create(at: folder.path("FinalCut.sqlite"), model: store.model)
-        var expected = try normalizedSchema(of: store.database)
-        expected["Z_MODELCACHE"] = nil
-        #expect(try normalizedSchema(of: created.database) == expected)
+        #expect(try normalizedSchema(of: created.database) == (try normalizedSchema(of: store.database)))
     }
 
     @Test func coreDataBooksWithoutModelOrCacheIsInferred() throws {

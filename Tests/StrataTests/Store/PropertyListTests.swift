@@ -44,32 +44,54 @@ import Testing
     }
 }
 
-@Suite struct InflateTests {
+@Suite struct RawDeflateTests {
     @Test func storedBlocksAreCopied() throws {
         let payload = Data("stored".utf8)
         let block = Data([0x01, 0x06, 0x00, 0xF9, 0xFF]) + payload
-        #expect(try Inflate.decompress(block) == payload)
+        #expect(try RawDeflate.inflate(block) == payload)
     }
 
     @Test func fixedHuffmanBlock() throws {
         // "abc" compressed with fixed Huffman codes (zlib -15, level 9).
-        #expect(try Inflate.decompress(Data([0x4B, 0x4C, 0x4A, 0x06, 0x00])) == Data("abc".utf8))
+        #expect(try RawDeflate.inflate(Data([0x4B, 0x4C, 0x4A, 0x06, 0x00])) == Data("abc".utf8))
+    }
+
+    @Test func deflatedDataInflatesBack() throws {
+        let text = Data((0..<2000).map { "entity \($0 % 37) attribute \($0 % 11)\n" }.joined().utf8)
+        let deflated = try RawDeflate.deflate(text)
+        #expect(deflated.count < text.count / 4)
+        #expect(try RawDeflate.inflate(deflated) == text)
+        #expect(try RawDeflate.inflate(try RawDeflate.deflate(Data())) == Data())
     }
 
     @Test(.enabled(if: Fixtures.available, Fixtures.skipReason))
     func modelCacheOfARealStoreInflatesToABinaryPlist() throws {
         let database = try Database(path: Fixtures.store("FinalCutEvent.sqlite").path, configuration: .readOnly)
         let blob = try #require(try database.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE")?.dataValue)
-        let inflated = try Inflate.decompress(blob)
+        let inflated = try RawDeflate.inflate(blob)
         #expect(inflated.count == 7414)
         #expect(inflated.starts(with: Data("bplist00".utf8)))
-        #expect { try Inflate.decompress(blob, limit: 1000) } throws: { String(describing: $0).contains("exceeds 1000 bytes") }
+        // Core Data deflates at zlib's default level: deflating again gives the stored blob.
+        #expect(try RawDeflate.deflate(inflated) == blob)
+        #expect { try RawDeflate.inflate(blob, limit: 1000) } throws: { ($0 as? RawDeflate.Failure)?.message == "output exceeds 1000 bytes" }
+    }
+
+    @Test func aStreamPastTheLimitIsRefused() throws {
+        // 1 MB of zeros deflates to about a kilobyte: a bomb in small.
+        let bomb = try RawDeflate.deflate(Data(count: 1 << 20))
+        #expect(bomb.count < 2000)
+        #expect { try RawDeflate.inflate(bomb, limit: 100_000) } throws: { ($0 as? RawDeflate.Failure)?.message == "output exceeds 100000 bytes" }
+        #expect(try RawDeflate.inflate(bomb, limit: 1 << 20).count == 1 << 20)
     }
 
     @Test func damagedStreamsAreErrors() {
-        #expect(throws: Inflate.Failure.self) { try Inflate.decompress(Data([0x07])) }
-        #expect(throws: Inflate.Failure.self) { try Inflate.decompress(Data([0x01, 0x06, 0x00, 0x00, 0x00])) }
-        #expect(throws: Inflate.Failure.self) { try Inflate.decompress(Data()) }
-        for byte in 0...255 { _ = try? Inflate.decompress(Data([UInt8(byte), 0x12, 0x34, 0x56])) }
+        #expect(throws: RawDeflate.Failure.self) { try RawDeflate.inflate(Data([0x07])) }
+        #expect(throws: RawDeflate.Failure.self) { try RawDeflate.inflate(Data([0x01, 0x06, 0x00, 0x00, 0x00])) }
+        #expect { try RawDeflate.inflate(Data()) } throws: { ($0 as? RawDeflate.Failure)?.message == "the data ends in the middle of a block" }
+        #expect { try RawDeflate.inflate(Data([0x4B, 0x4C, 0x4A])) } throws: { ($0 as? RawDeflate.Failure)?.message == "the data ends in the middle of a block" }
+        #expect { try RawDeflate.inflate(Data([0x4B, 0x4C, 0x4A, 0x06, 0x00, 0x99])) } throws: {
+            ($0 as? RawDeflate.Failure)?.message == "1 bytes follow the end of the stream"
+        }
+        for byte in 0...255 { _ = try? RawDeflate.inflate(Data([UInt8(byte), 0x12, 0x34, 0x56])) }
     }
 }

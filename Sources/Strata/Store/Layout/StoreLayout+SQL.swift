@@ -18,8 +18,9 @@ extension StoreLayout {
         return ordered.map(\.createStatement) + indexes.map(\.createStatement) + triggers.map(\.createStatement)
     }
 
-    /// The bookkeeping tables every store has, as Core Data creates them. (Newer stores also
-    /// have `Z_MODELCACHE`, an archived copy of the model, which Strata reads but does not write.)
+    /// The bookkeeping tables every store has, as Core Data creates them. (Stores of Core Data
+    /// 637 and later also have `Z_MODELCACHE`, an archived copy of the model, which
+    /// `ModelCacheEncoder` creates and fills.)
     public static let bookkeepingStatements = [
         "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
         "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",

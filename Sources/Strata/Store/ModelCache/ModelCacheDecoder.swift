@@ -21,8 +21,8 @@ enum ModelCacheDecoder {
     static func decode(_ blob: Data) throws(KeyedArchive.Failure) -> ObjectModel {
         let plist: PropertyListValue
         do {
-            plist = try BinaryPropertyListReader.read(try Inflate.decompress(blob, limit: maximumInflatedSize))
-        } catch let failure as Inflate.Failure {
+            plist = try BinaryPropertyListReader.read(try RawDeflate.inflate(blob, limit: maximumInflatedSize))
+        } catch let failure as RawDeflate.Failure {
             throw KeyedArchive.Failure(message: "\(failure.description) (the blob is \(blob.count) bytes; no model needs more than \(maximumInflatedSize >> 20) MB)")
         } catch {
             throw KeyedArchive.Failure(message: String(describing: error))
@@ -68,7 +68,8 @@ enum ModelCacheDecoder {
         // a constraint does); `NSUniquenessConstraints`, the property's name, is read too.
         let constraints = archive.array(object["NSUniqueTuples"] ?? object["NSUniquenessConstraints"])
         let indexes = archive.array(object["NSFetchIndexDescriptions"])
-        budget -= properties.count + constraints.count + indexes.count + 1
+        let compoundIndexes = archive.array(object["NSCompoundIndexes"])
+        budget -= properties.count + constraints.count + indexes.count + compoundIndexes.count + 1
         // Past the budget, the caller refuses the archive before decoding anything more.
         guard budget >= 0 else { return entity }
         // An entity's archived property dictionary lists its inherited properties too, and the
@@ -108,6 +109,13 @@ enum ModelCacheDecoder {
             }
             entity.fetchIndexes.append(FetchIndexDescription(name: indexName, elements: elements))
         }
+        // Core Data lists each fetch index of several properties again as a compound index of
+        // their names (SampleModel_V2's cache): that copy is the fetch index, not an index of
+        // its own. A compound index given as property descriptions is read too (inferred).
+        let mirrored = entity.fetchIndexes.filter { $0.elements.count > 1 }.map { $0.elements.map(\.property) }
+        entity.compoundIndexes = compoundIndexes.map { index in
+            archive.array(index).compactMap { archive.string($0) ?? archive.string($0["NSPropertyName"]) }
+        }.filter { !mirrored.contains($0) }
         return entity
     }
 
@@ -165,6 +173,9 @@ enum ModelCacheDecoder {
         case .bool(let value)?: attribute.defaultValue = value ? "YES" : "NO"
         case .string(let value)?: attribute.defaultValue = value
         case .date(let value)?: attribute.defaultValue = String(value.timeIntervalSinceReferenceDate)
+        // An archived NSDate, as Strata's encoder writes a date default.
+        case let date? where archive.className(of: date) == "NSDate":
+            if case .real(let time)? = date["NS.time"] { attribute.defaultValue = String(time) }
         default: break
         }
         return attribute

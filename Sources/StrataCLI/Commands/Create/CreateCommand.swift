@@ -8,7 +8,8 @@ struct CreateCommand: AsyncParsableCommand, ReadsModelOrStore {
         abstract: "Create an empty store for a model.",
         discussion: """
             The store gets Core Data's SQLite layout for the model (tables, columns, join \
-            tables, indexes, Z_PRIMARYKEY and Z_METADATA with the model's version hashes), in \
+            tables, indexes, Z_PRIMARYKEY and Z_METADATA with the model's version hashes, and \
+            Z_MODELCACHE with the model itself, so that commands need no --model for it), in \
             WAL mode. An existing store is never replaced.
             """)
 
@@ -17,7 +18,7 @@ struct CreateCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Option(
         help: ArgumentHelp(
             "Lay the store out as this Core Data release (NSPersistenceFrameworkVersion) does, and record it.",
-            discussion: "Releases before 600 wrote no index on join tables, and before 800 indexed an attribute with <TABLE>_<COLUMN>_INDEX rather than a fetch index.",
+            discussion: "Releases before 600 wrote no index on join tables, before 637 no Z_MODELCACHE, and before 800 indexed an attribute with <TABLE>_<COLUMN>_INDEX rather than a fetch index.",
             valueName: "release"))
     var frameworkVersion: Int64 = StoreMetadata.frameworkVersion
 
