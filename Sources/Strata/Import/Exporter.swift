@@ -72,6 +72,7 @@ public final class Exporter {
         /// destination without identity attribute that has sub-entities (which a nested
         /// record cannot name).
         case reference
+        /// Not written: the destination is no entity of the model.
         case omitted
     }
     /// A relationship as records hold it.

@@ -30,9 +30,11 @@ import Testing
         let copy = try ImportFixture(model: model)
         try copy.importJSON(text)
 
-        let (expected, dangling) = try Self.description(of: context, model: model), (actual, copyDangling) = try Self.description(of: copy.context, model: model)
+        let (expected, links, dangling) = try Self.description(of: context, model: model)
+        let (actual, _, copyDangling) = try Self.description(of: copy.context, model: model)
         #expect(copyDangling == 0, "\(path): the copy links to objects it does not hold")
-        if dangling > 0 { print("\(path): \(dangling) links to rows the store does not hold, left out of the comparison") }
+        // What was compared, for the record of a run (issue 32 asks for it per store).
+        print("\(path): \(expected.values.map(\.count).reduce(0, +)) objects, \(links) links compared, \(dangling) links to rows the store does not hold left out")
         #expect(actual.keys.sorted() == expected.keys.sorted())
         for (entity, objects) in expected {
             let received = actual[entity] ?? []
@@ -60,9 +62,10 @@ import Testing
     }
 
     /// Entity name → the sorted descriptions of its objects (sub-entities' objects under their
-    /// own entity), each its values and the values of the objects it links to; and how many
-    /// links name an object the store does not hold (left out of the descriptions).
-    static func description(of context: ObjectContext, model: ObjectModel) throws -> (objects: [String: [String]], dangling: Int) {
+    /// own entity), each its values and the values of the objects it links to; how many links
+    /// they hold (each direction of a pair of inverses counted); and how many links name an
+    /// object the store does not hold (left out of the descriptions).
+    static func description(of context: ObjectContext, model: ObjectModel) throws -> (objects: [String: [String]], links: Int, dangling: Int) {
         try context.performAndWait {
             var objectsByEntity: [String: [ManagedObject]] = [:]
             for entity in model.entities where !entity.isAbstract {
@@ -75,7 +78,7 @@ import Testing
                 let entity = try #require(model.entity(named: name))
                 for object in objects { ownValues[ObjectIdentifier(object)] = try values(of: object, entity: entity, model: model) }
             }
-            var described: [String: [String]] = [:], dangling = 0
+            var described: [String: [String]] = [:], links = 0, dangling = 0
             for (name, objects) in objectsByEntity where !objects.isEmpty {
                 let entity = try #require(model.entity(named: name))
                 described[name] = try objects.map { object in
@@ -87,12 +90,13 @@ import Testing
                         // Every object of the store was fetched: a target among none of them has no row.
                         let targets = linked.compactMap { ownValues[ObjectIdentifier($0)] }
                         dangling += linked.count - targets.count
+                        links += targets.count
                         text += " \(relationship.name)->[\((relationship.isOrdered ? targets : targets.sorted()).joined(separator: ", "))]"
                     }
                     return text
                 }.sorted()
             }
-            return (described, dangling)
+            return (described, links, dangling)
         }
     }
 
