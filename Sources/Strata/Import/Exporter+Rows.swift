@@ -53,6 +53,8 @@ extension Exporter {
         let hasPairs: Bool
         /// Where the object's own identity value is, when its entity has one.
         let ownIdentityPosition: Int?
+        /// Whether each record carries an `@id`: the entity has no identity attribute and is shared.
+        let carriesLocalIDs: Bool
 
         init(_ exporter: Exporter, entityName: String, plan: Exporter.Plan) throws {
             var properties: [FetchedProperty] = [.keyPath("self", as: "object")]
@@ -62,6 +64,7 @@ extension Exporter {
                 properties.append(.keyPath(identity.attribute.name, as: "own"))
                 return properties.count - 1
             }
+            carriesLocalIDs = try ownIdentityPosition == nil && exporter.carriesLocalIDs(entityName)
             var links: [RowLink] = []
             for (index, link) in plan.links.enumerated() where exporter.writes(link) {
                 let relationship = link.relationship, destination = relationship.destinationEntityName
@@ -73,7 +76,7 @@ extension Exporter {
                     if let identity { properties.append(.keyPath(relationship.name + "." + identity.name, as: "i\(index)")) }
                 } else if link.kind == .identity, let identity = try exporter.identity(of: destination)?.attribute {
                     source = .identities(identity)
-                } else if let leaf = try exporter.leafShape(of: destination, through: relationship) {
+                } else if link.kind != .reference, let leaf = try exporter.leafShape(of: destination, through: relationship) {
                     source = .leafRecords(leaf)
                 } else {
                     source = .counted(position: properties.count)
@@ -96,6 +99,8 @@ extension Exporter {
         let entityName: String
         /// The destination's identity attribute, which orders the records of an unordered to-many.
         let identity: AttributeDescription?
+        /// Whether a record without identity value carries an `@id`.
+        let carriesLocalIDs: Bool
     }
 
     /// The ``LeafShape`` of the records of `entityName` nested under `relationship`, or `nil`
@@ -109,7 +114,7 @@ extension Exporter {
         guard !holdsLinks, !plan.attributes.contains(where: { $0.attribute.isTransient }) else { return nil }
         return LeafShape(
             attributes: plan.attributes.map { ($0.attribute, $0.keys.exportKey) }, entityName: entityName,
-            identity: try identity(of: entityName)?.attribute)
+            identity: try identity(of: entityName)?.attribute, carriesLocalIDs: try carriesLocalIDs(entityName))
     }
 
     /// A link of ``RowShape``, with what a record of it needs made once.
@@ -191,7 +196,8 @@ extension Exporter {
         // An object without its identity value may be nested where the other side holds it.
         if let position = shape.ownIdentityPosition, values[position] == nil { return nil }
         var record: [JSONMember] = []
-        record.reserveCapacity(shape.attributes.count + shape.links.count)
+        record.reserveCapacity(shape.attributes.count + shape.links.count + 1)
+        if shape.carriesLocalIDs { record.append(Self.localIDMember(Self.localID(entityName: shape.entityName, primaryKey: primaryKey))) }
         for (index, (attribute, keys)) in shape.attributes.enumerated() {
             Self.insert(values[1 + index]?.attributeValue.map { json($0, of: attribute, in: shape.entityName) } ?? .null, at: keys, into: &record)
         }
@@ -230,6 +236,9 @@ extension Exporter {
                     guard written[id] == nil else { return nil }
                     nested.append(id)
                     var members: [JSONMember] = []
+                    if leaf.carriesLocalIDs, leaf.identity.flatMap({ identity in row.values[identity.name].flatMap { AttributeValue($0, type: identity.type) } }) == nil {
+                        members.append(Self.localIDMember(Self.localID(entityName: row.entityName, primaryKey: row.primaryKey)))
+                    }
                     for (attribute, keys) in leaf.attributes {
                         let value = row.values[attribute.name].flatMap { AttributeValue($0, type: attribute.type) }
                         Self.insert(value.map { json($0, of: attribute, in: leaf.entityName) } ?? .null, at: keys, into: &members)

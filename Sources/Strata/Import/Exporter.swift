@@ -28,9 +28,17 @@ import Foundation
 /// Destinations without identity, or without an identity value, are nested in both forms,
 /// except that a to-one to an entity without identity whose inverse is a to-many is written
 /// from that side (its record lists the objects pointing to it), since several may share it;
-/// destinations with sub-entities (which a nested record cannot name) are identity values.
+/// destinations with sub-entities (which a nested record cannot name) are identity values, or
+/// without identity attribute `@id` references to the records of their own entity's array.
+///
 /// Each object is written in full once, where first met; met again, as its identity value
-/// alone (`{"id": 7}`; `{}` for a singleton). A nested record never goes back through the
+/// alone (`{"id": 7}`; `{}` for a singleton). An object without identity value that several
+/// objects may link to (its entity is a destination of a to-one or of a relationship without
+/// inverse, of two relationships, or has sub-entities) carries a document-local identifier
+/// among its values, `"@id": "Artist/3"` (entity and primary key; no property name can start
+/// with `@`), and is met again as the reference `{"@id": "Artist/3"}`, which
+/// ``ImportSession`` resolves wherever the record is in the document (see
+/// ``ImportSession/localIDKey``). A nested record never goes back through the
 /// inverse it came by, and a pair of inverse nested relationships is written from the side
 /// met first (an ordered to-many from its own side). Entity arrays leave out objects already
 /// written nested.
@@ -49,13 +57,24 @@ public final class Exporter {
     public private(set) var entityNames: [String] = []
     /// The Transformable attributes whose values the export could not write as plain values
     /// (objects kept as their archives, bytes that are no archive), in the order first met.
-    public private(set) var warnings: [ExportWarning] = []
-    private var warningPositions: [String: Int] = [:]
+    public internal(set) var warnings: [ExportWarning] = []
+    var warningPositions: [String: Int] = [:]
     /// What the record being made adds to ``warnings`` once it is written: a record made from
     /// rows may be given up for one made from its object.
-    private var pendingWarnings: [(warning: ExportWarning, classNames: [String], isBytes: Bool)] = []
+    var pendingWarnings: [(warning: ExportWarning, classNames: [String], isBytes: Bool)] = []
 
-    enum Kind { case identity, nested, omitted }
+    enum Kind {
+        /// Destinations' identity values.
+        case identity
+        /// Destinations' records, nested.
+        case nested
+        /// `{"@id": …}` references to destinations written in their own entity's array: a
+        /// destination without identity attribute that has sub-entities (which a nested
+        /// record cannot name).
+        case reference
+        /// Not written: the destination is no entity of the model.
+        case omitted
+    }
     /// A relationship as records hold it.
     struct Link {
         let relationship: RelationshipDescription
@@ -78,7 +97,9 @@ public final class Exporter {
     private var pairOwners: [String: String] = [:]
     /// Relationships that the other side of their inverse writes: of identity values, or to-ones to objects without identity (see ``isWrittenFromTheManySide(_:among:)``).
     var silenced: Set<String> = []
-    private var formatters: [String: DateFormatter] = [:]
+    var formatters: [String: DateFormatter] = [:]
+    /// The entities whose objects without identity value carry an `@id` (see ``sharedEntities(of:)``).
+    var sharedEntities: Set<String> = []
     /// Whether records hold the records of related objects that are nested rather than named
     /// by identity value; off, they are left out and not read (a CSV export, which cannot
     /// hold them, turns it off).
@@ -102,6 +123,7 @@ public final class Exporter {
         self.identities = identities
         mappings = EntityImportMappings(model: context.model, identities: identities)
         let model = context.model
+        sharedEntities = Self.sharedEntities(of: model)
         var names: [String] = []
         for name in entities ?? model.entities.map(\.name) {
             guard let entity = model.entity(named: name) else { throw unknownEntity(name) }
@@ -220,7 +242,7 @@ public final class Exporter {
     /// The relationships of `entityName` that flat records (``writesNestedRecords`` off) leave
     /// out: those whose destinations have no identity attribute, written as nested records.
     public func relationshipsLeftOutOfFlatRecords(of entityName: String) throws -> [String] {
-        try plan(for: entityName).links.filter { $0.kind == .nested && !silenced.contains($0.id) }.map(\.relationship.name)
+        try plan(for: entityName).links.filter { [.nested, .reference].contains($0.kind) && !silenced.contains($0.id) }.map(\.relationship.name)
     }
 
     // MARK: - Records
@@ -233,6 +255,7 @@ public final class Exporter {
         written[object.objectID] = ()
         let plan = try plan(for: object.entity.name)
         var members: [JSONMember] = []
+        if let localID = try localID(of: object) { members.append(Self.localIDMember(localID)) }
         for (attribute, keys) in plan.attributes {
             let value = try object.attributeValue(forKey: attribute.name)
             Self.insert(value.map { json($0, of: attribute, in: object.entity.name) } ?? .null, at: keys.exportKey, into: &members)
@@ -241,20 +264,21 @@ public final class Exporter {
             let relationship = link.relationship, destination = relationship.destinationEntityName
             let related = try relationship.isToMany && !relationship.isOrdered
                 ? sorted(self.related(object, relationship), in: destination) : self.related(object, relationship)
-            // Identity values, unless a member has none and can be nested in their stead.
-            let asValues = try link.kind == .identity && related.allSatisfy { member in
-                try written[member.objectID] != nil || member.entity.name != destination || identityValue(of: member, in: destination) != nil
-            }
+            // Identity values, unless a member has none: it is nested in their stead, or named by its `@id`.
+            let asValues = try link.kind == .identity && related.allSatisfy { try identityValue(of: $0, in: destination) != nil }
             var items: [JSONValue] = []
             for member in related {
                 if asValues {
                     if let value = try identityValue(of: member, in: destination, forLink: true) { items.append(value) }
                 } else if try written[member.objectID] != nil
+                    || link.kind == .reference
                     || (link.kind == .identity && (member.entity.name != destination || identityValue(of: member, in: destination) != nil))
                 {
                     var reference: [JSONMember] = []
                     if let value = try identityValue(of: member, in: destination), let key = try identity(of: destination)?.keys.exportKey {
                         Self.insert(value, at: key, into: &reference)
+                    } else if let localID = try localID(of: member) {
+                        reference.append(Self.localIDMember(localID))
                     } else if try mapping(for: destination).identity != .singleton {
                         continue
                     }
@@ -292,7 +316,7 @@ public final class Exporter {
 
     /// Whether records write `link` at all (those of a pair of inverses aside).
     func writes(_ link: Link) -> Bool {
-        link.kind != .omitted && !silenced.contains(link.id) && (writesNestedRecords || link.kind != .nested)
+        link.kind != .omitted && !silenced.contains(link.id) && (writesNestedRecords || ![.nested, .reference].contains(link.kind))
     }
 
     /// Whether `object` is held, through a relationship that the other side writes, by an
@@ -321,7 +345,7 @@ public final class Exporter {
 
     /// The identity value of `object` as the import of `entityName` looks it up, as JSON;
     /// `nil` without one. Linked values are read without the attribute's `dateFormat`.
-    private func identityValue(of object: ManagedObject, in entityName: String, forLink: Bool = false) throws -> JSONValue? {
+    func identityValue(of object: ManagedObject, in entityName: String, forLink: Bool = false) throws -> JSONValue? {
         guard let identity = try identity(of: entityName), let value = try object.attributeValue(forKey: identity.attribute.name) else { return nil }
         return forLink ? json(value, dateFormat: nil) : json(value, of: identity.attribute, in: entityName)
     }
@@ -358,82 +382,9 @@ public final class Exporter {
         members[position].value = .object(inner)
     }
 
-    // MARK: - Values
-
-    /// The JSON of `value` of `attribute` of an object of `entityName`: by the attribute's
-    /// `dateFormat`, a Transformable attribute's in the form of its ``TransformableValue``,
-    /// which notes a warning when it holds what JSON cannot show as a value.
-    func json(_ value: AttributeValue, of attribute: AttributeDescription, in entityName: String) -> JSONValue {
-        guard attribute.type == .transformable, case .binary(let data) = value else {
-            return json(value, dateFormat: attribute.userInfo["dateFormat"])
-        }
-        let transformable = attribute.transformableValue(storedData: data)
-        let classNames = transformable.archivedClassNames
-        var isBytes = false
-        if case .bytes = transformable { isBytes = true }
-        if isBytes || !classNames.isEmpty {
-            pendingWarnings.append((ExportWarning(entity: entityName, attribute: attribute.name, valueTransformerName: attribute.valueTransformerName), classNames, isBytes))
-        }
-        return transformable.jsonValue()
-    }
-
-    /// Adds the warnings of the record just made to ``warnings`` when it is `written`, else
-    /// forgets them.
-    func settleWarnings(written: Bool) {
-        defer { pendingWarnings.removeAll() }
-        guard written else { return }
-        for (warning, classNames, isBytes) in pendingWarnings {
-            let key = warning.entity + "." + warning.attribute
-            let position = warningPositions[key] ?? warnings.count
-            if position == warnings.count {
-                warningPositions[key] = position
-                warnings.append(warning)
-            }
-            warnings[position].count(classNames: classNames, isBytes: isBytes)
-        }
-    }
-
-    func json(_ value: AttributeValue, dateFormat: String?) -> JSONValue {
-        guard case .date(let date) = value, let dateFormat else { return value.jsonValue }
-        let formatter = formatters[dateFormat] ?? DateFormatter()
-        if formatters[dateFormat] == nil {
-            (formatter.locale, formatter.timeZone, formatter.dateFormat) = (Locale(identifier: "en_US_POSIX"), TimeZone(identifier: "UTC"), dateFormat)
-            formatters[dateFormat] = formatter
-        }
-        return .string(formatter.string(from: date))
-    }
-
-    /// A date as ISO 8601 text in UTC that ``ISO8601Text`` reads back exactly, with the fewest
-    /// fraction digits that do (`2024-05-01T10:30:15Z`, `2024-05-01T10:30:15.25Z`); else as
-    /// Unix seconds when those read back exactly (a year outside 1–9999), else the nearest text
-    /// (a fraction finer than the time of day's precision, just before 2001).
-    static func json(_ date: Date) -> JSONValue {
-        let seconds = date.timeIntervalSinceReferenceDate
-        let whole = seconds.rounded(.down)
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        let parts = utc.dateComponents([.era, .year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSinceReferenceDate: whole))
-        var nearest: (text: String, error: Double)?
-        if parts.era == 1, let year = parts.year, (1...9999).contains(year) {
-            let base = String(format: "%04ld-%02ld-%02ldT%02ld:%02ld:%02ld", year, parts.month ?? 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
-            for digits in 0...17 {
-                let fraction = String(format: "%.\(digits)f", seconds - whole)
-                guard digits == 0 ? fraction == "0" : fraction.hasPrefix("0.") else { continue }
-                let text = base + fraction.dropFirst(1) + "Z"
-                guard let back = ISO8601Text.date(from: text) else { continue }
-                if back == date { return .string(text) }
-                let error = abs(back.timeIntervalSince(date))
-                if error < nearest?.error ?? .infinity { nearest = (text, error) }
-            }
-        }
-        let unix = JSONValue.number(date.timeIntervalSince1970)
-        if let number = unix.doubleValue, Date(timeIntervalSince1970: number) == date || nearest == nil { return unix }
-        return .string(nearest?.text ?? "")
-    }
-
     // MARK: - Plans
 
-    private func mapping(for entityName: String) throws -> EntityImportMapping {
+    func mapping(for entityName: String) throws -> EntityImportMapping {
         guard context.model.entity(named: entityName) != nil else { throw unknownEntity(entityName) }
         return try mappings.mapping(for: entityName)
     }
@@ -448,7 +399,7 @@ public final class Exporter {
         return identity
     }
 
-    private static func isExportable(_ userInfo: [String: String]) -> Bool {
+    static func isExportable(_ userInfo: [String: String]) -> Bool {
         !["hyper.nonExportable", "sync.nonExportable"].contains { userInfo[$0].map(ObjectModel.isYes) == true }
     }
 
@@ -460,7 +411,7 @@ public final class Exporter {
         guard let destination = context.model.entity(named: relationship.destinationEntityName) else { return .omitted }
         let identified = try identity(of: destination.name) != nil
         if (nested || !identified) && !destination.isAbstract && context.model.directSubentities(of: destination).isEmpty { return .nested }
-        return identified ? .identity : .omitted
+        return identified ? .identity : .reference
     }
 
     func plan(for entityName: String) throws -> Plan {
@@ -525,6 +476,9 @@ public final class Exporter {
                     }
                 } else if link.kind == .identity && (link.inverse?.kind != .identity || link.relationship.mustWrite) {
                     required += targets.map { ($0, source) }
+                } else if link.kind == .reference {
+                    // References resolve in any order; targets first spares the import waiting for them.
+                    required += targets.map { ($0, source) }
                 } else if link.kind == .nested && link.relationship.isToMany && link.relationship.isOrdered {
                     preferred += targets.map { (source, $0) }
                 } else if !link.relationship.isToMany && link.inverse?.relationship.mustWrite != true {
@@ -554,10 +508,15 @@ public final class Exporter {
 
     /// Leaves each pair of inverse relationships of identity values to one side: the one that
     /// must write (required, or ordered), else the later entity (whose targets exist by its
-    /// batch), or for an entity's own pair the to-one side.
+    /// batch), or for an entity's own pair the to-one side. Also silences the to-ones written
+    /// from the many side, and references to entities the export leaves out.
     private func silenceInverses() throws {
         for (position, name) in entityNames.enumerated() {
             for link in try plan(for: name).links where isWrittenFromTheManySide(link, among: entityNames) { silenced.insert(link.id) }
+            // A reference names an object of the export: to one left out, it would dangle.
+            for link in try plan(for: name).links where link.kind == .reference && positions(of: link.relationship.destinationEntityName, in: entityNames).isEmpty {
+                silenced.insert(link.id)
+            }
             for link in try plan(for: name).links where link.kind == .identity && !link.relationship.mustWrite {
                 let others = positions(of: link.relationship.destinationEntityName, in: entityNames)
                 guard let inverse = link.inverse, inverse.kind == .identity, inverse.id != link.id, !others.isEmpty else { continue }

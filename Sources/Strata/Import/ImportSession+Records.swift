@@ -1,10 +1,27 @@
 import Foundation
 
-/// An identity value of a relationship that named no object when its batch ran.
+/// An identity value or `@id` reference of a relationship that named no object when its batch ran.
 struct PendingLink {
+    /// What a link names its destination by.
+    enum Target {
+        /// The destination's identity value.
+        case identity(AttributeValue)
+        /// The `@id` of the record that defines the destination (``ImportSession/localIDKey``).
+        case local(String)
+
+        var displayText: String {
+            switch self {
+            case .identity(let value): value.displayText
+            case .local(let localID): "@id " + localID
+            }
+        }
+    }
+
     var owner: ObjectID
     let relationship: RelationshipDescription
-    let value: AttributeValue
+    let target: Target
+    /// Where in an ordered to-many's payload the destination goes.
+    let position: Int
 
     /// Whether the owner is invalid without the link.
     var isRequired: Bool { !relationship.isOptional || relationship.minCount > 0 }
@@ -42,7 +59,9 @@ extension ImportSession {
     func importRecords(_ records: [JSONValue], into entityName: String, labels: [RecordLabel]) throws -> [ManagedObject] {
         let mapping = try mapping(for: entityName)
         let indexes = try indexRecords(records, labels: labels, mapping: mapping)
-        let found = try findOrCreate(indexes, labels: labels, mapping: mapping)
+        let found = try findOrCreateWithLocalIDs(indexes, labels: labels, mapping: mapping) { records, labels in
+            try findOrCreate(records, labels: labels, mapping: mapping)
+        }
         var entries: [Entry] = []
         var before: [ObjectIdentifier: PropertyValues] = [:]
         for (index, record) in indexes.enumerated() {
@@ -87,7 +106,7 @@ extension ImportSession {
             indexes.append(index)
             // Records keyed alike ignore the same keys: checked once per layout.
             guard index.layout !== previous?.layout else { continue }
-            for key in index.layout.keys where !mapping.knownKeys.contains(key.lowercased()) {
+            for key in index.layout.keys where !mapping.knownKeys.contains(key.lowercased()) && key != Self.localIDKey {
                 report.ignoredKeys.insert("\(entityName).\(key)")
             }
         }
@@ -257,17 +276,37 @@ extension ImportSession {
             }
         }
         if !nested.isEmpty {
-            let labels = nested.flatMap { owner in
-                owner.records.indices.map { RecordLabel.nested(owner: owner.entry.label, relationship: relationship.name, number: $0 + 1) }
+            // `@id` references are links, not records: resolved once the batch's records, which may define them, are in.
+            var records: [JSONValue] = [], labels: [RecordLabel] = []
+            for (entry, items) in nested {
+                for (index, item) in items.enumerated() where Self.localReference(in: item) == nil {
+                    records.append(item)
+                    labels.append(.nested(owner: entry.label, relationship: relationship.name, number: index + 1))
+                }
             }
-            let records = nested.flatMap(\.records)
-            try hooks.beforeBatch?(records.count)
-            let objects = try importRecords(records, into: relationship.destinationEntityName, labels: labels)
-            var position = 0
-            for (entry, records) in nested {
-                let slice = Array(objects[position..<(position + records.count)])
-                position += records.count
-                try assign(slice, to: relationship, of: entry.object)
+            var objects: [ManagedObject] = []
+            if !records.isEmpty {
+                try hooks.beforeBatch?(records.count)
+                objects = try importRecords(records, into: relationship.destinationEntityName, labels: labels)
+            }
+            var next = 0
+            for (entry, items) in nested {
+                var slice: [ManagedObject] = []
+                for (index, item) in items.enumerated() {
+                    guard let reference = Self.localReference(in: item) else {
+                        slice.append(objects[next])
+                        next += 1
+                        continue
+                    }
+                    if let object = try localObject(reference, for: relationship, ownerEntity: entry.object.entity.name) {
+                        seen[object.objectID] = ()
+                        slice.append(object)
+                    } else {
+                        pendingLinks.append(PendingLink(owner: entry.object.objectID, relationship: relationship, target: .local(reference), position: index))
+                    }
+                }
+                // As for identity values: an unresolved to-one keeps its value until the link resolves or is reported.
+                if relationship.isToMany || !slice.isEmpty { try assign(slice, to: relationship, of: entry.object) }
             }
         }
         if !links.isEmpty { try link(links, through: relationship) }
@@ -298,14 +337,14 @@ extension ImportSession {
         }
         for ((entry, _), values) in zip(links, typed) {
             var objects: [ManagedObject] = []
-            for value in values {
+            for (position, value) in values.enumerated() {
                 if let object = byIdentity[entity]?[destination.identityKey(value)] {
                     // Linked by the payload, so it stays when deprecated objects are removed.
                     seen[object.objectID] = ()
                     objects.append(object)
                 } else {
                     // Perhaps a later batch brings it: linked once every record is in.
-                    pendingLinks.append(PendingLink(owner: entry.object.objectID, relationship: relationship, value: value))
+                    pendingLinks.append(PendingLink(owner: entry.object.objectID, relationship: relationship, target: .identity(value), position: position))
                 }
             }
             // An unresolved to-one keeps its value until the link resolves or is reported.
@@ -325,20 +364,25 @@ extension ImportSession {
         var waited: [ManagedObject] = []
         for (destinationName, links) in Dictionary(grouping: pending, by: \.relationship.destinationEntityName) {
             let destination = try mapping(for: destinationName)
-            let found = Dictionary(try existingObjects(Array(Set(links.map(\.value))), mapping: destination), uniquingKeysWith: { first, _ in first })
+            let values = links.compactMap { link -> AttributeValue? in
+                if case .identity(let value) = link.target { return value }
+                return nil
+            }
+            let found = Dictionary(try existingObjects(Array(Set(values)), mapping: destination), uniquingKeysWith: { first, _ in first })
             for link in links {
                 let owner = context.object(with: link.owner)
                 if link.isRequired, !owner.isDeleted { waited.append(owner) }
-                guard let object = found[destination.identityKey(link.value)], !owner.isDeleted else {
-                    report.unresolvedLinks.append("\(link.owner.entityName).\(link.relationship.name): \(link.value.displayText)")
+                let object: ManagedObject?
+                switch link.target {
+                case .identity(let value): object = found[destination.identityKey(value)]
+                case .local(let localID): object = try localObject(localID, for: link.relationship, ownerEntity: link.owner.entityName)
+                }
+                guard let object, !owner.isDeleted else {
+                    report.unresolvedLinks.append("\(link.owner.entityName).\(link.relationship.name): \(link.target.displayText)")
                     continue
                 }
                 seen[object.objectID] = ()
-                if link.relationship.isToMany {
-                    if try !owner.objects(forKey: link.relationship.name).contains(where: { $0 === object }) { try owner.add(object, toKey: link.relationship.name) }
-                } else {
-                    try owner.setValue(object, forKey: link.relationship.name)
-                }
+                try attach(object, to: owner, as: link)
             }
         }
         // Owners that waited for a required link are judged now, linked or not.
@@ -346,6 +390,18 @@ extension ImportSession {
         touched = waited
         try deleteInvalidObjects()
         touched = others
+    }
+
+    /// Adds the destination of a pending link to its owner; in an ordered to-many, where the
+    /// payload put it: links resolve in payload order, so each goes back to its own position.
+    private func attach(_ object: ManagedObject, to owner: ManagedObject, as link: PendingLink) throws {
+        let relationship = link.relationship
+        guard relationship.isToMany else { return try owner.setValue(object, forKey: relationship.name) }
+        var members = try owner.objects(forKey: relationship.name)
+        guard !members.contains(where: { $0 === object }) else { return }
+        guard relationship.isOrdered else { return try owner.add(object, toKey: relationship.name) }
+        members.insert(object, at: min(link.position, members.count))
+        try owner.setValue(members, forKey: relationship.name)
     }
 
     private func assign(_ objects: [ManagedObject], to relationship: RelationshipDescription, of owner: ManagedObject) throws {

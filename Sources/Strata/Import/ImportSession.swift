@@ -19,8 +19,10 @@ import Logging
 ///
 /// In a record, a missing key leaves its property as it is and `null` clears it. Nested
 /// objects and arrays import into the relationship's destination with the same rules; bare
-/// identity values (and Sync's `user_id` / `tags_ids` keys) link existing objects; a to-many's
-/// payload replaces its set, in order for an ordered relationship. Look-ups go one query per
+/// identity values (and Sync's `user_id` / `tags_ids` keys) link existing objects; a record
+/// without identity value may carry a document-local `"@id"` that other records refer to as
+/// `{"@id": …}`, before or after it (see ``localIDKey``); a to-many's payload replaces its set,
+/// in order for an ordered relationship. Look-ups go one query per
 /// entity and batch, never one per record. Changes stay in the context: save it, or roll it
 /// back to leave the store as it was.
 public final class ImportSession {
@@ -76,6 +78,11 @@ public final class ImportSession {
     var rowImports: [String: RowImport?] = [:]
     /// Links whose destination had not been met yet, resolved by ``resolvePendingLinks()``.
     var pendingLinks: [PendingLink] = []
+    /// The objects records defined by document-local `@id` (see ``localIDKey``), for the
+    /// whole session: a reference may come in a later batch than its definition.
+    var localObjects: [String: ObjectID] = [:]
+    /// The `@id`s of ``localObjects`` whose objects have not been saved yet.
+    var unsavedLocalIDs: [String] = []
     let activity: EntityActivityLog
 
     public init(context: ObjectContext, identities: [String: ImportIdentity] = [:]) {
@@ -189,6 +196,7 @@ public final class ImportSession {
         for index in pendingLinks.indices {
             if let permanent = context.lastPermanentIDs[pendingLinks[index].owner] { pendingLinks[index].owner = permanent }
         }
+        rekeyLocalObjects()
         createdObjects = []
         byIdentity = [:]
         singletons = [:]

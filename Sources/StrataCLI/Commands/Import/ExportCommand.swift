@@ -30,9 +30,13 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
             for a to-one and <name>_ids for a to-many (name in snake_case; in order for an \
             ordered one); with \
             --nested, the destinations' records, nested. Destinations without an identity \
-            attribute, or without an identity value, are nested in either form. An object is \
-            written in full once, where it is first met; met again, as a record of its \
-            identity value alone.
+            attribute, or without an identity value, are nested in either form (of an entity \
+            with sub-entities, which a nested record cannot name: references to their own \
+            records). An object is written in full once, where it is first met; met again, as \
+            a record of its identity value alone. An object without identity value that \
+            several objects may link to carries a document-local "@id": "Entity/<primary \
+            key>" among its values, and every other link to it is the reference {"@id": \
+            "Entity/<primary key>"}, which strata import resolves wherever the record is.
 
             With one ENTITY, JSON output is an array of its records and NDJSON one record per \
             line: strata import ENTITY FILE reads either back. With no ENTITY (every entity \
@@ -153,7 +157,7 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
                 for relationship in try exporter.relationshipsLeftOutOfFlatRecords(of: names[0]) {
                     let destination = model.relationship(named: relationship, in: model.entity(named: names[0])!)?.destinationEntityName ?? "?"
                     StrataCLI.printError(
-                        "strata: warning: the CSV leaves out \(names[0]).\(relationship): \(destination) has no identity attribute, so its objects are nested records, which only --format json holds")
+                        "strata: warning: the CSV leaves out \(names[0]).\(relationship): \(destination) has no identity attribute, so its objects are nested records or @id references, which only --format json holds")
                 }
                 let keys = try exporter.fieldKeys(of: names[0])
                 let paths = keys.map { $0.split(separator: ".").map(String.init) }
