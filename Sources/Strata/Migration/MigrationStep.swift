@@ -21,6 +21,9 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     public let destinationVersion: String
     /// How the source model's objects become the destination model's.
     public let mapping: ModelMapping
+    /// The mapping models that carry the step out, as passes in order (see
+    /// ``MigrationManager``); empty when the step is inferred, as a lightweight migration.
+    public let mappingModels: [MappingModel]
     /// The objects of each source entity (sub-entities not included) that the step's input holds.
     public let sourceCounts: [String: Int]
     /// Tables and columns of the input that no model describes (Core Data's model cache and
@@ -35,14 +38,18 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// input's real names are used where they differ from Strata's choice), holding
     /// `sourceCounts` objects per entity.
     ///
+    /// With `mappingModels`, the step carries them out instead of inferring a mapping: a
+    /// lightweight mapping is never inferred for a step that has a mapping model.
+    ///
     /// - Throws: ``ModelMappingError`` with every change that cannot be inferred.
     public init(
         from source: (name: String, model: ObjectModel), to destination: (name: String, model: ObjectModel),
-        sourceSchema: StoreSchema?, sourceCounts: [String: Int]
+        sourceSchema: StoreSchema?, sourceCounts: [String: Int], mappingModels: [MappingModel] = []
     ) throws(ModelMappingError) {
         sourceVersion = source.name
         destinationVersion = destination.name
-        mapping = try ModelMapping(from: source.model, to: destination.model)
+        self.mappingModels = mappingModels
+        mapping = mappingModels.isEmpty ? try ModelMapping(from: source.model, to: destination.model) : ModelMapping(unmatchedFrom: source.model, to: destination.model)
         self.sourceCounts = sourceCounts
         sourceLayout = StoreLayout(model: source.model, matching: sourceSchema)
         destinationLayout = StoreLayout(model: destination.model)
@@ -64,6 +71,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
 
     /// The objects of each destination entity (sub-entities not included) the new store will hold.
     public var expectedCounts: [String: Int] {
+        if !mappingModels.isEmpty { return mappedCounts }
         var counts: [String: Int] = [:]
         for entity in mapping.entities {
             counts[entity.destination.name] = entity.source.map { sourceCounts[$0.name] ?? 0 } ?? 0
@@ -80,13 +88,15 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// indexes. The rows are copied from the input store attached as `src`; `?1` and `?2`
     /// bound the primary keys of a batch.
     public var statements: [String] {
-        destinationLayout.createStatements.filter { $0.hasPrefix("CREATE TABLE") } + StoreLayout.bookkeepingStatements
+        guard mappingModels.isEmpty else { return [] }
+        return destinationLayout.createStatements.filter { $0.hasPrefix("CREATE TABLE") } + StoreLayout.bookkeepingStatements
             + rowCopies.map(\.sql) + positionStatements + relationshipStatements
             + destinationLayout.indexes.map(\.createStatement)
     }
 
     /// The plan in words: the changes, the objects per entity, the statements.
     public var description: String {
+        if !mappingModels.isEmpty { return mappedDescription }
         var lines = ["\(name):"]
         lines += mapping.changes.isEmpty ? ["  no change to the stored data (the version hashes differ only)"] : mapping.changes.map { "  - \($0)" }
         lines.append("  objects after the step:")
