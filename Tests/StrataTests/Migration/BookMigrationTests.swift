@@ -124,6 +124,21 @@ import Testing
         #expect(result.backupPath.map { FileManager.default.fileExists(atPath: $0) } == true)
     }
 
+    @Test func aDataStackMigratesThroughTheChainWithTheMappingModels() throws {
+        let folder = try StoreFolder()
+        let path = try BookMigration.copyStore(into: folder)
+        var options = DataStack.Options()
+        options.migrationRoute = ["Model2"]
+        options.mappingModels = try BookMigration.mappingModels()
+        options.migrationPolicy = BookToBookPolicy()
+        let stack = try DataStack(modelAt: BookMigration.bundleURL, store: .sqlite(URL(fileURLWithPath: path)), options: options)
+        let context = stack.mainContext
+        let counts = try context.performAndWait {
+            try ["Author", "Book", "File", "User"].map { try context.count(for: FetchRequest(entityName: $0)) }
+        }
+        #expect(counts == [3, 4, 4, 3])
+    }
+
     @Test func aDryRunChecksTheMappedStepsAndChangesNothing() throws {
         let folder = try StoreFolder()
         let path = try BookMigration.copyStore(into: folder)

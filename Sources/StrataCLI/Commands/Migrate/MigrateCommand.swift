@@ -148,8 +148,8 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
         migrator.runsMatchingMappingModelsAsPasses = !mappingPaths.isEmpty
         migrator.policy = try policyPath.map(Self.loadPolicy)
         let plan = try migrator.plan()
-        if dryRun { print(Self.describeMappingModels(migrator.mappingModels, in: plan)) }
         print(plan.description)
+        if dryRun, !plan.isEmpty { print(Self.describeMappingModels(migrator.mappingModels, in: plan)) }
         guard !plan.isEmpty else { return }
 
         let customStep = try scriptPath.map { try Self.scriptStep(at: $0, model: migrator.destination.model) }
