@@ -26,6 +26,9 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     public let mappingModels: [MappingModel]
     /// The objects of each source entity (sub-entities not included) that the step's input holds.
     public let sourceCounts: [String: Int]
+    /// The values each property the step drops held in the store, by `Entity.property`
+    /// (`Partner.relativeSize`: 12): counted for a plan's first step, which reads the store.
+    public internal(set) var droppedValueCounts: [String: Int] = [:]
     /// Tables and columns of the input that no model describes (Core Data's model cache and
     /// history, a column another tool added): the new store leaves them out.
     public let leftOut: [String]
@@ -98,7 +101,11 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     public var description: String {
         if !mappingModels.isEmpty { return mappedDescription }
         var lines = ["\(name):"]
-        lines += mapping.changes.isEmpty ? ["  no change to the stored data (the version hashes differ only)"] : mapping.changes.map { "  - \($0)" }
+        lines += mapping.changes.isEmpty ? ["  no change to the stored data (the version hashes differ only)"] : mapping.changes.map { change in
+            // "Book.authorName removed" gets the values it drops.
+            guard change.hasSuffix(" removed"), let count = droppedValueCounts[String(change.dropLast(" removed".count))] else { return "  - \(change)" }
+            return "  - \(change), dropping \(count) value\(count == 1 ? "" : "s")"
+        }
         lines.append("  objects after the step:")
         for (entity, count) in expectedCounts.sorted(by: { $0.key < $1.key }) where !(mapping.entity(named: entity)?.destination.isAbstract ?? false) || count > 0 {
             lines.append("    \(entity): \(count)")

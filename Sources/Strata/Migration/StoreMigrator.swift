@@ -135,6 +135,13 @@ public struct StoreMigrator: Sendable {
                 throw .unmappable(path: storePath, step: "\(from.name) → \(to.name)", reasons: error.reasons)
             }
         }
+        if !steps.isEmpty {
+            do {
+                steps[0].droppedValueCounts = try store.withConnection { try steps[0].countDroppedValues(in: store.database) }
+            } catch {
+                throw error.asMigrationError(path: storePath, step: "counting the values the migration drops")
+            }
+        }
         return MigrationPlan(storePath: storePath, sourceVersion: chain[0].name, steps: steps, storeHashes: hashes)
     }
 
