@@ -36,6 +36,8 @@ public final class MigrationManager {
     private var destinations: [String: [ObjectID: [ManagedObject]]] = [:]
     /// The source objects each entity mapping associated, in the order it met them.
     private var associatedSources: [String: [ManagedObject]] = [:]
+    /// The source object each associated destination object was made from.
+    private var sourceOfDestination: [ObjectIdentifier: ManagedObject] = [:]
     /// The entity mapping running, for `destinationInstancesForSourceRelationshipNamed:`.
     private var current: MappingModel.EntityMapping?
 
@@ -113,6 +115,7 @@ public final class MigrationManager {
     public func associate(source: ManagedObject, destination: ManagedObject, mapping: String) {
         if destinations[mapping]?[source.objectID] == nil { associatedSources[mapping, default: []].append(source) }
         destinations[mapping, default: [:]][source.objectID, default: []].append(destination)
+        sourceOfDestination[ObjectIdentifier(destination)] = source
     }
 
     /// Sets the destination attribute `destinationKey` (`key` by default) of `destination` to
@@ -159,8 +162,7 @@ public final class MigrationManager {
     /// value expression takes the objects it gives (the first, for a to-one); a relationship
     /// without one is left as it is.
     public func createDefaultRelationships(forDestination destination: ManagedObject, mapping: MappingModel.EntityMapping) throws {
-        let sources = associatedSources[mapping.name]?.filter { destinations[mapping.name]?[$0.objectID]?.contains { $0 === destination } == true } ?? []
-        guard let source = sources.first else { return }
+        guard let source = sourceOfDestination[ObjectIdentifier(destination)] else { return }
         let model = destinationContext.model
         for property in mapping.relationshipMappings {
             guard let expression = property.valueExpression else { continue }
