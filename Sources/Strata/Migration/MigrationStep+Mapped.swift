@@ -32,6 +32,9 @@ extension MigrationStep {
         for (entity, count) in sourceCounts.sorted(by: { $0.key < $1.key }) where count > 0 && !mapped.contains(entity) {
             lines.append("    \(entity): \(count) not taken by any entity mapping, so not migrated")
         }
+        if sourceHasHistory {
+            lines.append("  left out: the persistent history, whose changes name objects of the old store that a mapped step makes anew")
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -29,6 +29,9 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// The values each property the step drops held in the store, by `Entity.property`
     /// (`Partner.relativeSize`: 12): counted for a plan's first step, which reads the store.
     public internal(set) var droppedValueCounts: [String: Int] = [:]
+    /// Whether the input holds persistent history, which a mapped step does not carry (its
+    /// changes name objects of the old store, which a mapped step makes anew).
+    public let sourceHasHistory: Bool
     /// Tables and columns of the input that no model describes (Core Data's model cache and
     /// history, a column another tool added): the new store leaves them out.
     public let leftOut: [String]
@@ -67,6 +70,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
             leftOut += table.columns.filter { !columns.contains($0.name) }.map { "column \(table.name).\($0.name)" }
         }
         self.leftOut = leftOut
+        sourceHasHistory = sourceSchema?.tables.contains { PersistentHistory.isHistoryTable($0.name) } ?? false
     }
 
     /// `Model → Model 2`, as messages name the step.
