@@ -41,6 +41,8 @@ enum ExitStatus: Int32 {
         case .store(let storeError): self.init(for: storeError)
         case .customStepFailed(_, let error as LuaError): self.init(for: error)
         case .customStepFailed: self = .failure
+        case .mappingFailed(_, _, let error as LuaError): self.init(for: error)
+        case .mappingFailed: self = .dataError
         }
     }
 

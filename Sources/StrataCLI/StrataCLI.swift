@@ -59,10 +59,14 @@ public enum StrataCLI {
         case let storeError as StoreError:
             printError("strata: \(storeError)")
             return ExitStatus(for: storeError).rawValue
+        case let mappingError as MappingModelError:
+            printError("strata: \(mappingError)")
+            return ExitStatus.dataError.rawValue
         case let migrationError as MigrationError:
             printError("strata: \(migrationError)")
             // A migration script's error goes on with its Lua traceback.
             if case .customStepFailed(_, let luaError as LuaError) = migrationError, let traceback = luaError.traceback { printError(traceback) }
+            if case .mappingFailed(_, _, let luaError as LuaError) = migrationError, let traceback = luaError.traceback { printError(traceback) }
             return ExitStatus(for: migrationError).rawValue
         case is PredicateKeyError, is PredicateCompileError, is PredicateSyntaxError, is FetchRequestError:
             // A request that names what the model lacks, or that does not parse, is a usage error.

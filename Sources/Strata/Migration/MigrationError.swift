@@ -19,6 +19,10 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     /// and rows (nil values of required attributes, duplicates of a new uniqueness
     /// constraint, to-many relationships that became to-one holding several objects).
     case dataDoesNotFit(path: String, step: String, reasons: [String])
+    /// A mapping model could not be carried out: an expression, a policy or the save of the
+    /// new objects failed, with its error (a ``MigrationManagerError``, a ``ContextError``, a
+    /// policy's own).
+    case mappingFailed(path: String, step: String, error: any Error & Sendable)
     /// The migrated copy failed its checks before it replaced the store.
     case verificationFailed(path: String, reason: String)
     /// The custom step (a script's data fixes) failed on the migrated copy, with its error.
@@ -35,6 +39,7 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             "\(path): cannot migrate \(step):\n" + reasons.map { "  \($0)" }.joined(separator: "\n")
         case .dataDoesNotFit(let path, let step, let reasons):
             "\(path): the store's data does not fit \(step):\n" + reasons.map { "  \($0)" }.joined(separator: "\n")
+        case .mappingFailed(let path, let step, let error): "\(path): cannot migrate \(step) with its mapping model, so the store was left as it was: \(error)"
         case .verificationFailed(let path, let reason): "\(path): the migrated copy failed its check, so the store was left as it was: \(reason)"
         case .customStepFailed(let path, let error): "\(path): the custom step failed, so the store was left as it was: \(error)"
         case .cannotMigrate(let path, let reason): "\(path): cannot migrate: \(reason)"

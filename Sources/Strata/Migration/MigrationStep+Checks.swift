@@ -17,7 +17,9 @@ extension MigrationStep {
 
     /// Every check of the step, those on the input first.
     var dataChecks: [DataCheck] {
-        conversionChecks + overflowChecks + abandonedLinkChecks + collisionChecks + requiredChecks + uniquenessChecks
+        // A mapped step's objects are checked as a save checks them (see MappedStepRun).
+        guard mappingModels.isEmpty else { return [] }
+        return conversionChecks + overflowChecks + abandonedLinkChecks + collisionChecks + requiredChecks + uniquenessChecks
     }
 
     /// Integers that a floating point or Decimal type would not hold exactly, Doubles beyond

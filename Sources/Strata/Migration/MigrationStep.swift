@@ -21,11 +21,20 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     public let destinationVersion: String
     /// How the source model's objects become the destination model's.
     public let mapping: ModelMapping
+    /// The mapping models that carry the step out, as passes in order (see
+    /// ``MigrationManager``); empty when the step is inferred, as a lightweight migration.
+    public let mappingModels: [MappingModel]
     /// The objects of each source entity (sub-entities not included) that the step's input holds.
     public let sourceCounts: [String: Int]
+    /// The values each property the step drops held in the store, by `Entity.property`
+    /// (`Partner.relativeSize`: 12): counted for a plan's first step, which reads the store.
+    public internal(set) var droppedValueCounts: [String: Int] = [:]
+    /// Whether the input holds persistent history, which a mapped step does not carry (its
+    /// changes name objects of the old store, which a mapped step makes anew).
+    public let sourceHasHistory: Bool
     /// Tables and columns of the input that no model describes (a table or column another tool
-    /// added): the new store leaves them out. Core Data's model cache is not among them: the
-    /// new store gets one of the destination model.
+    /// added, history a mapped step does not carry): the new store leaves them out. Core
+    /// Data's model cache is not among them: the new store gets one of the destination model.
     public let leftOut: [String]
     /// Where the input store keeps its objects.
     let sourceLayout: StoreLayout
@@ -36,14 +45,18 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// input's real names are used where they differ from Strata's choice), holding
     /// `sourceCounts` objects per entity.
     ///
+    /// With `mappingModels`, the step carries them out instead of inferring a mapping: a
+    /// lightweight mapping is never inferred for a step that has a mapping model.
+    ///
     /// - Throws: ``ModelMappingError`` with every change that cannot be inferred.
     public init(
         from source: (name: String, model: ObjectModel), to destination: (name: String, model: ObjectModel),
-        sourceSchema: StoreSchema?, sourceCounts: [String: Int]
+        sourceSchema: StoreSchema?, sourceCounts: [String: Int], mappingModels: [MappingModel] = []
     ) throws(ModelMappingError) {
         sourceVersion = source.name
         destinationVersion = destination.name
-        mapping = try ModelMapping(from: source.model, to: destination.model)
+        self.mappingModels = mappingModels
+        mapping = mappingModels.isEmpty ? try ModelMapping(from: source.model, to: destination.model) : ModelMapping(unmatchedFrom: source.model, to: destination.model)
         self.sourceCounts = sourceCounts
         sourceLayout = StoreLayout(model: source.model, matching: sourceSchema)
         destinationLayout = StoreLayout(model: destination.model)
@@ -59,6 +72,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
             leftOut += table.columns.filter { !columns.contains($0.name) }.map { "column \(table.name).\($0.name)" }
         }
         self.leftOut = leftOut
+        sourceHasHistory = sourceSchema?.tables.contains { PersistentHistory.isHistoryTable($0.name) } ?? false
     }
 
     /// `Model → Model 2`, as messages name the step.
@@ -66,6 +80,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
 
     /// The objects of each destination entity (sub-entities not included) the new store will hold.
     public var expectedCounts: [String: Int] {
+        if !mappingModels.isEmpty { return mappedCounts }
         var counts: [String: Int] = [:]
         for entity in mapping.entities {
             counts[entity.destination.name] = entity.source.map { sourceCounts[$0.name] ?? 0 } ?? 0
@@ -82,15 +97,21 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// indexes. The rows are copied from the input store attached as `src`; `?1` and `?2`
     /// bound the primary keys of a batch.
     public var statements: [String] {
-        destinationLayout.createStatements.filter { $0.hasPrefix("CREATE TABLE") } + StoreLayout.bookkeepingStatements
+        guard mappingModels.isEmpty else { return [] }
+        return destinationLayout.createStatements.filter { $0.hasPrefix("CREATE TABLE") } + StoreLayout.bookkeepingStatements
             + [ModelCacheEncoder.createStatement] + rowCopies.map(\.sql) + positionStatements + relationshipStatements
             + destinationLayout.indexes.map(\.createStatement)
     }
 
     /// The plan in words: the changes, the objects per entity, the statements.
     public var description: String {
+        if !mappingModels.isEmpty { return mappedDescription }
         var lines = ["\(name):"]
-        lines += mapping.changes.isEmpty ? ["  no change to the stored data (the version hashes differ only)"] : mapping.changes.map { "  - \($0)" }
+        lines += mapping.changes.isEmpty ? ["  no change to the stored data (the version hashes differ only)"] : mapping.changes.map { change in
+            // "Book.authorName removed" gets the values it drops.
+            guard change.hasSuffix(" removed"), let count = droppedValueCounts[String(change.dropLast(" removed".count))] else { return "  - \(change)" }
+            return "  - \(change), dropping \(count) value\(count == 1 ? "" : "s")"
+        }
         lines.append("  objects after the step:")
         for (entity, count) in expectedCounts.sorted(by: { $0.key < $1.key }) where !(mapping.entity(named: entity)?.destination.isAbstract ?? false) || count > 0 {
             lines.append("    \(entity): \(count)")

@@ -108,6 +108,19 @@ public struct ModelMapping: Sendable {
         if !reasons.isEmpty { throw ModelMappingError(reasons: reasons) }
     }
 
+    /// A mapping in which nothing matches: every destination entity and property is new. A
+    /// step that a mapping model carries out keeps it only for what it says of the two models.
+    init(unmatchedFrom source: ObjectModel, to destination: ObjectModel) {
+        self.source = source
+        self.destination = destination
+        entities = destination.entities.map { entity in
+            EntityMapping(
+                destination: entity, source: nil,
+                attributes: destination.allAttributes(of: entity).filter { !$0.isTransient }.map { AttributeMapping(destination: $0, source: nil, conversion: .copy, fill: nil) },
+                relationships: destination.allRelationships(of: entity).filter { !$0.isTransient }.map { RelationshipMapping(destination: $0, source: nil, abandoned: nil) })
+        }
+    }
+
     /// The mapping of the destination entity named `name`.
     public func entity(named name: String) -> EntityMapping? {
         entities.first { $0.destination.name == name }

@@ -52,9 +52,9 @@ extension StoreMigrator {
         var guardOpen = true
         defer { if guardOpen { guardConnection.close() } }
         try checkUnchanged(since: plan, reading: guardConnection)
-        let migrated = try runSteps(of: plan, progress: progress)
+        let (migrated, lastCounts) = try runSteps(of: plan, progress: progress)
         defer { PersistentStore.removeFiles(ofStoreAt: migrated) }
-        let counts = try run(customStep, on: migrated, plan: plan)
+        let counts = try run(customStep, on: migrated, plan: plan, counts: lastCounts)
         // Writers were held off until now; the store's own files go with its last connection.
         try? guardConnection.execute("ROLLBACK")
         guardConnection.close()
@@ -77,8 +77,8 @@ extension StoreMigrator {
 
     /// Runs `customStep` on the migrated copy at `path`, then checks the copy again (it opens
     /// with the destination model, SQLite's integrity check); returns its objects per entity.
-    private func run(_ customStep: CustomStep?, on path: String, plan: MigrationPlan) throws(MigrationError) -> [String: Int] {
-        guard let customStep else { return plan.steps.last?.expectedCounts ?? [:] }
+    private func run(_ customStep: CustomStep?, on path: String, plan: MigrationPlan, counts: [String: Int]?) throws(MigrationError) -> [String: Int] {
+        guard let customStep else { return counts ?? plan.steps.last?.expectedCounts ?? [:] }
         do {
             try customStep(path)
         } catch let error as MigrationError {
@@ -114,21 +114,43 @@ extension StoreMigrator {
         } catch {
             throw error.asMigrationError(path: storePath, step: "reading the store")
         }
-        let migrated = try runSteps(of: plan, progress: progress)
+        let (migrated, lastCounts) = try runSteps(of: plan, progress: progress)
         defer { PersistentStore.removeFiles(ofStoreAt: migrated) }
-        return try run(customStep, on: migrated, plan: plan)
+        return try run(customStep, on: migrated, plan: plan, counts: lastCounts)
     }
 
     // MARK: - Steps
 
-    /// Runs every step, each into a new file beside the store; returns the last one's path.
-    private func runSteps(of plan: MigrationPlan, progress: (@Sendable (MigrationProgress) -> Void)?) throws(MigrationError) -> String {
+    /// Runs every step, each into a new file beside the store; returns the last one's path,
+    /// and its objects per entity when a mapping model made it or a step before it (the plan
+    /// only estimated them then).
+    ///
+    /// A step after one that mapping models carried out is planned again on the objects that
+    /// step made, which its plan could only estimate.
+    private func runSteps(of plan: MigrationPlan, progress: (@Sendable (MigrationProgress) -> Void)?) throws(MigrationError) -> (String, [String: Int]?) {
         var input = storePath
-        for (index, step) in plan.steps.enumerated() {
+        var madeCounts: [String: Int]?
+        for (index, planned) in plan.steps.enumerated() {
             let output = "\(storeFile).migrating-\(index + 1)"
             PersistentStore.removeFiles(ofStoreAt: output)
+            var step = planned
             do {
-                try MigrationStepRun(step: step, inputPath: input, outputPath: output, storePath: storePath, progress: progress).run()
+                if let counts = madeCounts, !step.isMapped {
+                    step = try MigrationStep(
+                        from: (step.sourceVersion, step.mapping.source), to: (step.destinationVersion, step.mapping.destination),
+                        sourceSchema: nil, sourceCounts: counts)
+                }
+                if step.isMapped {
+                    madeCounts = try MappedStepRun(step: step, inputPath: input, outputPath: output, storePath: storePath, policy: policy).run()
+                } else {
+                    try MigrationStepRun(step: step, inputPath: input, outputPath: output, storePath: storePath, progress: progress).run()
+                    // Planned again after a mapped step, it knows the objects it made.
+                    madeCounts = madeCounts == nil ? nil : step.expectedCounts
+                }
+            } catch let error as ModelMappingError {
+                PersistentStore.removeFiles(ofStoreAt: output)
+                if input != storePath { PersistentStore.removeFiles(ofStoreAt: input) }
+                throw .unmappable(path: storePath, step: step.name, reasons: error.reasons)
             } catch {
                 PersistentStore.removeFiles(ofStoreAt: output)
                 if input != storePath { PersistentStore.removeFiles(ofStoreAt: input) }
@@ -138,7 +160,7 @@ extension StoreMigrator {
             if input != storePath { PersistentStore.removeFiles(ofStoreAt: input) }
             input = output
         }
-        return input
+        return (input, madeCounts)
     }
 
     /// Refuses a plan made for the store as it was before someone migrated it.

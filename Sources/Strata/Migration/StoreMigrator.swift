@@ -45,6 +45,18 @@ public struct StoreMigrator: Sendable {
     public let usesStoreModel: Bool
     /// How long a migration waits for another connection's write to end before it refuses.
     public var busyTimeout: Duration = .seconds(1)
+    /// The mapping models at hand: a step whose source and destination models match one (by
+    /// their entity version hashes, as Core Data matches) is carried out by it, and no
+    /// lightweight mapping is inferred for it. Several that match one step run as passes, in
+    /// this order, when ``runsMatchingMappingModelsAsPasses``; otherwise the step is refused.
+    public var mappingModels: [MappingModel] = []
+    /// Whether several mapping models that match one step run as passes in the order of
+    /// ``mappingModels`` (the order the user gave them), or refuse the step (mapping models
+    /// found beside a bundle have no order of their own).
+    public var runsMatchingMappingModelsAsPasses = true
+    /// What takes the place of the custom `NSEntityMigrationPolicy` classes that mapping
+    /// models name; a mapped step naming one the policy does not handle is refused.
+    public var policy: (any MigrationPolicy)?
 
     /// A migrator of the store at `storePath` to the bundle's version `destinationVersion`
     /// (its current version by default), through the versions `route` names, if any.
@@ -113,8 +125,9 @@ public struct StoreMigrator: Sendable {
                     throw .unmappable(path: storePath, step: "\(from.name) → \(to.name)", reasons: ["version \(version.name) is not a valid model: \(issue)"])
                 }
             }
+            let matched = try mappingModels(from: from, to: to)
             do {
-                let step = try MigrationStep(from: (from.name, from.model), to: (to.name, to.model), sourceSchema: schema, sourceCounts: counts)
+                let step = try MigrationStep(from: (from.name, from.model), to: (to.name, to.model), sourceSchema: schema, sourceCounts: counts, mappingModels: matched)
                 steps.append(step)
                 counts = step.expectedCounts
                 schema = nil
@@ -122,7 +135,37 @@ public struct StoreMigrator: Sendable {
                 throw .unmappable(path: storePath, step: "\(from.name) → \(to.name)", reasons: error.reasons)
             }
         }
+        if !steps.isEmpty {
+            do {
+                steps[0].droppedValueCounts = try store.withConnection { try steps[0].countDroppedValues(in: store.database) }
+            } catch {
+                throw error.asMigrationError(path: storePath, step: "counting the values the migration drops")
+            }
+        }
         return MigrationPlan(storePath: storePath, sourceVersion: chain[0].name, steps: steps, storeHashes: hashes)
+    }
+
+    /// The mapping models that carry out the step from `from` to `to`, refused when several
+    /// match and may not run as passes, or when one names a policy class ``policy`` does not
+    /// handle.
+    private func mappingModels(from: ModelBundle.Version, to: ModelBundle.Version) throws(MigrationError) -> [MappingModel] {
+        let matched = mappingModels.filter { $0.matches(source: from.model, destination: to.model) }
+        let step = "\(from.name) → \(to.name)"
+        if matched.count > 1, !runsMatchingMappingModelsAsPasses {
+            throw .unmappable(path: storePath, step: step, reasons: [
+                "the mapping models \(matched.map(\.name).joined(separator: ", ")) all match this step; name the ones to use as passes, in the order they run (strata migrate --mapping PATH, repeated)"
+            ])
+        }
+        var reasons: [String] = []
+        for model in matched {
+            for mapping in model.entityMappings where mapping.policyClassName != nil || mapping.kind == .custom {
+                guard policy?.handles(mapping) != true else { continue }
+                let what = mapping.policyClassName.map { "names the custom policy class \($0), whose Objective-C code Strata cannot run" } ?? "is a custom entity mapping"
+                reasons.append("entity mapping \(mapping.name) of \(model.name) \(what); give a Lua policy with a hook for \(mapping.name) (strata migrate --policy FILE)")
+            }
+        }
+        if !reasons.isEmpty { throw .unmappable(path: storePath, step: step, reasons: reasons) }
+        return matched
     }
 
     /// The versions from the store's to ``destination``: the store's, those ``route`` names

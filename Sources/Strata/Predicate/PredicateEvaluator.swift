@@ -119,6 +119,12 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
         }
     }
 
+    /// What `expression` evaluates to on `object`, with `variables` bound: the value of an
+    /// `NSExpression` such as a mapping model's `$source.title`.
+    static func evaluate(_ expression: ObjectPredicate.Expression, on object: Subject, variables: [String: Operand]) throws(Subject.Failure) -> Operand {
+        try operand(expression, of: object, variables: variables)
+    }
+
     private static func operand(_ expression: ObjectPredicate.Expression, of object: Subject, variables: [String: Operand]) throws(Subject.Failure) -> Operand {
         switch expression {
         case .value(let value): return .one(value)

@@ -27,6 +27,29 @@ extension ObjectPredicate {
     }
 }
 
+extension ObjectPredicate.Expression {
+    /// Parses one expression in Core Data's format-string syntax, as `NSExpression(format:)`
+    /// does: `$source.title`, `"constant"`, `42`, `price * 2`, `FUNCTION($manager, "selector:", …)`.
+    ///
+    /// `receiverMethods` names selectors besides Foundation's (``ExpressionMethod``) that
+    /// `FUNCTION` may call on a `$variable` receiver: a migration passes its manager's, whose
+    /// meaning it gives itself. Their arity is the number of colons in the name.
+    ///
+    /// ```swift
+    /// let title = try ObjectPredicate.Expression(format: "$source.title")
+    /// let authors = try ObjectPredicate.Expression(
+    ///     format: #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "AuthorToAuthor", $source.authors)"#,
+    ///     receiverMethods: ["destinationInstancesForEntityMappingNamed:sourceInstances:"])
+    /// ```
+    ///
+    /// - Throws: ``PredicateSyntaxError`` with a caret under the token where parsing stopped.
+    public init(format: String, receiverMethods: Set<String> = []) throws(PredicateSyntaxError) {
+        var parser = PredicateParser(source: format, tokens: try PredicateTokenizer.tokens(of: format), arguments: [])
+        parser.receiverMethods = receiverMethods
+        self = try parser.parseStandaloneExpression()
+    }
+}
+
 /// A value for a placeholder of a predicate format string: a constant, or for `%K` a key path.
 public struct PredicateArgument: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
@@ -56,11 +79,20 @@ private struct PredicateParser {
     /// stack, so a hostile predicate of 20,000 `(` must be an error, not a stack overflow.
     var depth = 0
     static let maximumDepth = 100
+    /// Selectors that `FUNCTION` may call on a `$variable` receiver besides Foundation's.
+    var receiverMethods: Set<String> = []
 
     init(source: String, tokens: [PredicateToken], arguments: [PredicateArgument]) {
         self.source = source
         self.tokens = tokens
         self.arguments = arguments
+    }
+
+    /// One expression and nothing after it.
+    mutating func parseStandaloneExpression() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
+        let expression = try parseExpression()
+        guard current.kind == .end else { throw error("expected the end of the expression, found '\(current.text)'") }
+        return expression
     }
 
     mutating func parse() throws(PredicateSyntaxError) -> ObjectPredicate {
@@ -477,7 +509,12 @@ private struct PredicateParser {
         default: break
         }
         guard let selector else { throw error("expected the method's name as a string, found '\(selectorToken.text)'") }
-        guard let method = ExpressionMethod(rawValue: selector) else {
+        let arity: Int
+        if case .variable = receiver, receiverMethods.contains(selector) {
+            arity = selector.count { $0 == ":" }
+        } else if let method = ExpressionMethod(rawValue: selector) {
+            arity = method.arity
+        } else {
             throw PredicateSyntaxError(
                 message: "FUNCTION cannot call '\(selector)': Strata calls Foundation's methods by name, and knows "
                     + ExpressionMethod.allCases.map(\.rawValue).joined(separator: ", "),
@@ -490,9 +527,9 @@ private struct PredicateParser {
             methodArguments.append(try parseExpression())
         }
         try expectSymbol(")", "to close FUNCTION(…)")
-        guard methodArguments.count == method.arity else {
+        guard methodArguments.count == arity else {
             throw PredicateSyntaxError(
-                message: "\(selector) takes \(method.arity) argument\(method.arity == 1 ? "" : "s"), found \(methodArguments.count)",
+                message: "\(selector) takes \(arity) argument\(arity == 1 ? "" : "s"), found \(methodArguments.count)",
                 predicate: source, offset: start.offset)
         }
         return .function(ExpressionFunction.method.rawValue, arguments: [receiver, .value(.string(selector))] + methodArguments)

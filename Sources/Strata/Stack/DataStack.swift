@@ -44,6 +44,15 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         /// made with; the stack's model must be one of them. Without them, only a store of the
         /// stack's own model opens.
         public var modelVersions: ModelBundle?
+        /// Versions of ``modelVersions`` an automatic migration goes through, in order, each a
+        /// step of its own (``StoreMigrator/route``); empty, it goes straight to the stack's
+        /// version, as Core Data's automatic migration.
+        public var migrationRoute: [String] = []
+        /// The app's mapping models: a migration step they match is carried out by them instead
+        /// of inferred (``StoreMigrator/mappingModels``, passes in this order).
+        public var mappingModels: [MappingModel] = []
+        /// What takes the place of the custom policy classes the mapping models name.
+        public var migrationPolicy: (any MigrationPolicy)?
         /// Whether a store that cannot be opened (damaged, or of another model) is removed and
         /// created anew, losing its data, instead of failing.
         public var resetsOnFailure = false
@@ -464,7 +473,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
             }
             if options.automigrates {
                 do {
-                    try migrate(url, to: model, versions: options.modelVersions, busyTimeout: options.configuration.busyTimeout)
+                    try migrate(url, to: model, options: options)
                     return (try PersistentStore.open(at: url.path, model: model, configuration: options.configuration), false)
                 } catch {
                     failure = error
@@ -499,7 +508,8 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Migrates the store at `url` to `model`, from the version among `versions` that made it.
-    private static func migrate(_ url: URL, to model: ObjectModel, versions: ModelBundle?, busyTimeout: Duration) throws(MigrationError) {
+    private static func migrate(_ url: URL, to model: ObjectModel, options: Options) throws(MigrationError) {
+        let versions = options.modelVersions
         let hashes = model.entityVersionHashes()
         let bundle = versions ?? ModelBundle(
             url: url, versions: [ModelBundle.Version(name: "the stack's model", file: url, model: model)],
@@ -508,8 +518,11 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
             throw .cannotMigrate(path: url.path, reason: "the stack's model is none of the versions of \(bundle.url.lastPathComponent)")
         }
         // Unattended, a migration starts only from a version the app ships, as Core Data's does.
-        var migrator = try StoreMigrator(storePath: url.path, bundle: bundle, destinationVersion: destination.name, usesStoreModel: false)
-        migrator.busyTimeout = busyTimeout
+        var migrator = try StoreMigrator(
+            storePath: url.path, bundle: bundle, destinationVersion: destination.name, route: options.migrationRoute, usesStoreModel: false)
+        migrator.busyTimeout = options.configuration.busyTimeout
+        migrator.mappingModels = options.mappingModels
+        migrator.policy = options.migrationPolicy
         let result = try migrator.migrate()
         StrataLog.logger(label: "strata.migrate").info(
             "\(url.path): migrated from model version \(result.plan.sourceVersion) to \(destination.name)\(result.backupPath.map { ", the old store kept as \($0)" } ?? "")")

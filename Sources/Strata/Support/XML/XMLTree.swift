@@ -4,13 +4,15 @@ import FoundationXML
 #endif
 
 /// An element of a parsed XML document, with its attributes, child elements and the line and
-/// column where its start tag ends. Text content is not kept: the model files Strata reads keep
-/// everything in attributes.
+/// column where its start tag ends, and its text: model files keep everything in attributes,
+/// Core Data's XML stores (an `.xcmappingmodel`'s `xcmapping.xml`) keep values as text.
 struct XMLTreeElement: Sendable {
     var name: String
     var attributes: [String: String]
     var children: [XMLTreeElement]
     var location: SourceLocation
+    /// The element's own text, its children's left out.
+    var text = ""
 
     func children(named name: String) -> [XMLTreeElement] {
         children.filter { $0.name == name }
@@ -174,6 +176,11 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
             XMLTreeElement(
                 name: elementName, attributes: attributes, children: [],
                 location: SourceLocation(line: parser.lineNumber, column: parser.columnNumber)))
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard !stack.isEmpty else { return }
+        stack[stack.count - 1].text += string
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {

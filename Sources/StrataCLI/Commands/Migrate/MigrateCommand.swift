@@ -43,6 +43,18 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
             store first: the migration stops when one is writing to it, but cannot see one \
             that only holds it open, which would go on using the old store.
 
+            Where an app ships mapping models (.xcmappingmodel folders, as Xcode saves \
+            them, found in the bundle's folder, beside it or in the folders beside it, or \
+            given with --mapping PATH), a step whose source and destination versions have a \
+            mapping model's version hashes, as Core Data matches them, is carried out by it \
+            instead of inferred: entity mappings in their order (copy, transform, add, remove, \
+            custom), filter predicates, attribute value expressions and relationship \
+            expressions, object by object. Several --mapping that match one step run as \
+            passes in the order given. An entity mapping that names a custom \
+            NSEntityMigrationPolicy class cannot run its Objective-C code: the step is \
+            refused unless --policy FILE gives a Lua policy with a hook for it (see README). \
+            --dry-run shows which steps a mapping model carries out and which are inferred.
+
             --script STEP.lua runs a Lua script on the migrated copy before it replaces the \
             store (ctx is a context on the copy; only what the script saves is kept), for data \
             fixes the migration cannot infer; an error in it stops the migration, and the \
@@ -80,6 +92,22 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
         completion: .file())
     var sourceModelPath: String?
 
+    @Option(
+        name: .customLong("mapping"),
+        help: ArgumentHelp(
+            "A mapping model (.xcmappingmodel) for the steps whose versions it matches; repeat it for several, passes of one step in the order given. Default: those found in and beside the bundle.",
+            valueName: "path"),
+        completion: .file())
+    var mappingPaths: [String] = []
+
+    @Option(
+        name: .customLong("policy"),
+        help: ArgumentHelp(
+            "A Lua migration policy: hooks by entity mapping name that take the place of the custom NSEntityMigrationPolicy classes mapping models name.",
+            valueName: "policy.lua"),
+        completion: .file())
+    var policyPath: String?
+
     @Flag(help: "Keep no backup of the old store.")
     var noBackup = false
 
@@ -95,6 +123,8 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
         if route.contains("") { throw ValidationError("--through needs the name of a version") }
         if sourceModelPath?.isEmpty == true { throw ValidationError("--from-model needs the path of a model") }
         if scriptPath?.isEmpty == true { throw ValidationError("--script needs the path of a Lua script") }
+        if mappingPaths.contains("") { throw ValidationError("--mapping needs the path of a mapping model") }
+        if policyPath?.isEmpty == true { throw ValidationError("--policy needs the path of a Lua policy") }
         if options.readOnly, !dryRun {
             throw ValidationError("migrate replaces the store; --read-only can only be used with --dry-run")
         }
@@ -112,8 +142,14 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
         var migrator = try StoreMigrator(
             storePath: path, bundle: bundle.bundle, destinationVersion: bundle.version.name, route: route, sourceModel: sourceModel)
         migrator.busyTimeout = .milliseconds(Int(options.busyTimeout * 1000))
+        migrator.mappingModels = mappingPaths.isEmpty
+            ? try MappingModel.discover(near: bundle.bundle.url)
+            : try mappingPaths.map { path throws(MappingModelError) in try MappingModel.load(contentsOf: URL(fileURLWithPath: path)) }
+        migrator.runsMatchingMappingModelsAsPasses = !mappingPaths.isEmpty
+        migrator.policy = try policyPath.map(Self.loadPolicy)
         let plan = try migrator.plan()
         print(plan.description)
+        if dryRun, !plan.isEmpty { print(Self.describeMappingModels(migrator.mappingModels, in: plan)) }
         guard !plan.isEmpty else { return }
 
         let customStep = try scriptPath.map { try Self.scriptStep(at: $0, model: migrator.destination.model) }
@@ -150,6 +186,26 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
             lua.installStrata(context: context)
             try lua.run(script, name: "@" + path)
         }
+    }
+
+    /// The Lua policy in the file at `path`.
+    private static func loadPolicy(at path: String) throws -> LuaMigrationPolicy {
+        guard let script = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
+            throw CLIError("\(path): cannot read the migration policy", status: .usage)
+        }
+        return try LuaMigrationPolicy(script: script, name: "@" + path)
+    }
+
+    /// The mapping models at hand and the steps of `plan` each carries out, one line each.
+    static func describeMappingModels(_ models: [MappingModel], in plan: MigrationPlan) -> String {
+        guard !models.isEmpty else { return "mapping models: none found; every step is inferred" }
+        var lines = ["mapping models:"]
+        for model in models {
+            let steps = plan.steps.filter { step in step.mappingModels.contains { $0.path == model.path && $0.name == model.name } }.map(\.name)
+            lines.append("  \(model.name) (\(model.path)): " + (steps.isEmpty ? "matches no step of this migration" : "carries out " + steps.joined(separator: ", ")))
+        }
+        for step in plan.steps where !step.isMapped { lines.append("  \(step.name): no mapping model matches; inferred") }
+        return lines.joined(separator: "\n")
     }
 
     /// The current version of the model at `path`, validated; its warnings go to the log.

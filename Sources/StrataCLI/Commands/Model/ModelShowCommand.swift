@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Strata
 
 /// `strata model show`: the entities of a model with their properties, constraints and indexes.
@@ -9,7 +10,10 @@ struct ModelShowCommand: AsyncParsableCommand, ReadsModelOrStore {
         discussion: """
             The table lists each entity with its parent, its attributes (type and flags) and \
             relationships (destination, inverse, cardinality, delete rule). --format json prints \
-            the model in Strata's JSON model format, which lists every setting.
+            the model in Strata's JSON model format, which lists every setting. The table \
+            ends with the mapping models (.xcmappingmodel) found in and beside a bundle, \
+            the versions each maps between (by version hashes, as Core Data matches them), \
+            and their entity mappings.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -21,8 +25,27 @@ struct ModelShowCommand: AsyncParsableCommand, ReadsModelOrStore {
         let version = try options.loadModelOrStoresModel()
         switch format {
         case .json: print(JSONModelWriter.string(for: version.model), terminator: "")
-        case .table: print(ModelDescription(model: version.model).lines(title: "Model \(version.name) (\(version.file.path))").joined(separator: "\n"))
+        case .table:
+            print(ModelDescription(model: version.model).lines(title: "Model \(version.name) (\(version.file.path))").joined(separator: "\n"))
+            if options.modelPaths.count == 1, let path = options.modelPath, path.hasSuffix(".xcdatamodeld") || path.hasSuffix(".xcdatamodeld/") {
+                let url = URL(fileURLWithPath: path)
+                print(Self.mappingLines(try MappingModel.discover(near: url), bundle: try ModelLoader.load(url)).joined(separator: "\n"))
+            }
         }
+    }
+
+    /// The mapping models of a bundle: the versions each maps between, and its entity mappings.
+    static func mappingLines(_ models: [MappingModel], bundle: ModelBundle) -> [String] {
+        guard !models.isEmpty else { return [] }
+        var lines = ["", "Mapping models"]
+        for model in models {
+            let pairs = bundle.versions.flatMap { from in
+                bundle.versions.filter { to in model.matches(source: from.model, destination: to.model) }.map { "\(from.name) → \($0.name)" }
+            }
+            lines.append("  \(model.name): " + (pairs.isEmpty ? "matches no two versions of the bundle" : pairs.joined(separator: ", ")) + " (\(model.path))")
+            lines += model.summary.map { "    \($0)" }
+        }
+        return lines
     }
 }
 

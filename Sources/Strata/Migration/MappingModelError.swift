@@ -1,0 +1,31 @@
+/// Why a mapping model could not be read: the file, the element (`XDDEVENTITYMAPPING z109`
+/// for an object of `xcmapping.xml`) and what is wrong with it.
+///
+/// ```swift
+/// do {
+///     _ = try MappingModel.load(contentsOf: url)
+/// } catch {
+///     print(error)   // Model1_to_Model2.xcmappingmodel/xcmapping.xml: XDDEVENTITYMAPPING z109: …
+/// }
+/// ```
+public struct MappingModelError: Error, Sendable, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// The element of the file, when one is at fault.
+    public var element: String?
+    /// What is wrong.
+    public var message: String
+    /// The error underneath, kept as it was (a model or predicate that cannot be read).
+    public var underlying: (any Error & Sendable)?
+
+    public init(path: String, element: String? = nil, message: String, underlying: (any Error & Sendable)? = nil) {
+        self.path = path
+        self.element = element
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        "\(path): " + (element.map { "\($0): " } ?? "") + message
+    }
+}
