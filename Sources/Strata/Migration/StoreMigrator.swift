@@ -102,7 +102,8 @@ public struct StoreMigrator: Sendable {
         }
         defer { store.close() }
         let hashes = store.metadata.entityVersionHashes
-        if hashes == destination.model.entityVersionHashes() {
+        let storeModel = store.modelSource == .modelCache ? store.model : nil
+        if store.metadata.comparison(with: destination.model, storeModel: storeModel).isMatch {
             return MigrationPlan(storePath: storePath, sourceVersion: destination.name, steps: [], storeHashes: hashes)
         }
         let chain = try versionChain(storeHashes: hashes, store: store)
@@ -187,7 +188,7 @@ public struct StoreMigrator: Sendable {
     /// The version that made the store: the bundle's version with its hashes, else
     /// ``sourceModel``, else the model the store keeps (when ``usesStoreModel``).
     private func sourceVersion(storeHashes: [String: Data], store: PersistentStore) throws(MigrationError) -> ModelBundle.Version {
-        if let version = bundle.versions.first(where: { $0.model.entityVersionHashes() == storeHashes }) {
+        if let version = bundle.version(thatMade: store.metadata, storeModel: store.modelSource == .modelCache ? store.model : nil) {
             return version
         }
         if let sourceModel {
