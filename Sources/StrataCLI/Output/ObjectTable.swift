@@ -33,7 +33,8 @@ enum ObjectTable {
         // A table of chosen key paths is for reading them: the URI would take most of each line.
         let namesObjects = !(format == .table && select != nil)
         let objectColumn = format == .table ? "object" : "uri"
-        var writer = RowWriter(columns: (namesObjects ? [objectColumn] : []) + keys + includes, format: format, pages: pages)
+        var writer = RowWriter(
+            columns: (namesObjects ? [objectColumn] : []) + keys + includes, format: format, pages: pages, wholeColumns: namesObjects ? 1 : 0)
         if paths.dropLast(includes.count).allSatisfy({ readsInSQL($0, from: entity, model: model) }),
             includes.allSatisfy({ model.relationship(named: $0, in: entity)?.isToMany == true })
         {
@@ -135,21 +136,41 @@ enum ObjectTable {
         }
     }
 
-    /// The value at `keyPath` as a row of `format` holds it, as ``ValueFormatting`` writes a fetched value.
+    /// The value at `keyPath` as a row of `format` holds it, as ``ValueFormatting`` writes a
+    /// fetched value. Through a to-many the value is the list of its members' values (a member's
+    /// own list joined into it), as Core Data's `value(forKeyPath:)` gives a set through one;
+    /// empty when the to-many is.
     private static func value(of object: ManagedObject, keyPath: [String], model: ObjectModel, format: RowFormat) throws -> JSONValue {
-        var owner = object
+        var owners = [object]
+        var throughToMany = false
         for key in keyPath.dropLast() {
-            guard let next = try owner.value(forKey: key) as? ManagedObject else { return .null }
-            owner = next
+            var next: [ManagedObject] = []
+            for owner in owners {
+                switch try owner.value(forKey: key) {
+                case let destination as ManagedObject: next.append(destination)
+                case let members as [ManagedObject]:
+                    next += members
+                    throughToMany = true
+                default: break
+                }
+            }
+            owners = next
         }
-        let last = keyPath[keyPath.count - 1]
-        if let attribute = model.attribute(named: last, in: owner.entity) {
-            return ValueFormatting.row(try owner.attributeValue(forKey: last).map(FetchedValue.attribute), format: format, attribute: attribute)
+        let values = try owners.map { try value(of: $0, key: keyPath[keyPath.count - 1], model: model, format: format) }
+        guard throughToMany else { return values.first.map { $0.isList ? .array($0.values) : $0.values[0] } ?? .null }
+        return .array(values.flatMap(\.values))
+    }
+
+    /// The value of `object`'s property `key` as a row of `format` holds it: one value, or the
+    /// values of a to-many's (or fetched property's) objects.
+    private static func value(of object: ManagedObject, key: String, model: ObjectModel, format: RowFormat) throws -> (values: [JSONValue], isList: Bool) {
+        if let attribute = model.attribute(named: key, in: object.entity) {
+            return ([ValueFormatting.row(try object.attributeValue(forKey: key).map(FetchedValue.attribute), format: format, attribute: attribute)], false)
         }
-        switch try owner.value(forKey: last) {
-        case let destination as ManagedObject: return ValueFormatting.row(destination.objectID, format: format)
-        case let members as [ManagedObject]: return .array(members.map { ValueFormatting.row($0.objectID, format: format) })
-        default: return .null
+        switch try object.value(forKey: key) {
+        case let destination as ManagedObject: return ([ValueFormatting.row(destination.objectID, format: format)], false)
+        case let members as [ManagedObject]: return (members.map { ValueFormatting.row($0.objectID, format: format) }, true)
+        default: return ([.null], false)
         }
     }
 }

@@ -20,14 +20,15 @@ struct RowWriter {
     /// The pager the table goes through, which ``finish()`` waits for.
     private var pager: Pager?
 
-    /// A writer of `columns` in `format`; a table on a terminal is cut to the terminal's width
-    /// and, when `pages`, goes through a ``Pager``.
-    init(columns: [String], format: RowFormat, pages: Bool = false) {
+    /// A writer of `columns` in `format`; a table on a terminal is cut to the terminal's width,
+    /// but for its first `wholeColumns` (those that identify a row), and, when `pages`, goes
+    /// through a ``Pager``.
+    init(columns: [String], format: RowFormat, pages: Bool = false, wholeColumns: Int = 0) {
         self.columns = columns
         self.format = format
         switch format {
         case .table:
-            table = TextTable(header: columns, maximumWidth: TextTable.terminalWidth(of: STDOUT_FILENO))
+            table = TextTable(header: columns, maximumWidth: TextTable.terminalWidth(of: STDOUT_FILENO), wholeColumns: wholeColumns)
             if pages { pager = Pager.start() }
         case .csv:
             for (index, column) in columns.enumerated() {
@@ -46,7 +47,7 @@ struct RowWriter {
         case .table:
             let cells = row.map(Self.cellText)
             if let widths {
-                emit(TextTable.line(cells, widths: widths, cutsToWidth: table?.maximumWidth != nil))
+                emit(TextTable.line(cells, widths: widths, cutsToWidth: table?.maximumWidth != nil, wholeColumns: table?.wholeColumns ?? 0))
                 emit("\n")
             } else {
                 table?.append(cells)

@@ -10,11 +10,16 @@ struct TextTable {
     /// The widest a line may be (the terminal's width): the widest columns are narrowed, and
     /// their cells cut with `…`, until a line fits; `nil` for no limit.
     var maximumWidth: Int?
+    /// How many leading columns are never narrowed nor cut: the columns that identify a row
+    /// (`object`), without which a cut row could not be told from another. The other columns
+    /// share the width these leave.
+    var wholeColumns: Int
 
-    init(header: [String], indent: Int = 0, maximumWidth: Int? = nil) {
+    init(header: [String], indent: Int = 0, maximumWidth: Int? = nil, wholeColumns: Int = 0) {
         self.header = header
         self.indent = indent
         self.maximumWidth = maximumWidth
+        self.wholeColumns = wholeColumns
     }
 
     mutating func append(_ row: [String]) {
@@ -31,9 +36,11 @@ struct TextTable {
             }
         }
         guard let maximumWidth else { return widths }
-        // Narrow the widest column, one column at a time, down to a few characters at least.
+        // Narrow the widest column, one column at a time, down to a few characters at least, so
+        // that short columns stay whole and the longest text is cut first.
         let separators = indent + 2 * max(0, widths.count - 1)
-        while widths.reduce(separators, +) > maximumWidth, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 4 {
+        let narrowable = widths.indices.dropFirst(wholeColumns)
+        while widths.reduce(separators, +) > maximumWidth, let widest = narrowable.max(by: { widths[$0] < widths[$1] }), widths[widest] > 4 {
             widths[widest] -= 1
         }
         return widths
@@ -42,19 +49,20 @@ struct TextTable {
     /// The table as lines without trailing spaces.
     var lines: [String] {
         let widths = widths
-        return ([header] + rows).map { Self.line($0, widths: widths, indent: indent, cutsToWidth: maximumWidth != nil) }
+        return ([header] + rows).map { Self.line($0, widths: widths, indent: indent, cutsToWidth: maximumWidth != nil, wholeColumns: wholeColumns) }
     }
 
     var rendered: String { lines.joined(separator: "\n") }
 
     /// `row` with each cell padded to its column's width (a wider cell pushes the rest along,
-    /// or, when `cutsToWidth`, is cut with `…`), without trailing spaces.
-    static func line(_ row: [String], widths: [Int], indent: Int = 0, cutsToWidth: Bool = false) -> String {
+    /// or, when `cutsToWidth`, is cut with `…`, but for the first `wholeColumns`), without
+    /// trailing spaces.
+    static func line(_ row: [String], widths: [Int], indent: Int = 0, cutsToWidth: Bool = false, wholeColumns: Int = 0) -> String {
         var line = String(repeating: " ", count: indent)
         for (column, cell) in row.enumerated() {
             if column > 0 { line += "  " }
             var cell = cell, width = displayWidth(cell)
-            if cutsToWidth, column < widths.count, width > widths[column] {
+            if cutsToWidth, column >= wholeColumns, column < widths.count, width > widths[column] {
                 (cell, width) = cut(cell, to: widths[column])
             }
             line += cell

@@ -18,7 +18,7 @@ enum ValueFormatting {
         switch value {
         case .null: return "NULL"
         case .integer(let integer): return String(integer)
-        case .real(let real): return String(real)
+        case .real(let real): return tableText(real)
         case .text(let text):
             let line = text.replacingOccurrences(of: "\n", with: "\\n")
             return line.count > 60 ? String(line.prefix(57)) + "..." : line
@@ -57,6 +57,7 @@ enum ValueFormatting {
             let text = transformable.description
             return .string(text.count > tableTextLength ? String(text.prefix(tableTextLength - 3)) + "..." : text)
         case .attribute(.binary(let data))? where format == .table: return .string("<\(data.count) bytes>")
+        case .attribute(.double(let double))? where format == .table && double.isFinite: return JSONValue(.number(tableText(double)))
         case .attribute(let value)?: return json(value)
         case .object(let id)?: return row(id, format: format)
         case nil: return .null
@@ -66,6 +67,16 @@ enum ValueFormatting {
     /// The attribute the key path `keyPath` of `entityName` ends at, if any.
     static func attribute(at keyPath: String, from entityName: String, model: ObjectModel) -> AttributeDescription? {
         model.entity(named: entityName).flatMap { model.attribute(atKeyPath: keyPath, from: $0) }
+    }
+
+    /// A double as a table shows it, as `sqlite3` does: rounded to 15 significant digits, the
+    /// precision every double holds, so that the binary fraction's noise does not show (`1.6 * 3`
+    /// shows as `4.8`, not `4.800000000000001`), written in the shortest text that reads back as
+    /// that rounded value (`4.8`, `3.0`, `1e+20`). JSON and CSV, which are read back, keep
+    /// the shortest text of the exact value.
+    static func tableText(_ double: Double) -> String {
+        guard double.isFinite, let rounded = Double(String(format: "%.15g", double)) else { return String(double) }
+        return String(rounded)
     }
 
     /// How many characters of a transformable value a table shows: `--format json` shows all.

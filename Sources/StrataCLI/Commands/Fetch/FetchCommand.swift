@@ -11,9 +11,14 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
             Each object is printed with its URI (x-coredata://STORE-UUID/ENTITY/pN), its \
             attributes (or those --select names) and its to-one relationships as the \
             destination object's URI; --include adds to-many relationships as lists of URIs, \
-            and --select may name fetched properties, shown as the lists of URIs their fetch gives. \
+            and --select may name fetched properties, shown as the lists of URIs their fetch gives, \
+            and key paths through to-many relationships (tags.name), shown as the list of the \
+            members' values (a JSON array; in a table and CSV the values separated by spaces). \
             A table, which is for reading, names objects ENTITY/pN in an object column, left \
-            out with --select, and shows binary data as its size. A transformable attribute \
+            out with --select, and shows binary data as its size and doubles to 15 significant \
+            digits as sqlite3 does (JSON and CSV keep the exact value). On a terminal a table \
+            is cut to its width: the object column stays whole, the longest columns are cut \
+            first. A transformable attribute \
             shows the value its keyed archive holds: in JSON in the form strata export writes, \
             in a table on one line (["fantasy", "classic"], <ClassName> for an object Strata \
             keeps as an archive). \
@@ -31,7 +36,7 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var request: RequestOptions
 
-    @Option(help: ArgumentHelp("Print only these properties, comma-separated (attributes, to-one relationships, fetched properties, key paths through to-ones).", valueName: "a,b,…"))
+    @Option(help: ArgumentHelp("Print only these properties, comma-separated (attributes, to-one relationships, fetched properties, key paths through relationships).", valueName: "a,b,…"))
     var select: String?
 
     @Option(name: .customLong("include"), help: ArgumentHelp("Add this to-many relationship as a list of object URIs; repeatable.", valueName: "relationship"))
