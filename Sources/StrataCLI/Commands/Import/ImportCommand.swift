@@ -30,7 +30,7 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
             A missing store is an error unless --create is given (with --model), so that a \
             mistyped --store is not taken for a new store.
 
-            Records whose keys all fit no property of their entity (records fed to the wrong \
+            Records none of whose keys fits a property of their entity (records fed to the wrong \
             entity) are refused before anything is saved, naming the entity and the keys \
             (exit status 3). A few keys that no property reads are listed on standard error \
             as ignored.
