@@ -7,6 +7,11 @@ enum ExitStatus: Int32 {
     case failure = 1
     case usage = 2
     case dataError = 3
+    /// The command did its work and kept it, but found problems, which it names on standard
+    /// error: an import saved its records, yet some made invalid objects (deleted) or named
+    /// objects that do not exist (links left unset). Unlike ``dataError``, which leaves the
+    /// store as it was.
+    case completedWithProblems = 4
     /// Ctrl-C stopped the command (128 + SIGINT, as shells report it).
     case interrupted = 130
 

@@ -111,7 +111,7 @@ extension BadInputTests {
     @Test func aFailedImportLeavesNoNewStore() throws {
         let setup = try Setup(store: false)
         let file = try setup.write("bad.json", #"[{"isbn": "9780000000001", "title": "A"}, {"isbn""#)
-        let result = try StrataRunner.run(["import", "Book", file, "--store", setup.store, "--model", Self.model])
+        let result = try StrataRunner.run(["import", "Book", "--create", file, "--store", setup.store, "--model", Self.model])
         #expect(result.standardError == "strata: \(file): line 1, column 50: unexpected end of input, expected ':'\n")
         #expect(result.status == 3)
         #expect(try FileManager.default.contentsOfDirectory(atPath: setup.path) == ["bad.json"])

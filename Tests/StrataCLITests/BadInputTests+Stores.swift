@@ -51,7 +51,7 @@ extension BadInputTests {
         let fetch = try StrataRunner.run(["fetch", "Book", "--store", setup.store])
         #expect(fetch.standardError == "strata: \(setup.store): no such store\n")
         #expect(fetch.status == 1)
-        let imported = try StrataRunner.run(["import", "Book", setup.path + "/one.json", "--store", setup.store, "--model", Self.model])
+        let imported = try StrataRunner.run(["import", "Book", "--create", setup.path + "/one.json", "--store", setup.store, "--model", Self.model])
         #expect(imported.standardError == "strata: \(wal): a journal file lies there without its store; move it away first\n")
         #expect(imported.status == 1)
         #expect(imported.standardOutput.isEmpty)
@@ -128,7 +128,7 @@ extension BadInputTests {
         try setup.write("v2/Library.xcdatamodeld/Library.xcdatamodel/contents", original)
         try setup.write("v2/Library.xcdatamodeld/Library 2.xcdatamodel/contents", newer)
         try ModelBundle.writeCurrentVersionMarker(in: URL(fileURLWithPath: bundle), versionName: "Library 2")
-        let made = try StrataRunner.run(["import", "Author", Self.payload, "--store", setup.store, "--model", bundle])
+        let made = try StrataRunner.run(["import", "Author", "--create", Self.payload, "--store", setup.store, "--model", bundle])
         #expect(made.status == 0, "\(made.standardError)")
         let words = try StrataRunner.run(["eval", "ctx:first('Page').words = 250; ctx:save()", "--store", setup.store, "--model", bundle])
         #expect(words.status == 0, "\(words.standardError)")
@@ -161,7 +161,7 @@ extension BadInputTests {
     /// A store in a folder that does not exist.
     @Test(arguments: [
         (["create", "--model", "{model}"], 1, "strata: {dir}/missing/Library.sqlite: cannot create the store: no such folder {dir}/missing"),
-        (["import", "Book", "{dir}/one.json", "--model", "{model}"], 1,
+        (["import", "Book", "--create", "{dir}/one.json", "--model", "{model}"], 1,
          "strata: {dir}/missing/Library.sqlite: cannot create the store: no such folder {dir}/missing"),
         (["setup", "--model", "{model}"], 1, "strata: {dir}/missing/Library.sqlite: cannot create the store: no such folder {dir}/missing"),
         (["fetch", "Book"], 1, "strata: {dir}/missing/Library.sqlite: no such store"),
@@ -186,7 +186,7 @@ extension BadInputTests {
         let limit = ["/bin/sh", "-c", #"trap "" XFSZ; ulimit -f 200; exec "$0" "$@""#]
         let store = storeExists ? "{store}" : "{dir}/New.sqlite"
         try Self.refuses(
-            ["import", "Book", books, "--store", store, "--model", "{model}"], in: setup, status: 3,
+            ["import", "Book", "--create", books, "--store", store, "--model", "{model}"], in: setup, status: 3,
             error: "strata: \(store): cannot write the store: the disk is full or the file has reached its size limit (File too large)",
             launcher: limit)
         #expect(storeExists || !FileManager.default.fileExists(atPath: setup.path + "/New.sqlite"), "a failed import leaves no new store")

@@ -23,7 +23,7 @@ import Testing
     static let exampleStore: Data = {
         let folder = try! TemporaryFolder()
         let store = folder.url.appendingPathComponent("Library.sqlite").path
-        let result = try! StrataRunner.run(["import", "Author", payload, "--store", store, "--model", model])
+        let result = try! StrataRunner.run(["import", "Author", "--create", payload, "--store", store, "--model", model])
         precondition(result.status == 0, result.standardError)
         precondition(!FileManager.default.fileExists(atPath: store + "-wal"), "the example store kept a -wal")
         return FileManager.default.contents(atPath: store)!

@@ -35,7 +35,7 @@ import Testing
         let bundle = try StressHarness.bundle(in: folder)
         let store = folder.url.appendingPathComponent("Stress.sqlite").path
         let model = ["--store", store, "--model", bundle]
-        try StressHarness.succeed(["import", "Counter"] + model, input: Data(#"[{"name": "a"}, {"name": "b"}, {"name": "c"}]"#.utf8))
+        try StressHarness.succeed(["import", "Counter", "--create"] + model, input: Data(#"[{"name": "a"}, {"name": "b"}, {"name": "c"}]"#.utf8))
         let script = folder.url.appendingPathComponent("updater.lua")
         try Self.updater.write(to: script, atomically: true, encoding: .utf8)
         let records = folder.url.appendingPathComponent("records.ndjson")

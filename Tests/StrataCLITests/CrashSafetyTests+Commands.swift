@@ -9,7 +9,7 @@ extension CrashSafetyTests {
     static func storeOfItems(in folder: TemporaryFolder) throws -> (bundle: String, store: String) {
         let bundle = try StressHarness.bundle(in: folder)
         let base = folder.url.appendingPathComponent("base.sqlite").path
-        try StressHarness.succeed(["import", "Item", "--store", base, "--model", bundle], input: StressHarness.items(count: StressHarness.recordCount))
+        try StressHarness.succeed(["import", "Item", "--create", "--store", base, "--model", bundle], input: StressHarness.items(count: StressHarness.recordCount))
         return (bundle, base)
     }
 

@@ -26,7 +26,7 @@ import Testing
         let bundle = try StressHarness.bundle(in: folder)
         let half = StressHarness.recordCount / 2
         let base = folder.url.appendingPathComponent("base.sqlite").path
-        try StressHarness.succeed(["import", "Item", "--store", base, "--model", bundle], input: StressHarness.items(count: half))
+        try StressHarness.succeed(["import", "Item", "--create", "--store", base, "--model", bundle], input: StressHarness.items(count: half))
         // The import updates the first half (each value raised by one) and creates the second.
         let records = folder.url.appendingPathComponent("records.ndjson")
         try StressHarness.items(count: StressHarness.recordCount) { $0 % 1000 + 1 }.write(to: records)
@@ -42,7 +42,7 @@ import Testing
         let folder = try TemporaryFolder()
         let bundle = try StressHarness.bundle(in: folder)
         let base = folder.url.appendingPathComponent("base.sqlite").path
-        try StressHarness.succeed(["import", "Item", "--store", base, "--model", bundle], input: StressHarness.items(count: StressHarness.recordCount))
+        try StressHarness.succeed(["import", "Item", "--create", "--store", base, "--model", bundle], input: StressHarness.items(count: StressHarness.recordCount))
         let script = folder.url.appendingPathComponent("bulk.lua")
         try """
             for item in ctx:each("Item") do
@@ -64,7 +64,7 @@ import Testing
         let bundle = try StressHarness.bundle(in: folder)
         let base = folder.url.appendingPathComponent("base.sqlite").path
         try StressHarness.succeed(
-            ["import", "Item", "--store", base, "--model", bundle, "--model-version", "Stress"], input: StressHarness.items(count: StressHarness.recordCount))
+            ["import", "Item", "--create", "--store", base, "--model", bundle, "--model-version", "Stress"], input: StressHarness.items(count: StressHarness.recordCount))
         try killRuns(of: "migrate", base: base) { store in
             ["migrate", "--store", store, "--model", bundle]
         } check: { store, work, before, after in
@@ -99,7 +99,7 @@ import Testing
         let bundle = try StressHarness.bundle(in: folder)
         let store = folder.url.appendingPathComponent("Stress.sqlite").path
         let old = ["--store", store, "--model", bundle, "--model-version", "Stress"]
-        try StressHarness.succeed(["import", "Item"] + old, input: StressHarness.items(count: 10))
+        try StressHarness.succeed(["import", "Item", "--create"] + old, input: StressHarness.items(count: 10))
         let stale = store + ".20260101T000000Z.bak"
         #expect(link(store, stale) == 0)
         try StressHarness.succeed(["import", "Item"] + old, input: StressHarness.items(count: 10, from: 11))

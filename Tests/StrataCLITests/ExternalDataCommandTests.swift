@@ -49,7 +49,7 @@ import Testing
         let file = folder.url.appendingPathComponent("photos.json")
         try Data(exported.standardOutput.utf8).write(to: file)
         let copy = folder.url.appendingPathComponent("Copy.sqlite").path
-        let imported = try StrataRunner.run(["import", "Photo", file.path, "--store", copy, "--model", model])
+        let imported = try StrataRunner.run(["import", "Photo", "--create", file.path, "--store", copy, "--model", model])
         #expect(imported.status == 0, "\(imported.standardError)")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.url.appendingPathComponent(".Copy_SUPPORT/_EXTERNAL_DATA").path)
         #expect(files.count == 1, "the large image went to a file of the new store")

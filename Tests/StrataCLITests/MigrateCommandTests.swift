@@ -48,7 +48,7 @@ import Testing
         let store = folder.url.appendingPathComponent("Library.sqlite").path
         let model = ["--store", store, "--model", bundle, "--model-version", "Library"]
         let json = StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/library.json").path
-        let imported = try StrataRunner.run(["import", "Author", json] + model)
+        let imported = try StrataRunner.run(["import", "Author", "--create", json] + model)
         #expect(imported.status == 0, "\(imported.standardError)")
         if let books {
             let more = try StrataRunner.run(["import", "Book"] + model, input: Data(books.utf8))

@@ -17,7 +17,7 @@ import Glibc
     init() throws {
         folder = try TemporaryFolder()
         store = folder.url.appendingPathComponent("Library.sqlite").path
-        let imported = try StrataRunner.run(["import", "Author", Self.payload, "--store", store, "--model", Self.model])
+        let imported = try StrataRunner.run(["import", "Author", "--create", Self.payload, "--store", store, "--model", Self.model])
         #expect(imported.status == 0, "\(imported.standardError)")
     }
 

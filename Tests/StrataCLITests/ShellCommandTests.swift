@@ -15,7 +15,7 @@ import Glibc
     init() throws {
         folder = try TemporaryFolder()
         store = folder.url.appendingPathComponent("Library.sqlite").path
-        let imported = try StrataRunner.run(["import", "Author", ScriptCommandTests.payload, "--store", store, "--model", ScriptCommandTests.model])
+        let imported = try StrataRunner.run(["import", "Author", "--create", ScriptCommandTests.payload, "--store", store, "--model", ScriptCommandTests.model])
         #expect(imported.status == 0, "\(imported.standardError)")
     }
 

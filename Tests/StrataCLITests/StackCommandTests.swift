@@ -99,7 +99,7 @@ import Testing
     /// a store whose model would only be inferred from its tables still needs --model.
     @Test func resetKeepsTheStoresOwnModelWithoutModel() throws {
         let store = folder.appendingPathComponent("Own.sqlite").path
-        let imported = try StrataRunner.run(["import", "Tag", "--store", store, "--model", model], input: Data(#"[{"name": "a"}]"#.utf8))
+        let imported = try StrataRunner.run(["import", "Tag", "--create", "--store", store, "--model", model], input: Data(#"[{"name": "a"}]"#.utf8))
         #expect(imported.status == 0, "\(imported.standardError)")
         let reset = try StrataRunner.run(["reset", "--yes", "--store", store])
         #expect(reset.status == 0, "\(reset.standardError)")

@@ -17,12 +17,12 @@ import Testing
     /// Regression: a failed create, setup or import on a link that leads nowhere, or on a loop
     /// of links, deleted the user's link. The link stays, pointing where it pointed.
     @Test(arguments: [
-        ("nowhere/Library.sqlite", ["import", "Tag", "{dir}/bad.json", "--model", "{model}"],
+        ("nowhere/Library.sqlite", ["import", "Tag", "--create", "{dir}/bad.json", "--model", "{model}"],
          "strata: {dir}/link.sqlite: cannot create the store: no such folder {dir}/nowhere"),
         ("nowhere/Library.sqlite", ["setup", "--model", "{model}"], "strata: {dir}/link.sqlite: cannot create the store: no such folder {dir}/nowhere"),
         ("loop.sqlite", ["create", "--model", "{model}"],
          "strata: {dir}/link.sqlite: the symbolic links there form a loop, or a chain of more than 40"),
-        ("loop.sqlite", ["import", "Tag", "{dir}/bad.json", "--model", "{model}"],
+        ("loop.sqlite", ["import", "Tag", "--create", "{dir}/bad.json", "--model", "{model}"],
          "strata: {dir}/link.sqlite: the symbolic links there form a loop, or a chain of more than 40"),
         ("loop.sqlite", ["setup", "--model", "{model}"],
          "strata: {dir}/link.sqlite: the symbolic links there form a loop, or a chain of more than 40"),
@@ -49,11 +49,11 @@ import Testing
         try FileManager.default.createDirectory(atPath: setup.path + "/real", withIntermediateDirectories: true)
         let link = setup.path + "/link.sqlite"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real/Library.sqlite")
-        let failed = try StrataRunner.run(["import", "Tag", setup.path + "/bad.json", "--store", link, "--model", BadInputTests.model])
+        let failed = try StrataRunner.run(["import", "Tag", "--create", setup.path + "/bad.json", "--store", link, "--model", BadInputTests.model])
         #expect(failed.status == 3, "\(failed.standardError)")
         #expect(Self.linkTarget(link) == "real/Library.sqlite")
         #expect(try FileManager.default.contentsOfDirectory(atPath: setup.path + "/real").isEmpty)
-        let imported = try StrataRunner.run(["import", "Tag", setup.path + "/good.json", "--store", link, "--model", BadInputTests.model])
+        let imported = try StrataRunner.run(["import", "Tag", "--create", setup.path + "/good.json", "--store", link, "--model", BadInputTests.model])
         #expect(imported.status == 0, "\(imported.standardError)")
         #expect(Self.linkTarget(link) == "real/Library.sqlite")
         #expect(try FileManager.default.contentsOfDirectory(atPath: setup.path + "/real") == ["Library.sqlite"])

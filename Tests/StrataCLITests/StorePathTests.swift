@@ -12,7 +12,7 @@ import Testing
     func aRelativeStorePathNamesTheFileItSays(path: String) throws {
         let folder = try TemporaryFolder()
         let imported = try StrataRunner.run(
-            ["import", "Tag", "--store", path, "--model", BadInputTests.model], input: Data(#"[{"name": "a"}, {"name": "b"}]"#.utf8),
+            ["import", "Tag", "--create", "--store", path, "--model", BadInputTests.model], input: Data(#"[{"name": "a"}, {"name": "b"}]"#.utf8),
             in: folder.url)
         #expect(imported.status == 0, "\(imported.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == [path])
@@ -52,7 +52,7 @@ import Testing
     @Test func anAbsolutePathStartingWithTwoSlashes() throws {
         let folder = try TemporaryFolder()
         let path = "/" + folder.url.appendingPathComponent("Library.sqlite").path
-        let imported = try StrataRunner.run(["import", "Tag", "--store", path, "--model", BadInputTests.model], input: Data(#"{"name": "a"}"#.utf8))
+        let imported = try StrataRunner.run(["import", "Tag", "--create", "--store", path, "--model", BadInputTests.model], input: Data(#"{"name": "a"}"#.utf8))
         #expect(imported.status == 0, "\(imported.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["Library.sqlite"])
         #expect(try StrataRunner.run(["count", "Tag", "--store", path]).standardOutput == "1\n")

@@ -28,6 +28,14 @@ public struct ImportReport: Sendable, Equatable, CustomStringConvertible {
     public var unresolvedLinks: [String] = []
     /// Record keys that no property reads, by entity (`Book.subtitle`): a misspelt key shows here.
     public var ignoredKeys: Set<String> = []
+    /// Record keys that a property reads, by entity (`Book.title`). With ``ignoredKeys`` it
+    /// tells records fed to the wrong entity (none read, some ignored) from records of the
+    /// right one that carry a few extra keys.
+    public var readKeys: Set<String> = []
+
+    /// Whether the records had keys and not one of them fits their entity: no property reads
+    /// any, as when records are fed to the wrong entity.
+    public var readsNoKey: Bool { readKeys.isEmpty && !ignoredKeys.isEmpty }
 
     /// An object the import deleted as invalid.
     public struct InvalidObject: Sendable, Equatable, CustomStringConvertible {

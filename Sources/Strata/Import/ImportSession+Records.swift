@@ -93,7 +93,7 @@ extension ImportSession {
     }
 
     /// The records' members indexed by key, each record checked to be an object; keys no
-    /// property reads are reported as ignored.
+    /// property reads are reported as ignored, the others as read.
     func indexRecords(_ records: [JSONValue], labels: [RecordLabel], mapping: EntityImportMapping) throws -> [JSONRecordIndex] {
         let entityName = mapping.entity.name
         var indexes: [JSONRecordIndex] = []
@@ -106,8 +106,14 @@ extension ImportSession {
             indexes.append(index)
             // Records keyed alike ignore the same keys: checked once per layout.
             guard index.layout !== previous?.layout else { continue }
-            for key in index.layout.keys where !mapping.knownKeys.contains(key.lowercased()) && key != Self.localIDKey {
-                report.ignoredKeys.insert("\(entityName).\(key)")
+            for key in index.layout.keys where key != Self.localIDKey {
+                if mapping.knownKeys.contains(key.lowercased()) {
+                    let name = "\(entityName).\(key)"
+                    report.readKeys.insert(name)
+                    callReadKeys.insert(name)
+                } else {
+                    report.ignoredKeys.insert("\(entityName).\(key)")
+                }
             }
         }
         return indexes

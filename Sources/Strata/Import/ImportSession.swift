@@ -66,6 +66,9 @@ public final class ImportSession {
     var states = ObjectLedger<ImportState>()
     /// The state of each object the current import call met, for that call's report.
     var callStates = ObjectLedger<ImportState>()
+    /// The record keys a property read in the current import call (a call's report lists
+    /// these, not only the keys no earlier call read).
+    var callReadKeys: Set<String> = []
     /// The objects the current import call inserted.
     var createdObjects: Set<ObjectIdentifier> = []
     /// Objects touched by the current import, checked for validity at its end.
@@ -134,6 +137,7 @@ public final class ImportSession {
     /// Begins an import call: objects an earlier call created are objects that exist now.
     private func startCall() {
         callStates = ObjectLedger()
+        callReadKeys = []
         createdObjects = []
     }
 
@@ -277,6 +281,7 @@ public final class ImportSession {
         result.invalid = Array(report.invalid.dropFirst(before.invalid.count))
         result.unresolvedLinks = Array(report.unresolvedLinks.dropFirst(before.unresolvedLinks.count))
         result.ignoredKeys = report.ignoredKeys.subtracting(before.ignoredKeys)
+        result.readKeys = callReadKeys
         return result
     }
 

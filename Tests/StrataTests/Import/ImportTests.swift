@@ -146,6 +146,17 @@ import Testing
             """, into: "Book")
         #expect(try fixture.values("Book", "order", sortedBy: "name") == ["1", "2", "3", "5", "6"])
         #expect(report.ignoredKeys == ["Book.nmae"])
+        #expect(report.readKeys == ["Book.name", "Book.order", "Book.ORDER", "Book.Order"] && !report.readsNoKey, "\(report.readKeys)")
+    }
+
+    /// Records fed to the wrong entity: none of their keys is read, which the report says, so
+    /// that `strata import` can refuse them.
+    @Test func aReportSaysWhenNoKeyOfTheRecordsFitsTheirEntity() throws {
+        let fixture = try ImportFixture(modelJSON: Self.books)
+        let wrong = try fixture.importJSON(#"[{"title": "A", "chapters": 3}, {"title": "B"}]"#, into: "Book")
+        #expect(wrong.readsNoKey && wrong.readKeys.isEmpty && wrong.ignoredKeys == ["Book.title", "Book.chapters"])
+        let empty = try fixture.importJSON(#"[{}]"#, into: "Book")
+        #expect(!empty.readsNoKey, "a record without keys has no key that fails to fit")
     }
 
     @Test func snakeCaseNames() {

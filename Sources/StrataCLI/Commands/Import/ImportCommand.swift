@@ -27,9 +27,20 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
             the file, the rate, the time left); Ctrl-C stops it after the batch it is writing \
             and rolls everything back, saying so (exit status 130).
 
-            Records that make invalid objects (the model's validation, or strata.invalidIf) \
-            are deleted and listed, and the others are saved; the import then exits with \
-            status 3, so that a script notices, unless --allow-invalid is given.
+            A missing store is an error unless --create is given (with --model), so that a \
+            mistyped --store is not taken for a new store.
+
+            Records none of whose keys fits a property of their entity (records fed to the wrong \
+            entity) are refused before anything is saved, naming the entity and the keys \
+            (exit status 3). A few keys that no property reads are listed on standard error \
+            as ignored.
+
+            The import completes with problems, and exits with status 4, when records made \
+            invalid objects (the model's validation, or strata.invalidIf), which are deleted, \
+            or named objects that do not exist (identity values, *_id keys), whose links are \
+            left unset; both are listed on standard error, and the other records and links \
+            ARE saved. --allow-invalid and --allow-unresolved accept these (exit status 0). \
+            Exit status 3 (or 1, 2, 130) always means the store was left as it was.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -52,8 +63,14 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Flag(help: "Import, print the report, and roll everything back.")
     var dryRun = false
 
-    @Flag(help: "Exit with status 0 when records made invalid objects, which the import deleted (status 3 without it).")
+    @Flag(help: "Exit with status 0 when records made invalid objects, which the import deleted (status 4 without it).")
     var allowInvalid = false
+
+    @Flag(help: "Exit with status 0 when records named objects that do not exist, whose links the import left unset (status 4 without it).")
+    var allowUnresolved = false
+
+    @Flag(help: "Create the store when it is missing, for --model; without it, a missing store is an error, so that a mistyped --store is not taken for a new store.")
+    var create = false
 
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Records per batch: looked up together and saved together.", valueName: "n"))
     var batchSize = 1000
@@ -68,6 +85,10 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     func validate() throws {
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+        if create, options.readOnly { throw ValidationError("--read-only opens an existing store; it cannot be used with --create") }
+        if create, options.modelPath == nil {
+            throw ValidationError("--create needs --model (or STRATA_MODEL): the model to make the store for")
+        }
     }
 
     func run() async throws {
@@ -82,7 +103,8 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
         CommandInterruption.start()
         let path = try options.requireStorePath()
         let isNewStore = !FileManager.default.fileExists(atPath: path)
-        let store = try options.openStoreForWriting()
+        if isNewStore, !create { throw CLIError("\(path): no such store; pass --create (with --model) to make one") }
+        let store = try options.openStoreForWriting(creatingIfMissing: create)
         defer { store.close() }
         let result: ImportReport
         do {
@@ -104,19 +126,32 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
         switch report {
         case .text:
             print(result.description.isEmpty ? "nothing imported" : result.description)
-            for invalid in result.invalid { print("invalid \(invalid)") }
-            for link in result.unresolvedLinks { print("unresolved \(link)") }
-            if !result.ignoredKeys.isEmpty { print("ignored keys (no property reads them): \(result.ignoredKeys.sorted().joined(separator: ", "))") }
             if dryRun { print("dry run: rolled back") }
+            // Warnings go where errors go: a pipe of the report keeps only the counts.
+            var warnings = result.invalid.map { "invalid \($0)" } + result.unresolvedLinks.map { "unresolved \($0)" }
+            if !result.ignoredKeys.isEmpty { warnings.append("ignored keys (no property reads them): \(result.ignoredKeys.sorted().joined(separator: ", "))") }
+            if !warnings.isEmpty { StrataCLI.printError(warnings.joined(separator: "\n")) }
         case .json:
             print(JSONWriter.string(from: result.json(dryRun: dryRun)))
         }
+        if let problems = problems(of: result) { throw CLIError(problems, status: .completedWithProblems) }
+    }
+
+    /// What makes the import complete with problems (exit status 4), unless allowed; nil when
+    /// none: records deleted as invalid and links left unset, the rest being saved.
+    private func problems(of result: ImportReport) -> String? {
+        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+        var problems: [String] = []
         if !result.invalid.isEmpty, !allowInvalid {
-            let count = result.invalid.count
-            throw CLIError(
-                "\(count) record\(count == 1 ? "" : "s") made invalid objects, which were deleted\(dryRun ? "" : "; the others were saved") (--allow-invalid to accept this)",
-                status: .dataError)
+            problems.append("\(counted(result.invalid.count, "record")) made invalid objects, which were deleted (--allow-invalid to accept this)")
         }
+        if !result.unresolvedLinks.isEmpty, !allowUnresolved {
+            let count = result.unresolvedLinks.count
+            problems.append("\(counted(count, "link")) named no object and \(count == 1 ? "was" : "were") left unset (--allow-unresolved to accept this)")
+        }
+        guard !problems.isEmpty else { return nil }
+        let outcome = dryRun ? "the dry run was rolled back" : "the other records were saved"
+        return "completed with problems: " + problems.joined(separator: "; ") + "; \(outcome)"
     }
 }
 

@@ -38,6 +38,8 @@ struct ImportRun {
                             try importFile(file, session: session, progress: &progress)
                         }
                         try session.resolvePendingLinks()
+                        // Before pruning, which would take the store's objects for ones the records left out.
+                        if session.report.readsNoKey { throw CLIError(Self.noKeyFits(session.report), status: .dataError) }
                         switch prune {
                         case .none: break
                         case .all: try session.removeDeprecated(session.importedEntityNames)
@@ -54,6 +56,16 @@ struct ImportRun {
             return result
         }
         return result
+    }
+
+    /// `Book reads none of the records' keys (born, name); nothing was imported: are they records
+    /// of another entity?`, one entity after another for a wrapper object's.
+    static func noKeyFits(_ report: ImportReport) -> String {
+        let byEntity = Dictionary(grouping: report.ignoredKeys.sorted()) { String($0.prefix { $0 != "." }) }
+        let entities = byEntity.keys.sorted().map { entity in
+            "\(entity) reads none of the records' keys (\(byEntity[entity]!.map { String($0.dropFirst(entity.count + 1)) }.joined(separator: ", ")))"
+        }
+        return entities.joined(separator: "; ") + "; nothing was imported: are they records of another entity?"
     }
 
     /// Whether an empty `file` is a list of no records: an NDJSON file by its name. Other

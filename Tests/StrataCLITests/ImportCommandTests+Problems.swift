@@ -1,0 +1,103 @@
+import Foundation
+import Strata
+import Testing
+
+/// `strata import` says when all is not well (issue 34): links to objects that do not exist,
+/// records fed to the wrong entity, and a mistyped --store.
+extension ImportCommandTests {
+    /// A store of the example Library holding the example's records, in `folder`.
+    private func libraryStore(in folder: TemporaryFolder) throws -> String {
+        let store = folder.url.appendingPathComponent("Library.sqlite").path
+        let made = try StrataRunner.run(["import", "Author", "--create", Self.payload, "--store", store, "--model", Self.model])
+        #expect(made.status == 0, "\(made.standardError)")
+        return store
+    }
+
+    /// Regression: unresolved links were listed on standard output with exit status 0. They go
+    /// to standard error and the import exits with status 4, the records being saved (status 3
+    /// would mean the store was left as it was), unless --allow-unresolved.
+    @Test func unresolvedLinksGoToStandardErrorAndTheImportCompletesWithProblems() throws {
+        let folder = try TemporaryFolder()
+        let store = try libraryStore(in: folder)
+        let books = Data(#"[{"isbn": "9780000000001", "title": "Linked", "author_id": 999}, {"isbn": "9780000000002", "title": "Plain"}]"#.utf8)
+        let before = BadInputTests.checksum(store)
+
+        let dry = try StrataRunner.run(["import", "Book", "-", "--store", store, "--dry-run"], input: books)
+        #expect(dry.status == 4)
+        #expect(dry.standardOutput == "Book: 2 created\ndry run: rolled back\n", "\(dry.standardOutput)")
+        #expect(dry.standardError == """
+            unresolved Book.author: 999
+            strata: completed with problems: 1 link named no object and was left unset (--allow-unresolved to accept this); the dry run was rolled back
+
+            """, "\(dry.standardError)")
+        #expect(BadInputTests.checksum(store) == before)
+
+        let imported = try StrataRunner.run(["import", "Book", "-", "--store", store], input: books)
+        #expect(imported.status == 4)
+        #expect(imported.standardOutput == "Book: 2 created\n", "\(imported.standardOutput)")
+        #expect(imported.standardError == """
+            unresolved Book.author: 999
+            strata: completed with problems: 1 link named no object and was left unset (--allow-unresolved to accept this); the other records were saved
+
+            """, "\(imported.standardError)")
+        #expect(try rows(store, "SELECT ZTITLE, ZAUTHOR FROM ZBOOK WHERE ZISBN IN ('9780000000001', '9780000000002') ORDER BY ZISBN")
+            == [[.text("Linked"), .null], [.text("Plain"), .null]])
+
+        let accepted = try StrataRunner.run(
+            ["import", "Book", "-", "--store", store, "--allow-unresolved", "--report", "json"],
+            input: Data(#"{"isbn": "9780000000003", "title": "Accepted", "author_id": 998}"#.utf8))
+        #expect(accepted.status == 0, "\(accepted.standardError)")
+        let report = try JSONReader.parse(Data(accepted.standardOutput.utf8))
+        #expect(report["unresolvedLinks"]?.arrayValue?.compactMap(\.stringValue) == ["Book.author: 998"], "\(accepted.standardOutput)")
+        #expect(try rows(store, "SELECT COUNT(*) FROM ZBOOK WHERE ZISBN = '9780000000003'")[0][0] == .integer(1))
+    }
+
+    /// Regression: records fed to the wrong entity made objects of it ("3 created … ignored
+    /// keys", exit status 0). When no key of any record fits the entity, the import is refused
+    /// before anything is saved, naming the entity and the keys: --prune deletes nothing, and a
+    /// store made for the import goes again. A record with one key that fits still imports,
+    /// its other keys listed on standard error.
+    @Test func recordsFedToTheWrongEntityAreRefusedAndTheStoreLeftAsItWas() throws {
+        let folder = try TemporaryFolder()
+        let store = try libraryStore(in: folder)
+        let books = Data(#"[{"isbn": "9780000000001", "title": "A"}, {"isbn": "9780000000002", "title": "B", "rating": 4}]"#.utf8)
+        let before = BadInputTests.checksum(store)
+
+        let wrong = try StrataRunner.run(["import", "Tag", "-", "--store", store, "--prune"], input: books)
+        #expect(wrong.status == 3)
+        #expect(wrong.standardError == "strata: Tag reads none of the records' keys (isbn, rating, title); nothing was imported: are they records of another entity?\n",
+                "\(wrong.standardError)")
+        #expect(wrong.standardOutput == "")
+        #expect(BadInputTests.checksum(store) == before)
+
+        let fresh = folder.url.appendingPathComponent("Fresh.sqlite").path
+        let intoNew = try StrataRunner.run(["import", "Tag", "-", "--store", fresh, "--model", Self.model, "--create"], input: books)
+        #expect(intoNew.status == 3, "\(intoNew.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+
+        let extra = try StrataRunner.run(["import", "Tag", "-", "--store", store], input: Data(#"[{"name": "new", "colour": "red"}]"#.utf8))
+        #expect(extra.status == 0, "\(extra.standardError)")
+        #expect(extra.standardOutput == "Tag: 1 created\n", "\(extra.standardOutput)")
+        #expect(extra.standardError == "ignored keys (no property reads them): Tag.colour\n", "\(extra.standardError)")
+    }
+
+    /// Regression: a mistyped --store with --model made a new store. A missing store is refused
+    /// unless --create is given (with --model), as run, eval and shell refuse it.
+    @Test func aMissingStoreIsRefusedUnlessCreateIsGiven() throws {
+        let folder = try TemporaryFolder()
+        let mistyped = folder.url.appendingPathComponent("Libary.sqlite").path
+        let refused = try StrataRunner.run(["import", "Author", Self.payload, "--store", mistyped, "--model", Self.model])
+        #expect(refused.status == 1)
+        #expect(refused.standardError == "strata: \(mistyped): no such store; pass --create (with --model) to make one\n", "\(refused.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+
+        let withoutModel = try StrataRunner.run(["import", "Author", Self.payload, "--store", mistyped, "--create"])
+        #expect(withoutModel.status == 2)
+        #expect(withoutModel.standardError.contains("--create needs --model (or STRATA_MODEL)"), "\(withoutModel.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: mistyped))
+
+        let created = try StrataRunner.run(["import", "Author", Self.payload, "--store", mistyped, "--model", Self.model, "--create"])
+        #expect(created.status == 0, "\(created.standardError)")
+        #expect(try rows(mistyped, "SELECT COUNT(*) FROM ZAUTHOR")[0][0] == .integer(2))
+    }
+}
