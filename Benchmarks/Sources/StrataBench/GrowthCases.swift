@@ -24,7 +24,7 @@ struct GrowthCases {
             try writeBooks(count, to: file)
             Workbench.remove(store)
             defer { Workbench.remove(store) }
-            imports.append(try runCommand(tools.strata, ["import", "Book", file, "--store", store, "--model", model], measuresMemory: true))
+            imports.append(try runCommand(tools.strata, ["import", "Book", file, "--store", store, "--model", model, "--create"], measuresMemory: true))
             try FileManager.default.removeItem(atPath: file)
             if let reads, count == sizes.last { readResults = try reads.measure(store: store, books: count) }
             let deleted = try runCommand(tools.strata, ["delete", "Book", "--all", "--yes", "--store", store], measuresMemory: true)
