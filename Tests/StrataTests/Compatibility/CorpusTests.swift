@@ -30,7 +30,7 @@ struct CorpusTests {
     /// columns, indexes), when laid out as the Core Data release that wrote it.
     @Test(arguments: Corpus.stores.filter { !$0.models.isEmpty })
     func createdStoreHasTheSchemaCoreDataWrote(_ store: Corpus.Store) throws {
-        let real = try Database(path: store.url.path, configuration: .readOnly)
+        let real = try Fixtures.readOnlyDatabase(at: store.url.path)
         let release = try #require(try StoreMetadata(reading: real).frameworkVersion)
         let folder = try StoreFolder()
         let created = try PersistentStore.create(at: folder.path("created.sqlite"), model: try Corpus.model(of: store), frameworkVersion: release)

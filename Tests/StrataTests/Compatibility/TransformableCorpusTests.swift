@@ -37,7 +37,7 @@ struct TransformableCorpusTests {
     }
 
     static func blobs(_ path: String, _ table: String, _ column: String) throws -> [Data] {
-        let database = try Database(path: Fixtures.coreData.appendingPathComponent(path).path, configuration: .readOnly)
+        let database = try Fixtures.readOnlyDatabase(at: Fixtures.coreData.appendingPathComponent(path).path)
         defer { database.close() }
         return try database.rows("SELECT \(column) FROM \(table) WHERE \(column) IS NOT NULL ORDER BY Z_PK").compactMap { $0[0].dataValue }
     }

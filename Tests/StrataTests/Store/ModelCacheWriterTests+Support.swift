@@ -153,7 +153,7 @@ extension ModelCacheWriterTests {
     static var corpusCacheStores: [URL] {
         let real = ["FinalCutEvent.sqlite", "FinalCutLibrary.sqlite"].map(Fixtures.store)
         let corpus = Corpus.stores.map(\.url).filter { url in
-            guard let database = try? Database(path: url.path, configuration: .readOnly) else { return false }
+            guard let database = try? Fixtures.readOnlyDatabase(at: url.path) else { return false }
             defer { database.close() }
             return (try? database.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'Z_MODELCACHE'"))??.int64Value == 1
         }
@@ -161,7 +161,7 @@ extension ModelCacheWriterTests {
     }
 
     static func inflatedCache(of url: URL) throws -> Data {
-        let database = try Database(path: url.path, configuration: .readOnly)
+        let database = try Fixtures.readOnlyDatabase(at: url.path)
         defer { database.close() }
         let blob = try database.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE")?.dataValue ?? Data()
         return try RawDeflate.inflate(blob)

@@ -10,7 +10,7 @@ struct PersistentStoreFixtureTests {
         let folder = try StoreFolder()
         let model = try ModelLoader.load(Fixtures.model("TavantTrade.xcdatamodeld")).currentVersion.model
         let created = try PersistentStore.create(at: folder.path("TavantTrade.sqlite"), model: model)
-        let real = try Database(path: Fixtures.store("TavantTrade.sqlite").path, configuration: .readOnly)
+        let real = try Fixtures.readOnlyDatabase(at: Fixtures.store("TavantTrade.sqlite").path)
         var expected = try normalizedSchema(of: real)
         // Release 479 wrote no model cache; Strata lays the store out as 1522, which writes one.
         expected["Z_MODELCACHE"] = ModelCacheEncoder.createStatement

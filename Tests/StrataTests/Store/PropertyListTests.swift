@@ -66,7 +66,7 @@ import Testing
 
     @Test(.enabled(if: Fixtures.available, Fixtures.skipReason))
     func modelCacheOfARealStoreInflatesToABinaryPlist() throws {
-        let database = try Database(path: Fixtures.store("FinalCutEvent.sqlite").path, configuration: .readOnly)
+        let database = try Fixtures.readOnlyDatabase(at: Fixtures.store("FinalCutEvent.sqlite").path)
         let blob = try #require(try database.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE")?.dataValue)
         let inflated = try RawDeflate.inflate(blob)
         #expect(inflated.count == 7414)

@@ -170,7 +170,7 @@ struct RealStoreRowTests {
 
     @Test(.enabled(if: Fixtures.available, Fixtures.skipReason))
     func realMetadataSurvivesARewrite() throws {
-        let real = try StoreMetadata(reading: Database(path: Fixtures.store("FinalCutEvent.sqlite").path, configuration: .readOnly))
+        let real = try StoreMetadata(reading: Fixtures.readOnlyDatabase(at: Fixtures.store("FinalCutEvent.sqlite").path))
         #expect(real.properties["DSm"] == .integer(1))
         let folder = try StoreFolder()
         let database = try Database(path: folder.path("copy.sqlite"))

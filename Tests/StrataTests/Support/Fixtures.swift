@@ -1,4 +1,5 @@
 import Foundation
+@testable import Strata
 
 /// The Core Data compatibility vectors in `shared/fixtures/coredata`, next to the checkout.
 ///
@@ -30,6 +31,16 @@ enum Fixtures {
     }
 
     static let exampleModel = repositoryRoot.appendingPathComponent("examples/Library/Library.xcdatamodeld")
+
+    /// A read-only connection to a fixture store that leaves nothing beside it: without a
+    /// `-wal`, immutable, as `PersistentStore` opens a store read-only. A plain read-only
+    /// connection to a store in WAL mode makes a `-wal` and `-shm` next to it wherever the
+    /// folder can be written (root's test runs left them in the shared fixtures).
+    static func readOnlyDatabase(at path: String) throws -> Database {
+        var configuration = Database.Configuration.readOnly
+        configuration.isImmutable = !FileManager.default.fileExists(atPath: path + "-wal")
+        return try Database(path: path, configuration: configuration)
+    }
 }
 
 import Testing
