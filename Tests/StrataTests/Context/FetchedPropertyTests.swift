@@ -242,4 +242,34 @@ import Testing
             #expect(try unread.map { try $0.value(forKey: "id") as? String ?? "" }.sorted() == ["c1", "c3"])
         }
     }
+
+    /// A store opened without its model reads the fetched properties of its `Z_MODELCACHE`,
+    /// their archived predicates included, and evaluates them: CoreDataPlus's `Author.feedbacks`
+    /// and `favFeedbacks` (whose predicate reads `$FETCHED_PROPERTY.userInfo.search`).
+    @Test(.enabled(if: Corpus.available, Corpus.skipReason))
+    func fetchedPropertiesComeFromAStoresModelCache() throws {
+        let path = Corpus.folder.appendingPathComponent("stores/coredataplus/SampleModel2_V1.sqlite").path
+        let store = try PersistentStore.open(at: path, configuration: .readOnly)
+        defer { store.close() }
+        #expect(store.modelSource == .modelCache)
+        let author = try #require(store.model.entity(named: "Author"))
+        let predicates = Dictionary(uniqueKeysWithValues: author.fetchedProperties.map { ($0.name, $0.fetchRequest.predicate ?? "") })
+        #expect(predicates["feedbacks"] == "authorAlias == $FETCH_SOURCE.alias")
+        #expect(predicates["favFeedbacks"] == "(authorAlias == $FETCH_SOURCE.alias) AND (comment CONTAINS $FETCHED_PROPERTY.userInfo.search)")
+        let search = try #require(author.fetchedProperties.first { $0.name == "favFeedbacks" }?.userInfo["search"])
+
+        let database = try Fixtures.readOnlyDatabase(at: path)
+        defer { database.close() }
+        let alias = try #require(try database.scalar("SELECT ZALIAS FROM ZWRITER WHERE Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Author') ORDER BY Z_PK LIMIT 1")?.stringValue)
+        let expected = try database.scalar("SELECT count(*) FROM ZFEEDBACK WHERE ZAUTHORALIAS = ?", [.text(alias)])?.int64Value
+        let expectedFavourites = try database.scalar(
+            "SELECT count(*) FROM ZFEEDBACK WHERE ZAUTHORALIAS = ? AND instr(ZCOMMENT, ?) > 0", [.text(alias), .text(search)])?.int64Value
+        let context = ObjectContext(store: store)
+        try context.performAndWait {
+            let first = try #require(try context.fetch(FetchRequest(entityName: "Author", predicate: ObjectPredicate(format: "alias == %@", alias))).first)
+            #expect(Int64(try first.fetchedObjects(forProperty: "feedbacks").count) == expected)
+            #expect(Int64(try first.fetchedObjects(forProperty: "favFeedbacks").count) == expectedFavourites)
+            #expect((expected ?? 0) > 0)
+        }
+    }
 }

@@ -93,6 +93,8 @@ enum ModelCacheDecoder {
             case "NSAttributeDescription", "NSDerivedAttributeDescription":
                 entity.attributes.append(attribute(propertyName, property, in: archive))
             case "NSRelationshipDescription": entity.relationships.append(relationship(propertyName, property, in: archive))
+            case "NSFetchedPropertyDescription":
+                if let fetched = fetchedProperty(propertyName, property, in: archive) { entity.fetchedProperties.append(fetched) }
             default: continue
             }
         }

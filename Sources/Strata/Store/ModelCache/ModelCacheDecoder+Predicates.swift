@@ -1,0 +1,105 @@
+import Foundation
+
+// The fetched properties of a model cache: their fetch requests archive the predicate as
+// NSPredicate objects (NSComparisonPredicate, NSCompoundPredicate) over NSExpressions, which
+// are read back into the predicate text Strata parses. The archive's keys and codes are those
+// of CoreDataPlus's SampleModel2 caches (`Author.feedbacks`, `favFeedbacks`); the operator and
+// expression type codes are those of NSPredicateOperatorType and NSExpressionType.
+extension ModelCacheDecoder {
+    /// The fetched property, or `nil` when its destination or predicate cannot be read (a
+    /// predicate form the reader does not know, or one Strata's own encoder left out): it is
+    /// then left out, as the cache reader did before it read any.
+    static func fetchedProperty(_ name: String, _ object: PropertyListValue, in archive: KeyedArchive) -> FetchedPropertyDescription? {
+        guard let request = archive.object(object["NSFetchRequest"]),
+            let entityName = archive.object(request["NSEntity"]).flatMap({ archive.string($0["NSEntityName"]) })
+                ?? archive.string(request["NSEntityName"]),
+            let predicate = predicateText(archive.object(request["NSPredicate"]), in: archive)
+        else { return nil }
+        var property = FetchedPropertyDescription(name: name, fetchRequest: FetchRequestTemplate(name: name, entityName: entityName, predicate: predicate))
+        property.userInfo = archive.stringDictionary(object["NSUserInfo"])
+        return property
+    }
+
+    private static func predicateText(_ object: PropertyListValue?, in archive: KeyedArchive, depth: Int = 0) -> String? {
+        guard let object, depth < 16 else { return nil }
+        switch archive.className(of: object) {
+        case "NSTruePredicate": return "TRUEPREDICATE"
+        case "NSFalsePredicate": return "FALSEPREDICATE"
+        case "NSCompoundPredicate":
+            let parts = archive.array(object["NSSubpredicates"]).map { predicateText(archive.object($0), in: archive, depth: depth + 1) }
+            guard !parts.isEmpty, !parts.contains(nil) else { return nil }
+            let texts = parts.compactMap { $0 }.map { "(\($0))" }
+            switch object["NSCompoundPredicateType"]?.integerValue {
+            case 0: return texts.count == 1 ? "NOT \(texts[0])" : nil
+            case 1: return texts.joined(separator: " AND ")
+            case 2: return texts.joined(separator: " OR ")
+            default: return nil
+            }
+        case "NSComparisonPredicate":
+            guard let operation = archive.object(object["NSPredicateOperator"]),
+                let code = operation["NSOperatorType"]?.integerValue, let symbol = operatorSymbols[Int(code)],
+                let left = expressionOperand(archive.object(object["NSLeftExpression"]), in: archive, depth: depth + 1),
+                let right = expressionOperand(archive.object(object["NSRightExpression"]), in: archive, depth: depth + 1)
+            else { return nil }
+            let options = operation["NSOptions"]?.integerValue ?? 0
+            let flags = (options & 1 != 0 ? "c" : "") + (options & 2 != 0 ? "d" : "")
+            let modifier = switch operation["NSModifier"]?.integerValue ?? 0 {
+            case 1: "ALL "
+            case 2: "ANY "
+            default: ""
+            }
+            let text = "\(modifier)\(left) \(symbol)\(flags.isEmpty ? "" : "[\(flags)]") \(right)"
+            return operation["NSNegate"]?.boolValue == true ? "NOT (\(text))" : text
+        default: return nil
+        }
+    }
+
+    /// NSPredicateOperatorType codes and the predicate syntax for each.
+    private static let operatorSymbols: [Int: String] = [
+        0: "<", 1: "<=", 2: ">", 3: ">=", 4: "==", 5: "!=", 6: "MATCHES", 7: "LIKE", 8: "BEGINSWITH", 9: "ENDSWITH", 10: "IN",
+        99: "CONTAINS", 100: "BETWEEN",
+    ]
+
+    /// An expression of a comparison: a constant, `SELF`, a `$VARIABLE`, or a key path from
+    /// the evaluated object or from a variable (`$FETCH_SOURCE.alias`).
+    private static func expressionOperand(_ object: PropertyListValue?, in archive: KeyedArchive, depth: Int) -> String? {
+        guard let object, depth < 16 else { return nil }
+        switch object["NSExpressionType"]?.integerValue {
+        case 0: return constantText(archive.object(object["NSConstantValue"]), in: archive)
+        case 1: return "SELF"
+        case 2: return archive.string(object["NSVariable"]).map { "$" + $0 }
+        case 10: return archive.string(object["NSKeyPath"])
+        case 3, 4:
+            // `valueForKey:`/`valueForKeyPath:` of a key on an operand: the operand's path, then the key.
+            guard let selector = archive.string(object["NSSelectorName"]), selector == "valueForKey:" || selector == "valueForKeyPath:",
+                let key = archive.array(object["NSArguments"]).first.flatMap({ keyText(archive.object($0), in: archive) })
+            else { return nil }
+            let operand = archive.object(object["NSOperand"])
+            if operand == nil || operand?["NSExpressionType"]?.integerValue == 1 { return key }
+            return expressionOperand(operand, in: archive, depth: depth + 1).map { "\($0).\(key)" }
+        default: return nil
+        }
+    }
+
+    /// The key a `valueForKey:` argument names: a key path specifier or a string constant.
+    private static func keyText(_ object: PropertyListValue?, in archive: KeyedArchive) -> String? {
+        guard let object else { return nil }
+        if let path = archive.string(object["NSKeyPath"]) { return path }
+        return archive.string(object["NSConstantValue"])
+    }
+
+    private static func constantText(_ value: PropertyListValue?, in archive: KeyedArchive) -> String? {
+        switch value {
+        case nil: return "nil"
+        case .string(let text)?: return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        case .integer(let number)?: return String(number)
+        case .real(let number)?: return String(number)
+        case .bool(let flag)?: return flag ? "YES" : "NO"
+        case let object?:
+            if let text = archive.string(object) { return constantText(.string(text), in: archive) }
+            if let number = object["NS.intval"]?.integerValue { return String(number) }
+            if case .real(let value)? = object["NS.dblval"] { return String(value) }
+            return nil
+        }
+    }
+}
