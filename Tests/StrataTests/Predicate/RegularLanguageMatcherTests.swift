@@ -138,23 +138,13 @@ import Testing
     /// ICU's answer, or nil where it takes more than `ticks` (of 10,000 steps): nested loops
     /// backtrack exponentially even on a few characters.
     static func icu(_ expression: NSRegularExpression, _ value: String, ticks: Int = 20) -> Bool? {
-        var matched = false, progress = 0, answered = true, failed = false
-        expression.enumerateMatches(in: value, options: [.reportProgress, .reportCompletion], range: NSRange(value.startIndex..., in: value)) { match, flags, stop in
-            if match != nil {
-                matched = true
-                stop.pointee = true
-            } else if flags.contains(.progress) {
-                progress += 1
-                if progress >= ticks {
-                    answered = false
-                    stop.pointee = true
-                }
-            } else if flags.contains(.internalError) {
-                failed = true
-            }
+        let answer = CoreDataStringMatching.icuAnswer(expression, value, ticks: ticks)
+        #expect(answer != .failed, "ICU failed on \(expression.pattern.debugDescription) against \(value.debugDescription)")
+        switch answer {
+        case .matched: return true
+        case .noMatch, .failed: return false
+        case .outOfBudget: return nil
         }
-        #expect(!failed, "ICU failed on \(expression.pattern.debugDescription) against \(value.debugDescription)")
-        return matched ? true : answered ? false : nil
     }
 
     @Test(arguments: [false, true])

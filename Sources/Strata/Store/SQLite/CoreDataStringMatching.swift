@@ -105,27 +105,11 @@ enum CoreDataStringMatching {
     static func matches(_ value: String, pattern: String, options: Options, place: String? = nil) throws(StringMatchError) -> Bool {
         let regularExpression = try self.regularExpression(pattern, options: options, place: place)
         let value = fold(value, options)
-        let ticks = Budget.regexSteps / 10_000
-        var matched = false, progress = 0, outOfBudget = false, failed = false
-        regularExpression.enumerateMatches(
-            in: value, options: [.reportProgress, .reportCompletion], range: NSRange(value.startIndex..., in: value)
-        ) { match, flags, stop in
-            if match != nil {
-                matched = true
-                stop.pointee = true
-            } else if flags.contains(.progress) {
-                // One report per 10,000 state saves of ICU's matcher (its match callback).
-                progress += 1
-                if progress >= ticks {
-                    outOfBudget = true
-                    stop.pointee = true
-                }
-            } else if flags.contains(.internalError) {
-                failed = true
-            }
-        }
-        if matched { return true }
-        if outOfBudget {
+        switch icuAnswer(regularExpression, value, ticks: Budget.regexSteps / 10_000) {
+        case .matched: return true
+        case .noMatch: return false
+        case .failed: throw StringMatchError(operatorName: "MATCHES", pattern: pattern, reason: .matcherFailed, place: place)
+        case .outOfBudget:
             // The same compiled text and folded value as ICU's, so that the fallback answers the
             // question ICU was asked.
             if let answer = RegularLanguageMatcher(
@@ -135,8 +119,35 @@ enum CoreDataStringMatching {
             }
             throw StringMatchError(operatorName: "MATCHES", pattern: pattern, reason: .budgetExceeded(steps: Budget.regexSteps), place: place)
         }
-        if failed { throw StringMatchError(operatorName: "MATCHES", pattern: pattern, reason: .matcherFailed, place: place) }
-        return false
+    }
+
+    /// What ICU says of `expression` matching `value`, given `ticks` progress reports (one per
+    /// 10,000 state saves of ICU's matcher) before it is stopped.
+    enum ICUAnswer: Equatable { case matched, noMatch, outOfBudget, failed }
+
+    /// Runs ICU through Foundation with its progress reports on; see ``matches(_:pattern:options:place:)``.
+    static func icuAnswer(_ expression: NSRegularExpression, _ value: String, ticks: Int) -> ICUAnswer {
+        var matched = false, progress = 0, outOfBudget = false, failed = false
+        expression.enumerateMatches(
+            in: value, options: [.reportProgress, .reportCompletion], range: NSRange(value.startIndex..., in: value)
+        ) { match, flags, stop in
+            if match != nil {
+                matched = true
+                stop.pointee = true
+            } else if flags.contains(.progress) {
+                progress += 1
+                if progress >= ticks {
+                    outOfBudget = true
+                    stop.pointee = true
+                }
+            } else if flags.contains(.internalError) {
+                failed = true
+            }
+        }
+        // ICU answers first whenever it finishes, even where the budget ran out on its last step.
+        if matched { return .matched }
+        if outOfBudget { return .outOfBudget }
+        return failed ? .failed : .noMatch
     }
 
     /// Compiles a MATCHES pattern for `options` (`[d]` is applied by folding the value instead),
