@@ -219,8 +219,11 @@ extension StoreMigrator {
             throw error
         } catch let error as DatabaseError where error.isBusy {
             throw .cannotMigrate(path: storePath, reason: "another connection is writing to the store; close it and try again")
+        } catch let error as DatabaseError {
+            throw .store(.database(error))
         } catch {
-            throw .store(.database(error as? DatabaseError ?? DatabaseError(code: 1, message: "\(error)", path: storePath)))
+            // Only the connection's DatabaseError and the refusal above are thrown in there.
+            throw .cannotMigrate(path: storePath, reason: String(describing: error))
         }
     }
 

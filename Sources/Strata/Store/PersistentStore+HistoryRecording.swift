@@ -33,7 +33,7 @@ extension PersistentStore {
     func startRecordingHistory(creatingTables: Bool) throws {
         guard historyRecorder == nil, !database.configuration.isReadOnly else {
             if creatingTables, database.configuration.isReadOnly, !hasHistoryTables {
-                throw StoreError.database(DatabaseError(code: 8, message: "it is open read-only, so its history tables cannot be made", path: path))
+                throw StoreError.database(DatabaseError(resultCode: DatabaseError.SQLITE_READONLY, message: "it is open read-only, so its history tables cannot be made", path: path))
             }
             return
         }

@@ -87,7 +87,7 @@ extension PersistentStore {
             // SQLite leaves WAL mode only with no other connection open: checkpointed, its
             // -wal removed. Busy, it answers with the mode it keeps.
             let mode = try database.scalar("PRAGMA journal_mode = DELETE")?.stringValue
-            guard mode?.lowercased() != "wal" else { throw DatabaseError(code: SQLITE_BUSY, message: "the store is in use", path: path) }
+            guard mode?.lowercased() != "wal" else { throw DatabaseError(resultCode: DatabaseError.SQLITE_BUSY, message: "the store is in use", path: path) }
             try database.execute("BEGIN EXCLUSIVE")
             return database
         } catch {

@@ -333,7 +333,7 @@ extension PersistentStore {
 
     private func requireTransaction() throws {
         guard database.isInTransaction else {
-            throw DatabaseError(code: 21, message: "primary keys are allocated inside the write transaction of a save", path: path)
+            throw DatabaseError(resultCode: DatabaseError.SQLITE_MISUSE, message: "primary keys are allocated inside the write transaction of a save", path: path)
         }
     }
 

@@ -456,13 +456,13 @@ public final class PersistentStore: @unchecked Sendable {
         switch error {
         case let error as StoreError: return error
         case let error as DatabaseError where error.isBusy: return .locked(path: path)
-        case let error as DatabaseError where error.code == SQLITE_READONLY:
+        case let error as DatabaseError where error.resultCode == DatabaseError.SQLITE_READONLY:
             return .database(DatabaseError(
-                code: error.code, extendedCode: error.extendedCode,
+                resultCode: error.resultCode, extendedResultCode: error.extendedResultCode,
                 message: "\(error.message); a store in WAL mode with a -wal file can only be read where its -shm file can be made beside it",
                 path: path, sql: error.sql, arguments: error.arguments))
-        case let error as DatabaseError where error.code == SQLITE_NOTADB: return .notSQLite(path: path)
-        case let error as DatabaseError where error.code == SQLITE_CORRUPT:
+        case let error as DatabaseError where error.resultCode == DatabaseError.SQLITE_NOTADB: return .notSQLite(path: path)
+        case let error as DatabaseError where error.resultCode == DatabaseError.SQLITE_CORRUPT:
             return .notACoreDataStore(path: path, reason: "the database is damaged (\(error.message))")
         case let error as DatabaseError: return .database(error)
         default: return .notACoreDataStore(path: path, reason: String(describing: error))

@@ -120,30 +120,47 @@ extension PersistentStore {
 
     /// Runs a row's write, telling a broken uniqueness constraint from other failures.
     private func write(_ sql: String, _ arguments: [DatabaseValue], plan: RowWritePlan, key: Int64, values: [DatabaseValue]) throws {
+        let failure: DatabaseError
         do {
-            try database.cachedStatement(sql).execute(arguments)
+            return try database.cachedStatement(sql).execute(arguments)
         } catch {
-            guard error.extendedCode == 2067, let conflict = try uniquenessConflict(error, plan: plan, key: key, values: values) else { throw error }  // SQLITE_CONSTRAINT_UNIQUE
-            throw conflict
+            failure = error
         }
+        guard failure.extendedResultCode == DatabaseError.SQLITE_CONSTRAINT_UNIQUE,
+            let conflict = try uniquenessConflict(plan: plan, key: key, values: values)
+        else { throw failure }
+        throw conflict
     }
 
-    /// The uniqueness conflict SQLite reports as `UNIQUE constraint failed: ZAUTHOR.ZREMOTEID`,
-    /// with the values the row would have had: those written, else those it holds.
-    private func uniquenessConflict(_ error: DatabaseError, plan: RowWritePlan, key: Int64, values: [DatabaseValue]) throws -> StoreError? {
-        guard let range = error.message.range(of: "constraint failed: ") else { return nil }
-        let columns = error.message[range.upperBound...].components(separatedBy: ", ").map { $0.components(separatedBy: ".").last ?? $0 }
-        var attributes: [String] = [], found: [DatabaseValue] = []
-        for column in columns {
-            guard let name = plan.table.attributeColumns.first(where: { $0.value == column })?.key else { return nil }
-            attributes.append(name)
-            if let index = plan.attributeColumns.firstIndex(of: column) {
-                found.append(values[index])
-            } else {
-                found.append(try database.scalar("SELECT \(column) FROM \(plan.table.tableName) WHERE Z_PK = ?", [.integer(key)]) ?? .null)
+    /// The uniqueness constraint a row's write broke, with the values the row would have had
+    /// (those written, else those it holds): the first unique index of the table (Core Data's
+    /// `Z_<Entity>_UNIQUE_…`, or one made by hand) whose columns hold those values in another
+    /// row. SQLite names the columns only in its English message, which is no contract, so the
+    /// store is asked instead. Nil when no index over attribute columns explains it.
+    private func uniquenessConflict(plan: RowWritePlan, key: Int64, values: [DatabaseValue]) throws -> StoreError? {
+        let table = plan.table.tableName
+        let attributeNames = Dictionary(plan.table.attributeColumns.map { ($0.value.lowercased(), $0.key) }, uniquingKeysWith: { first, _ in first })
+        let uniqueIndexes = try database.rows("SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1", [.text(table)])
+        indexes: for index in uniqueIndexes {
+            var columns: [String] = [], attributes: [String] = [], found: [DatabaseValue] = []
+            for column in try database.rows("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [index[0]]) {
+                // An index over an expression has no column name; a constraint over a to-one
+                // names no attribute: neither is one the error can be told in.
+                guard let name = column[0].stringValue, let attribute = attributeNames[name.lowercased()] else { continue indexes }
+                let value = try plan.attributeColumns.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame }.map { values[$0] }
+                    ?? database.scalar("SELECT \(name) FROM \(table) WHERE Z_PK = ?", [.integer(key)]) ?? .null
+                // SQLite lets NULLs repeat in a unique index: a NULL cannot be what clashed.
+                if value == .null { continue indexes }
+                columns.append(name)
+                attributes.append(attribute)
+                found.append(value)
+            }
+            let condition = (columns.map { "\($0) = ?" } + ["Z_PK != ?"]).joined(separator: " AND ")
+            if try database.scalar("SELECT 1 FROM \(table) WHERE \(condition) LIMIT 1", found + [.integer(key)]) != nil {
+                return .uniquenessConflict(path: path, entity: plan.entityName, primaryKey: key, attributes: attributes, values: found)
             }
         }
-        return .uniquenessConflict(path: path, entity: plan.entityName, primaryKey: key, attributes: attributes, values: found)
+        return nil
     }
 
     private func appendArguments(of plan: RowWritePlan, values: [DatabaseValue], toOne: [RowReference?], to arguments: inout [DatabaseValue]) throws {

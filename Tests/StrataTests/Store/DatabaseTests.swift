@@ -63,12 +63,43 @@ import Testing
             try database.execute("INSERT INTO T (K) VALUES (?)", [.text("a")])
         } throws: { error in
             guard let error = error as? DatabaseError else { return false }
-            return error.code == 19 && error.extendedCode == 2067 && error.message == "UNIQUE constraint failed: T.K"
+            return error.resultCode == DatabaseError.SQLITE_CONSTRAINT && error.extendedResultCode == DatabaseError.SQLITE_CONSTRAINT_UNIQUE
+                && error.resultCode.rawValue == 19 && error.extendedResultCode.rawValue == 2067 && error.message == "UNIQUE constraint failed: T.K"
                 && error.sql == "INSERT INTO T (K) VALUES (?)" && error.arguments == [.text("a")]
                 && error.description.contains("arguments: ['a']")
         }
         #expect(throws: DatabaseError.self) { try database.execute("SELEC 1") }
         #expect(throws: DatabaseError.self) { try database.rows("SELECT ?", []) }
+    }
+
+    /// Errors are caught by their named result code, GRDB-style: a primary code matches its
+    /// extended codes, an extended code only itself, through a StoreError too.
+    @Test func errorsAreCaughtByTheirNamedResultCode() throws {
+        let folder = try StoreFolder()
+        let database = try Database(path: folder.path("codes.sqlite"))
+        try database.execute("CREATE TABLE T (K TEXT UNIQUE, N NOT NULL)")
+        try database.execute("INSERT INTO T VALUES ('a', 1)")
+        func caught(_ sql: String) -> [String] {
+            var names: [String] = []
+            do { try database.execute(sql) } catch DatabaseError.SQLITE_CONSTRAINT_NOTNULL {
+                names.append("notnull")
+            } catch DatabaseError.SQLITE_CONSTRAINT_UNIQUE {
+                names.append("unique")
+            } catch {
+                names.append("other")
+            }
+            return names
+        }
+        #expect(caught("INSERT INTO T VALUES ('a', 2)") == ["unique"])
+        #expect(caught("INSERT INTO T VALUES ('b', NULL)") == ["notnull"])
+        #expect(caught("SELEC 1") == ["other"])
+        let unique = DatabaseError(resultCode: DatabaseError.SQLITE_CONSTRAINT, extendedResultCode: DatabaseError.SQLITE_CONSTRAINT_UNIQUE, message: "", path: "x")
+        #expect(DatabaseError.SQLITE_CONSTRAINT ~= unique)
+        #expect(DatabaseError.SQLITE_CONSTRAINT_UNIQUE ~= StoreError.database(unique))
+        #expect(!(DatabaseError.SQLITE_CONSTRAINT_NOTNULL ~= unique))
+        #expect(!(DatabaseError.SQLITE_BUSY ~= unique))
+        #expect(DatabaseError.SQLITE_CONSTRAINT_UNIQUE.primaryResultCode == DatabaseError.SQLITE_CONSTRAINT)
+        #expect(DatabaseError.SQLITE_CONSTRAINT_UNIQUE.description == "2067 (constraint failed)")
     }
 
     /// SQL made from a huge predicate once printed whole, 100 KB in one error message: the text
@@ -136,7 +167,7 @@ import Testing
         let path = folder.path("ro.sqlite")
         try Database(path: path).execute("CREATE TABLE T (V)")
         let reader = try Database(path: path, configuration: .readOnly)
-        #expect { try reader.execute("INSERT INTO T VALUES (1)") } throws: { ($0 as? DatabaseError)?.code == 8 }
+        #expect { try reader.execute("INSERT INTO T VALUES (1)") } throws: { ($0 as? DatabaseError)?.resultCode == DatabaseError.SQLITE_READONLY }
         #expect(throws: DatabaseError.self) { try Database(path: folder.path("missing.sqlite"), configuration: .readOnly) }
     }
 }

@@ -85,6 +85,34 @@ import Testing
         #expect(try store.database.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag'") == .integer(1))
     }
 
+    /// The clash is told by its code and the constraint found in the store, not read from
+    /// SQLite's message: of two constraints, the one broken is named, with the values of a
+    /// compound one taken from the write and from the row where the write leaves them.
+    @Test func theBrokenConstraintIsFoundAmongSeveral() throws {
+        var edition = EntityDescription(name: "Edition")
+        edition.attributes = ["isbn", "title", "number"].map { AttributeDescription(name: $0, type: $0 == "number" ? .integer64 : .string) }
+        edition.uniquenessConstraints = [["isbn"], ["title", "number"]]
+        let store = try PersistentStore.create(at: folder.path("Editions.sqlite"), model: ObjectModel(entities: [edition]))
+        defer { store.close() }
+        let (first, second) = try store.database.inTransaction {
+            (try store.insert("Edition", values: ["isbn": .text("1"), "title": .text("Dune"), "number": .integer(1)]),
+             try store.insert("Edition", values: ["isbn": .text("2"), "title": .text("Dune"), "number": .integer(2)]))
+        }
+        #expect {
+            try store.database.inTransaction { _ = try store.insert("Edition", values: ["isbn": .text("3"), "title": .text("Dune"), "number": .integer(1)]) }
+        } throws: { error in
+            guard case StoreError.uniquenessConflict(_, "Edition", 3, ["title", "number"], [.text("Dune"), .integer(1)]) = error else { return false }
+            return true
+        }
+        #expect {
+            try store.database.inTransaction { try store.update("Edition", primaryKey: second, expectedVersion: 1, values: ["isbn": .text("1")]) }
+        } throws: { error in
+            guard case StoreError.uniquenessConflict(_, "Edition", second, ["isbn"], [.text("1")]) = error else { return false }
+            return true
+        }
+        #expect(try store.rows("Edition").count == 2 && first == 1)
+    }
+
     @Test func unknownPropertiesAreErrorsNamingThem() {
         #expect { try store.insert("Tag", values: ["title": .text("x")]) } throws: {
             String(describing: $0).hasSuffix("entity 'Tag' has no stored property 'title'; properties: name")

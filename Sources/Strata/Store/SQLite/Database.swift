@@ -127,7 +127,7 @@ public final class Database {
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(handle)
-            throw DatabaseError(code: code, message: message, path: path)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, path: path)
         }
         self.path = path
         self.configuration = configuration
@@ -175,7 +175,7 @@ public final class Database {
     }
 
     private func checkOpen(_ sql: String) throws(DatabaseError) {
-        if isClosed { throw DatabaseError(code: SQLITE_MISUSE, message: "the connection is closed", path: path, sql: sql) }
+        if isClosed { throw DatabaseError(resultCode: DatabaseError.SQLITE_MISUSE, message: "the connection is closed", path: path, sql: sql) }
     }
 
     /// `path` as an SQLite URI filename with `query` (`mode=ro`), for opening or attaching a
@@ -226,7 +226,8 @@ public final class Database {
                 let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
                 sqlite3_free(message)
                 throw withFunctionFailure(DatabaseError(
-                    code: code & 0xFF, extendedCode: sqlite3_extended_errcode(handle), message: text, path: path, sql: sql,
+                    resultCode: ResultCode(rawValue: code), extendedResultCode: ResultCode(rawValue: sqlite3_extended_errcode(handle)),
+                    message: text, path: path, sql: sql,
                     systemErrorCode: sqlite3_system_errno(handle)))
             }
             return
@@ -279,7 +280,7 @@ public final class Database {
         if isInTransaction, nestsTransactions { return try inSavepoint(body) }
         // SQLite's own refusal comes later and says only "attempt to write a readonly database".
         if configuration.isReadOnly {
-            throw DatabaseError(code: SQLITE_READONLY, message: "it is open read-only", path: path, sql: "BEGIN IMMEDIATE")
+            throw DatabaseError(resultCode: DatabaseError.SQLITE_READONLY, message: "it is open read-only", path: path, sql: "BEGIN IMMEDIATE")
         }
         try execute("BEGIN IMMEDIATE")
         let result: T
@@ -329,7 +330,7 @@ public final class Database {
 
     func error(code: Int32, sql: String? = nil, arguments: [DatabaseValue] = []) -> DatabaseError {
         withFunctionFailure(DatabaseError(
-            code: code & 0xFF, extendedCode: sqlite3_extended_errcode(handle),
+            resultCode: ResultCode(rawValue: code), extendedResultCode: ResultCode(rawValue: sqlite3_extended_errcode(handle)),
             message: String(cString: sqlite3_errmsg(handle)), path: path, sql: sql, arguments: arguments,
             systemErrorCode: sqlite3_system_errno(handle)))
     }
@@ -340,7 +341,7 @@ public final class Database {
         guard let cause = functionFailures.latest else { return error }
         functionFailures.latest = nil
         var error = error
-        if error.code == SQLITE_ERROR, error.message == String(describing: cause) { error.functionFailure = cause }
+        if error.resultCode == DatabaseError.SQLITE_ERROR, error.message == String(describing: cause) { error.functionFailure = cause }
         return error
     }
 }

@@ -3,16 +3,21 @@ import Foundation
 
 /// An error SQLite reported, with the statement and arguments it happened on.
 ///
+/// Match one by its result code with the named codes (see ``ResultCode``):
+/// `catch DatabaseError.SQLITE_CONSTRAINT_UNIQUE { … }`.
+///
 /// ```text
 /// Library.sqlite: SQLite error 19 (constraint failed): UNIQUE constraint failed: ZTAG.ZNAME
 ///   in: INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, ?, ?)
 ///   arguments: [3, 5, 1, 'fantasy']
 /// ```
 public struct DatabaseError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, …).
-    public var code: Int32
-    /// The extended result code, which tells apart, say, a unique from a foreign key violation.
-    public var extendedCode: Int32
+    /// The primary result code (``SQLITE_BUSY``, ``SQLITE_CONSTRAINT``, …).
+    public var resultCode: ResultCode
+    /// The extended result code, which tells apart, say, a unique
+    /// (``SQLITE_CONSTRAINT_UNIQUE``) from a foreign key violation; the primary code when SQLite
+    /// gave no more specific one.
+    public var extendedResultCode: ResultCode
     /// What went wrong, in SQLite's words (`sqlite3_errmsg`, such as `UNIQUE constraint failed:
     /// ZTAG.ZNAME`) or, for a misuse Strata catches itself, in Strata's.
     public var message: String
@@ -34,14 +39,14 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Localized
     /// The ``functionFailure`` when a value kept in a file beside the store could not be read.
     public var externalDataFailure: ExternalDataError? { functionFailure as? ExternalDataError }
 
-    /// An error with SQLite's result codes; `extendedCode` defaults to `code` when there is no
-    /// more specific one, and `path` names the database file the error concerns.
+    /// An error with SQLite's result codes; `extendedResultCode` defaults to `resultCode` when
+    /// there is no more specific one, and `path` names the database file the error concerns.
     public init(
-        code: Int32, extendedCode: Int32? = nil, message: String, path: String, sql: String? = nil, arguments: [DatabaseValue] = [],
-        systemErrorCode: Int32 = 0
+        resultCode: ResultCode, extendedResultCode: ResultCode? = nil, message: String, path: String, sql: String? = nil,
+        arguments: [DatabaseValue] = [], systemErrorCode: Int32 = 0
     ) {
-        self.code = code
-        self.extendedCode = extendedCode ?? code
+        self.resultCode = resultCode.primaryResultCode
+        self.extendedResultCode = extendedResultCode ?? resultCode
         self.message = message
         self.path = path
         self.sql = sql
@@ -53,14 +58,14 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Localized
     /// file that reached the size limit of the process (`EFBIG`, which SQLite reports as an
     /// I/O error).
     public var isDiskFull: Bool {
-        code == SQLITE_FULL || (code == SQLITE_IOERR && [ENOSPC, EFBIG, EDQUOT].contains(systemErrorCode))
+        resultCode == Self.SQLITE_FULL || (resultCode == Self.SQLITE_IOERR && [ENOSPC, EFBIG, EDQUOT].contains(systemErrorCode))
     }
 
     /// Whether another connection holds the lock the operation needed.
-    public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+    public var isBusy: Bool { resultCode == Self.SQLITE_BUSY || resultCode == Self.SQLITE_LOCKED }
 
     /// Whether the file is damaged or not a database: a problem with the data, not the program.
-    public var isDamagedFile: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
+    public var isDamagedFile: Bool { resultCode == Self.SQLITE_CORRUPT || resultCode == Self.SQLITE_NOTADB }
 
     /// The same text as ``description``, so that `localizedDescription` shows the SQL and its
     /// arguments too.
@@ -78,10 +83,10 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Localized
         }
         // A write to a file opened read-only (no write permission, a read-only mount): the
         // statement is beside the point.
-        if code == SQLITE_READONLY { return "\(path): the store cannot be written: \(message)" }
+        if resultCode == Self.SQLITE_READONLY { return "\(path): the store cannot be written: \(message)" }
         // A predicate's pattern that could not be matched: the pattern is what to fix, not the SQL.
         if let functionFailure { return "\(path): \(functionFailure)" }
-        var text = "\(path): SQLite error \(code) (\(String(cString: sqlite3_errstr(extendedCode)))): \(message)"
+        var text = "\(path): SQLite error \(resultCode.rawValue) (\(String(cString: sqlite3_errstr(extendedResultCode.rawValue)))): \(message)"
         if let sql {
             text += "\n  in: " + (sql.count > 1_000 ? "\(sql.prefix(500))… (\(sql.count) characters)" : sql)
         }

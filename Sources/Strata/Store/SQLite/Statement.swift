@@ -32,7 +32,7 @@ public final class Statement {
         }
         guard code == SQLITE_OK, let handle else {
             if code == SQLITE_MISUSE {
-                throw DatabaseError(code: code, message: "the SQL holds more than one statement", path: database.path, sql: sql)
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "the SQL holds more than one statement", path: database.path, sql: sql)
             }
             throw database.error(code: code, sql: sql)
         }
@@ -61,7 +61,7 @@ public final class Statement {
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard arguments.count == expected else {
             throw DatabaseError(
-                code: SQLITE_RANGE, message: "the statement takes \(expected) arguments, \(arguments.count) given",
+                resultCode: DatabaseError.SQLITE_RANGE, message: "the statement takes \(expected) arguments, \(arguments.count) given",
                 path: database.path, sql: sql, arguments: arguments)
         }
         // Every parameter is rebound below, so no binding still points into the old bytes.
