@@ -1,7 +1,7 @@
 import Foundation
 
 /// An error of a context operation, naming the objects and properties it concerns.
-public enum ContextError: Error, Sendable, Equatable {
+public enum ContextError: Error, Sendable {
     /// The model has no entity of that name.
     case unknownEntity(String)
     /// The entity is abstract: only objects of its sub-entities exist, as Core Data refuses
@@ -38,8 +38,14 @@ public enum ContextError: Error, Sendable, Equatable {
     /// A derived attribute was set: its value is computed by the store from its derivation
     /// expression (`chapters.@count`, say) when objects are saved, as Core Data computes it.
     case derivedAttribute(entity: String, attribute: String, derivation: String)
-    /// The store failed.
-    case store(String)
+    /// The store failed: the ``StoreError`` (a ``DatabaseError`` inside ``StoreError/database(_:)``
+    /// with its SQL, arguments and result codes) as the store threw it.
+    case store(StoreError)
+    /// An operation that works on the store itself was asked of a child context, which has
+    /// none (``ObjectContext/obtainPermanentIDs(for:)``): save the child first.
+    case needsContextOnStore(operation: String)
+    /// A failure from below that is neither the store's nor the context's, kept as thrown.
+    case underlying(any Error)
     /// A predicate's MATCHES or LIKE gave no answer: its pattern does not compile, is too long,
     /// or costs more than its budget on a value. Nothing was fetched, counted or deleted.
     case stringMatching(StringMatchError)
@@ -99,7 +105,9 @@ extension ContextError: CustomStringConvertible, LocalizedError {
                 + "which the uniqueness constraint on \(properties.joined(separator: ", ")) forbids"
         case .derivedAttribute(let entity, let attribute, let derivation):
             "\(entity).\(attribute) is derived (\(derivation.isEmpty ? "with no expression" : derivation)): the store computes it when objects are saved, so it cannot be set"
-        case .store(let message): message
+        case .store(let error): error.description
+        case .needsContextOnStore(let operation): "\(operation) needs a context on the store; save the child first"
+        case .underlying(let error): String(describing: error)
         case .stringMatching(let error): error.description
         case .transformableValue(let entity, let property, let error): "\(entity).\(property): \(error.message)"
         case .fetchedProperty(let error): error.description
@@ -111,13 +119,44 @@ extension ContextError: CustomStringConvertible, LocalizedError {
 
 extension ContextError {
     /// A failure of the store, as a context reports it: a pattern that could not be matched
-    /// keeps its cause; any other failure, its message.
+    /// as ``stringMatching(_:)``, the store's own errors as ``store(_:)``, kept whole.
     init(storeFailure error: any Error) {
         switch error {
         case let error as DatabaseError where error.cause != nil: self = .stringMatching(error.cause!)
         case StoreError.database(let error) where error.cause != nil: self = .stringMatching(error.cause!)
         case let error as ContextError: self = error
-        default: self = .store(String(describing: error))
+        case let error as StoreError: self = .store(error)
+        case let error as DatabaseError: self = .store(.database(error))
+        default: self = .underlying(error)
+        }
+    }
+}
+
+extension ContextError: Equatable {
+    /// Errors of one case with equal values are equal. The store's errors and failures from
+    /// below carry errors of any type, which do not compare: those are equal when they read
+    /// the same.
+    public static func == (lhs: ContextError, rhs: ContextError) -> Bool {
+        switch (lhs, rhs) {
+        case (.unknownEntity(let a), .unknownEntity(let b)): a == b
+        case (.abstractEntity(let a, let x), .abstractEntity(let b, let y)): a == b && x == y
+        case (.unknownProperty(let a, let x), .unknownProperty(let b, let y)): a == b && x == y
+        case (.wrongType(let a, let b, let c, let d), .wrongType(let e, let f, let g, let h)): (a, b, c, d) == (e, f, g, h)
+        case (.objectNotFound(let a), .objectNotFound(let b)), (.foreignObject(let a), .foreignObject(let b)),
+            (.forgottenObject(let a), .forgottenObject(let b)), (.objectOutlivesItsContext(let a), .objectOutlivesItsContext(let b)):
+            a == b
+        case (.objectOfAnotherStore(let a, let x), .objectOfAnotherStore(let b, let y)): a == b && x == y
+        case (.validation(let a), .validation(let b)): a == b
+        case (.deleteDenied(let a, let x, let m), .deleteDenied(let b, let y, let n)): a == b && x == y && m == n
+        case (.conflict(let a, let x, let m), .conflict(let b, let y, let n)): a == b && x == y && m == n
+        case (.uniquenessConflict(let a, let x, let m), .uniquenessConflict(let b, let y, let n)): a == b && x == y && m == n
+        case (.derivedAttribute(let a, let b, let c), .derivedAttribute(let d, let e, let f)): (a, b, c) == (d, e, f)
+        case (.needsContextOnStore(let a), .needsContextOnStore(let b)): a == b
+        case (.stringMatching(let a), .stringMatching(let b)): a == b
+        case (.transformableValue(let a, let x, let m), .transformableValue(let b, let y, let n)): a == b && x == y && m == n
+        case (.fetchedProperty(let a), .fetchedProperty(let b)): a == b
+        case (.store, .store), (.underlying, .underlying): lhs.description == rhs.description
+        default: false
         }
     }
 }

@@ -279,7 +279,7 @@ extension ObjectContext {
     /// before the save: the keys are taken from `Z_MAX` in a transaction of their own.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws(ContextError) {
         assertOnQueue()
-        guard parent == nil else { throw .store("obtainPermanentIDs needs a context on the store; save the child first") }
+        guard parent == nil else { throw .needsContextOnStore(operation: "obtainPermanentIDs") }
         let temporary = objects.filter(\.objectID.isTemporary)
         guard !temporary.isEmpty else { return }
         var map: [ObjectID: ObjectID] = [:]
