@@ -125,6 +125,26 @@ import Testing
         return text.contains("<fetchedProperty") || text.contains("<fetchRequest")
     }
 
+    /// A migration writes the new model's predicates into the new store's cache, as `create`
+    /// does: read without Strata's copy of the model, the fetched property keeps its predicate.
+    @Test func aMigratedStoreHasTheNewModelsPredicatesInItsCache() throws {
+        let fixture = try MigrationFixture(versions: [
+            ("V1", #"{"entities": [{"name": "Note", "attributes": [{"name": "title", "type": "string"}]}]}"#),
+            ("V2", #"""
+                {"entities": [{"name": "Note", "attributes": [{"name": "title", "type": "string"}, {"name": "body", "type": "string"}],
+                  "fetchedProperties": [{"name": "namesakes", "fetchRequest": {"name": "namesakes", "entity": "Note",
+                    "predicate": "title ==[c] $FETCH_SOURCE.title AND SELF != $FETCH_SOURCE"}}]}]}
+                """#),
+        ]) { context in try context.make("Note", ["title": "first"]) }
+        try fixture.migrator().migrate()
+        let database = try Database(path: fixture.path)
+        defer { database.close() }
+        let blob = try #require(try database.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE")?.dataValue)
+        let fetched = try ModelCacheDecoder.decode(blob).entity(named: "Note")?.fetchedProperties.first
+        #expect(fetched?.name == "namesakes")
+        #expect(try Self.parsed(fetched?.fetchRequest.predicate) == Self.parsed("title ==[c] $FETCH_SOURCE.title AND SELF != $FETCH_SOURCE"))
+    }
+
     private static func parsed(_ text: String?) throws -> ObjectPredicate? {
         try text.map { try ObjectPredicate(format: $0, arguments: []) }
     }
