@@ -24,6 +24,12 @@ import Testing
         let path = folder.url.appendingPathComponent("Library.sqlite").path
         let store = try PersistentStore.create(at: path, model: try JSONModelReader.read(Data(Self.model.utf8), path: modelPath))
         defer { store.close() }
+        try seed(store)
+        return (path, modelPath, store.metadata.uuid)
+    }
+
+    /// Le Guin's two books and Dune.
+    private func seed(_ store: PersistentStore) throws {
         let context = ObjectContext(store: store, name: "seed")
         try context.performAndWait {
             let leGuin = try context.insert("Author")
@@ -36,7 +42,34 @@ import Testing
             try context.insert("Book").setValue("Dune", forKey: "name")
             try context.save()
         }
-        return (path, modelPath, store.metadata.uuid)
+    }
+
+    /// A store `strata create` made keeps its fetched properties' predicates in its model
+    /// cache, as Core Data does: opened without its model, and without the copy of the model
+    /// Strata keeps in the metadata (which would give the predicates by itself), the fetched
+    /// property evaluates.
+    @Test func aCreatedStoreEvaluatesItsFetchedPropertyWithoutItsModel() throws {
+        let folder = try TemporaryFolder()
+        let modelPath = folder.url.appendingPathComponent("Library.json").path
+        try Data(Self.model.utf8).write(to: URL(fileURLWithPath: modelPath))
+        let path = folder.url.appendingPathComponent("Library.sqlite").path
+        let created = try StrataRunner.run(["create", "--store", path, "--model", modelPath])
+        #expect(created.status == 0, "\(created.standardError)")
+        let store = try PersistentStore.open(at: path, model: try JSONModelReader.read(Data(Self.model.utf8), path: modelPath))
+        let uuid = store.metadata.uuid
+        try seed(store)
+        var metadata = store.metadata
+        metadata.properties[StoreMetadata.modelKey] = nil
+        try metadata.write(to: store.database)
+        store.close()
+
+        let result = try StrataRunner.run(["fetch", "Author", "--store", path, "--select", "name,ownBooks", "--format", "json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+        #expect(rows.first?["name"] as? String == "Le Guin")
+        #expect((rows.first?["ownBooks"] as? [String])?.sorted() == ["x-coredata://\(uuid)/Book/p1", "x-coredata://\(uuid)/Book/p2"])
+        let inspected = try StrataRunner.run(["inspect", "--store", path])
+        #expect(inspected.standardOutput.contains("model cache"), "\(inspected.standardOutput)")
     }
 
     @Test func selectShowsAFetchedPropertyAsTheURIsOfItsObjects() throws {

@@ -31,7 +31,8 @@ struct MappedStepRun {
             var configuration = Database.Configuration()
             configuration.journalMode = .delete
             configuration.synchronous = .off
-            let destination = try PersistentStore.create(at: outputPath, model: step.mapping.destination, configuration: configuration)
+            let destination = try PersistentStore.create(
+                at: outputPath, model: step.mapping.destination, configuration: configuration, predicates: .objectPredicates)
             defer { destination.close() }
             let sourceContext = ObjectContext(store: source, name: "migration source")
             let destinationContext = ObjectContext(store: destination, name: "migration destination")

@@ -37,7 +37,7 @@ struct MigrationStepRun {
         }
         for statement in StoreLayout.bookkeepingStatements { try database.execute(statement) }
         // The migrated store describes its new model, as Core Data's migration leaves it.
-        try ModelCacheEncoder.write(step.mapping.destination, to: database)
+        try ModelCacheEncoder.write(step.mapping.destination, to: database, predicates: .objectPredicates)
         try copyRows(on: database)
         for statement in step.positionStatements + step.relationshipStatements { try database.execute(statement) }
         try writePrimaryKeys(on: database)

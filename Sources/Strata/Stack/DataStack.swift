@@ -348,7 +348,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         let store: PersistentStore
         do {
             if let storeURL {
-                removed = try PersistentStore.resetFiles(at: storeURL.path, model: model, configuration: options.configuration)
+                removed = try PersistentStore.resetFiles(at: storeURL.path, model: model, configuration: options.configuration, predicates: .objectPredicates)
             } else {
                 removed = []
             }
@@ -450,12 +450,12 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         guard let url else {
             var configuration = options.configuration
             configuration.isInMemory = true
-            return (try PersistentStore.create(at: ":memory:", model: model, configuration: configuration), true)
+            return (try PersistentStore.create(at: ":memory:", model: model, configuration: configuration, predicates: .objectPredicates), true)
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
             // A read-only stack makes nothing, a store least of all.
             if options.configuration.isReadOnly { throw StoreError.notFound(path: url.path) }
-            return (try PersistentStore.create(at: url.path, model: model, configuration: options.configuration), true)
+            return (try PersistentStore.create(at: url.path, model: model, configuration: options.configuration, predicates: .objectPredicates), true)
         }
         var failure: any Error
         do {
@@ -488,7 +488,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         // Only a store whose data cannot be used is replaced, and only when asked; a locked or
         // unreadable file is an error either way.
         if isUnusable, options.resetsOnFailure {
-            _ = try PersistentStore.resetFiles(at: url.path, model: model, configuration: options.configuration)
+            _ = try PersistentStore.resetFiles(at: url.path, model: model, configuration: options.configuration, predicates: .objectPredicates)
             return (try PersistentStore.open(at: url.path, model: model, configuration: options.configuration), true)
         }
         throw failure

@@ -28,13 +28,15 @@ extension PersistentStore {
     ///   - model: the model of the empty store.
     ///   - configuration: how the empty store is made (its journal mode) and how long to wait
     ///     for other connections' locks.
+    ///   - predicates: what archives the predicates of fetched properties and templates into
+    ///     the new store's model cache (see ``create(at:model:configuration:frameworkVersion:predicates:)``).
     /// - Returns: the files that were removed or replaced: the store, its journal files, its
     ///   external data folder.
     /// - Throws: ``StoreError/inUse(path:processIDs:)`` while another connection has the store
     ///   open (the processes named where `/proc` tells them); ``StoreError`` when the new store
     ///   cannot be made; nothing is changed then.
     public static func resetFiles(
-        at path: String, model: ObjectModel, configuration: Database.Configuration = Database.Configuration()
+        at path: String, model: ObjectModel, configuration: Database.Configuration = Database.Configuration(), predicates: PredicateArchiver? = nil
     ) throws(StoreError) -> [String] {
         guard let location = StoreFileLocation(path) else { throw .symbolicLinkLoop(path: path) }
         let fileManager = FileManager.default
@@ -46,7 +48,8 @@ extension PersistentStore {
 
         var newConfiguration = configuration
         newConfiguration.isInMemory = false
-        try build(at: location.resetting, model: model, configuration: newConfiguration, frameworkVersion: StoreMetadata.frameworkVersion).close()
+        try build(at: location.resetting, model: model, configuration: newConfiguration, frameworkVersion: StoreMetadata.frameworkVersion, predicates: predicates)
+            .close()
         do {
             try syncToDisk(atPath: location.resetting)
             var removed = [location.file]

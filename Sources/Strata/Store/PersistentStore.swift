@@ -29,7 +29,8 @@ public final class PersistentStore: @unchecked Sendable {
         /// Decoded from the store's `Z_MODELCACHE`, which Core Data and Strata write into every
         /// store they create or migrate. Where the store's metadata also holds Strata's copy
         /// of the same model (same entity version hashes), that copy is the model: it keeps
-        /// what the cache does not (validation rules, predicates, Xcode's settings).
+        /// what Strata does not read from a cache (validation rules, Xcode's settings) and the
+        /// predicates a cache written without a ``PredicateArchiver`` leaves out.
         case modelCache
         /// Read from the model Strata recorded in the store's metadata when it created the
         /// store: a store that Strata made before it wrote `Z_MODELCACHE`.
@@ -178,9 +179,14 @@ public final class PersistentStore: @unchecked Sendable {
     /// `frameworkVersion` names the Core Data release (`NSPersistenceFrameworkVersion`) to lay
     /// the store out as and to record, for a store that an older release must find as it would
     /// have made it; by default the release Strata records.
+    ///
+    /// `predicates` archives the predicates of the model's fetched properties and fetch
+    /// request templates into the store's `Z_MODELCACHE`, where Core Data (and Strata opening
+    /// the store without its model) reads them: pass ``PredicateArchiver/objectPredicates``.
+    /// Without it the cache holds `$null` for each of them.
     public static func create(
         at path: String, model: ObjectModel, configuration: Database.Configuration = Database.Configuration(),
-        frameworkVersion: Int64 = StoreMetadata.frameworkVersion
+        frameworkVersion: Int64 = StoreMetadata.frameworkVersion, predicates: PredicateArchiver? = nil
     ) throws(StoreError) -> PersistentStore {
         var issues = model.validate()
         // The layout is only defined for a model without errors.
@@ -199,9 +205,10 @@ public final class PersistentStore: @unchecked Sendable {
                 throw .folderNotFound(path: path, folder: folder)
             }
             if let stray = journalFiles(of: file).first(where: fileManager.fileExists(atPath:)) { throw .strayJournal(path: stray) }
-            return try createInPlace(at: file, namedBy: path, model: model, configuration: configuration, frameworkVersion: frameworkVersion)
+            return try createInPlace(
+                at: file, namedBy: path, model: model, configuration: configuration, frameworkVersion: frameworkVersion, predicates: predicates)
         }
-        return try build(at: path, model: model, configuration: configuration, frameworkVersion: frameworkVersion)
+        return try build(at: path, model: model, configuration: configuration, frameworkVersion: frameworkVersion, predicates: predicates)
     }
 
     /// Builds the store beside `path` under a name of its own, then links it into place in one
@@ -209,12 +216,13 @@ public final class PersistentStore: @unchecked Sendable {
     /// tables (which would also stop the next `create`). The store opens as `name`, the path
     /// the caller gave (a symbolic link to `path`, say).
     private static func createInPlace(
-        at path: String, namedBy name: String, model: ObjectModel, configuration: Database.Configuration, frameworkVersion: Int64
+        at path: String, namedBy name: String, model: ObjectModel, configuration: Database.Configuration, frameworkVersion: Int64,
+        predicates: PredicateArchiver?
     ) throws(StoreError) -> PersistentStore {
         guard let location = StoreFileLocation(path) else { throw .symbolicLinkLoop(path: name) }
         let creating = location.creating
         removeFiles(ofStoreAt: creating)
-        try build(at: creating, model: model, configuration: configuration, frameworkVersion: frameworkVersion).close()
+        try build(at: creating, model: model, configuration: configuration, frameworkVersion: frameworkVersion, predicates: predicates).close()
         defer { removeFiles(ofStoreAt: creating) }
         do {
             try syncToDisk(atPath: creating)
@@ -239,7 +247,7 @@ public final class PersistentStore: @unchecked Sendable {
     /// Makes the store's file at `path` and lays the store out in it, in one transaction; on
     /// failure the file is removed. The caller has checked the model and the path.
     static func build(
-        at path: String, model: ObjectModel, configuration: Database.Configuration, frameworkVersion: Int64
+        at path: String, model: ObjectModel, configuration: Database.Configuration, frameworkVersion: Int64, predicates: PredicateArchiver?
     ) throws(StoreError) -> PersistentStore {
         var openConfiguration = configuration
         openConfiguration.isReadOnly = false
@@ -265,7 +273,9 @@ public final class PersistentStore: @unchecked Sendable {
                 try metadata.write(to: database)
                 // As Core Data does since the release that introduced the cache, so that another
                 // tool, and Strata without a model, reads the model from the store.
-                if frameworkVersion >= ModelCacheEncoder.firstRelease { try ModelCacheEncoder.write(model, to: database) }
+                if frameworkVersion >= ModelCacheEncoder.firstRelease {
+                    try ModelCacheEncoder.write(model, to: database, predicates: predicates)
+                }
             }
             let store = PersistentStore(
                 path: path, database: database, schema: try StoreSchema(reading: database), metadata: metadata,

@@ -143,7 +143,7 @@ struct StoreOptions: ParsableArguments {
             let version = try loadModel()
             store = try exists
                 ? PersistentStore.open(at: path, model: version.model, modelOrigin: version.file.path, configuration: configuration)
-                : PersistentStore.create(at: path, model: version.model, configuration: configuration)
+                : PersistentStore.create(at: path, model: version.model, configuration: configuration, predicates: .objectPredicates)
         }
         if store.database.configuration.isReadOnly {
             store.close()

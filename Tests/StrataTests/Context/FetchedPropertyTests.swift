@@ -255,7 +255,8 @@ import Testing
         let author = try #require(store.model.entity(named: "Author"))
         let predicates = Dictionary(uniqueKeysWithValues: author.fetchedProperties.map { ($0.name, $0.fetchRequest.predicate ?? "") })
         #expect(predicates["feedbacks"] == "authorAlias == $FETCH_SOURCE.alias")
-        #expect(predicates["favFeedbacks"] == "(authorAlias == $FETCH_SOURCE.alias) AND (comment CONTAINS $FETCHED_PROPERTY.userInfo.search)")
+        // Core Data archives CONTAINS[c]'s option as the operator's `NSFlags`.
+        #expect(predicates["favFeedbacks"] == "(authorAlias == $FETCH_SOURCE.alias) AND (comment CONTAINS[c] $FETCHED_PROPERTY.userInfo.search)")
         let search = try #require(author.fetchedProperties.first { $0.name == "favFeedbacks" }?.userInfo["search"])
 
         let database = try Fixtures.readOnlyDatabase(at: path)
@@ -263,7 +264,7 @@ import Testing
         let alias = try #require(try database.scalar("SELECT ZALIAS FROM ZWRITER WHERE Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Author') ORDER BY Z_PK LIMIT 1")?.stringValue)
         let expected = try database.scalar("SELECT count(*) FROM ZFEEDBACK WHERE ZAUTHORALIAS = ?", [.text(alias)])?.int64Value
         let expectedFavourites = try database.scalar(
-            "SELECT count(*) FROM ZFEEDBACK WHERE ZAUTHORALIAS = ? AND instr(ZCOMMENT, ?) > 0", [.text(alias), .text(search)])?.int64Value
+            "SELECT count(*) FROM ZFEEDBACK WHERE ZAUTHORALIAS = ? AND instr(lower(ZCOMMENT), lower(?)) > 0", [.text(alias), .text(search)])?.int64Value
         let context = ObjectContext(store: store)
         try context.performAndWait {
             let first = try #require(try context.fetch(FetchRequest(entityName: "Author", predicate: ObjectPredicate(format: "alias == %@", alias))).first)

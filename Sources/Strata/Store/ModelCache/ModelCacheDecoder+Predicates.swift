@@ -1,23 +1,52 @@
 import Foundation
 
-// The fetched properties of a model cache: their fetch requests archive the predicate as
-// NSPredicate objects (NSComparisonPredicate, NSCompoundPredicate) over NSExpressions, which
-// are read back into the predicate text Strata parses. The archive's keys and codes are those
-// of CoreDataPlus's SampleModel2 caches (`Author.feedbacks`, `favFeedbacks`); the operator and
-// expression type codes are those of NSPredicateOperatorType and NSExpressionType.
+// The fetched properties and fetch request templates of a model cache: their fetch requests
+// archive the predicate as NSPredicate objects (NSComparisonPredicate, NSCompoundPredicate)
+// over NSExpressions, which are read back into the predicate text Strata parses. The archive's
+// keys and codes are those of CoreDataPlus's SampleModel2 caches (`Author.feedbacks`,
+// `favFeedbacks`); the operator and expression type codes are those of NSPredicateOperatorType
+// and NSExpressionType. The forms no corpus cache shows are read as Strata writes them (see
+// KeyedArchiveWriter+NSPredicate.swift).
 extension ModelCacheDecoder {
     /// The fetched property, or `nil` when its destination or predicate cannot be read (a
-    /// predicate form the reader does not know, or one Strata's own encoder left out): it is
-    /// then left out, as the cache reader did before it read any.
+    /// predicate form the reader does not know): it is then left out, as the cache reader did
+    /// before it read any.
     static func fetchedProperty(_ name: String, _ object: PropertyListValue, in archive: KeyedArchive) -> FetchedPropertyDescription? {
-        guard let request = archive.object(object["NSFetchRequest"]),
-            let entityName = archive.object(request["NSEntity"]).flatMap({ archive.string($0["NSEntityName"]) })
-                ?? archive.string(request["NSEntityName"]),
-            let predicate = predicateText(archive.object(request["NSPredicate"]), in: archive)
-        else { return nil }
-        var property = FetchedPropertyDescription(name: name, fetchRequest: FetchRequestTemplate(name: name, entityName: entityName, predicate: predicate))
+        guard let request = fetchRequest(name, archive.object(object["NSFetchRequest"]), in: archive) else { return nil }
+        var property = FetchedPropertyDescription(name: name, fetchRequest: request)
         property.userInfo = archive.stringDictionary(object["NSUserInfo"])
         return property
+    }
+
+    /// The model's fetch request templates (`NSFetchRequestTemplates`, name → `NSFetchRequest`),
+    /// leaving out those whose entity or predicate cannot be read.
+    static func fetchRequestTemplates(_ reference: PropertyListValue?, in archive: KeyedArchive) -> [FetchRequestTemplate] {
+        archive.dictionary(reference).sorted { $0.key < $1.key }.compactMap { name, request in
+            fetchRequest(name, request, in: archive)
+        }
+    }
+
+    /// A fetch request as a template named `name`: `$null` as its predicate matches every
+    /// object, as Core Data's fetch without a predicate does. (Caches Strata wrote before it
+    /// archived predicates hold `$null` for every one, but the stores that hold them have
+    /// Strata's copy of the model in their metadata, which is preferred to the cache.)
+    private static func fetchRequest(_ name: String, _ request: PropertyListValue?, in archive: KeyedArchive) -> FetchRequestTemplate? {
+        guard let request,
+            let entityName = archive.object(request["NSEntity"]).flatMap({ archive.string($0["NSEntityName"]) })
+                ?? archive.string(request["NSEntityName"])
+        else { return nil }
+        var template = FetchRequestTemplate(name: name, entityName: entityName)
+        if let predicate = archive.object(request["NSPredicate"]) {
+            guard let text = predicateText(predicate, in: archive) else { return nil }
+            template.predicate = text
+        }
+        if let limit = request["NSFetchLimit"]?.integerValue, limit > 0 { template.fetchLimit = Int(limit) }
+        if let offset = request["NSFetchOffset"]?.integerValue, offset > 0 { template.fetchOffset = Int(offset) }
+        if let size = request["NSBatchSize"]?.integerValue, size > 0 { template.fetchBatchSize = Int(size) }
+        if let type = request["NSResultType"]?.integerValue, let resultType = FetchRequestTemplate.ResultType(rawValue: Int(type)) {
+            template.resultType = resultType
+        }
+        return template
     }
 
     private static func predicateText(_ object: PropertyListValue?, in archive: KeyedArchive, depth: Int = 0) -> String? {
@@ -41,15 +70,18 @@ extension ModelCacheDecoder {
                 let left = expressionOperand(archive.object(object["NSLeftExpression"]), in: archive, depth: depth + 1),
                 let right = expressionOperand(archive.object(object["NSRightExpression"]), in: archive, depth: depth + 1)
             else { return nil }
-            let options = operation["NSOptions"]?.integerValue ?? 0
+            // Equality and ordering operators keep their options as `NSOptions`, string and IN
+            // operators as `NSFlags` (`favFeedbacks`' CONTAINS[c]).
+            let options = (operation["NSOptions"] ?? operation["NSFlags"])?.integerValue ?? 0
             let flags = (options & 1 != 0 ? "c" : "") + (options & 2 != 0 ? "d" : "")
             let modifier = switch operation["NSModifier"]?.integerValue ?? 0 {
             case 1: "ALL "
             case 2: "ANY "
             default: ""
             }
-            let text = "\(modifier)\(left) \(symbol)\(flags.isEmpty ? "" : "[\(flags)]") \(right)"
-            return operation["NSNegate"]?.boolValue == true ? "NOT (\(text))" : text
+            // `NSNegate` is the equality operator's own note that it is `!=` (type 5): not a
+            // negation of the comparison.
+            return "\(modifier)\(left) \(symbol)\(flags.isEmpty ? "" : "[\(flags)]") \(right)"
         default: return nil
         }
     }
@@ -99,6 +131,12 @@ extension ModelCacheDecoder {
             if let text = archive.string(object) { return constantText(.string(text), in: archive) }
             if let number = object["NS.intval"]?.integerValue { return String(number) }
             if case .real(let value)? = object["NS.dblval"] { return String(value) }
+            if case .real(let time)? = object["NS.time"] { return "CAST(\(time), \"NSDate\")" }
+            if let members = object["NS.objects"]?.arrayValue {
+                let texts = members.map { constantText(archive.object($0), in: archive) }
+                guard !texts.contains(nil) else { return nil }
+                return "{" + texts.compactMap { $0 }.joined(separator: ", ") + "}"
+            }
             return nil
         }
     }

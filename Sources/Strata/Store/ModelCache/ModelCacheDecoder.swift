@@ -47,6 +47,7 @@ enum ModelCacheDecoder {
         }
         var model = ObjectModel(entities: entities.sorted { $0.name < $1.name })
         model.versionIdentifier = archive.array(archive.root["NSVersionIdentifiers"]).compactMap(\.stringValue).first ?? ""
+        model.fetchRequestTemplates = fetchRequestTemplates(archive.root["NSFetchRequestTemplates"], in: archive)
         return model
     }
 

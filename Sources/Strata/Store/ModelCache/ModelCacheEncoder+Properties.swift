@@ -5,14 +5,16 @@ import Foundation
 extension ModelCacheEncoder {
     /// Core Data's `_P` bits of a property, as read off the corpus caches (every value there
     /// agrees): 0x02 optional, 0x04 read-only, 0x08 transient, 0x10 and 0x20 no validation
-    /// predicates and no validation warnings (both clear on the six attributes that have
-    /// some), 0x40 no user info. 0x01 and 0x80 are set on every property there; what clears
-    /// them is not known. Strata archives no validation predicates, so 0x10 and 0x20 stay set.
-    static func propertyBits(isOptional: Bool, isReadOnly: Bool, isTransient: Bool, hasUserInfo: Bool) -> Int64 {
-        var bits: Int64 = 0x01 | 0x10 | 0x20 | 0x80
+    /// predicates and no validation warnings (both clear on the attributes that have some:
+    /// EasyLife's `repeats`, SampleModel2's `title`; a rule always comes with its warning, so
+    /// which of the two bits is which is inferred), 0x40 no user info. 0x01 and 0x80 are set
+    /// on every property there; what clears them is not known.
+    static func propertyBits(isOptional: Bool, isReadOnly: Bool, isTransient: Bool, hasUserInfo: Bool, hasValidationRules: Bool = false) -> Int64 {
+        var bits: Int64 = 0x01 | 0x80
         if isOptional { bits |= 0x02 }
         if isReadOnly { bits |= 0x04 }
         if isTransient { bits |= 0x08 }
+        if !hasValidationRules { bits |= 0x10 | 0x20 }
         if !hasUserInfo { bits |= 0x40 }
         return bits
     }
@@ -20,20 +22,22 @@ extension ModelCacheEncoder {
     /// The keys every property archives; optional flags are written only when true, as Core
     /// Data writes them.
     private mutating func propertyFields<Property: PropertyDescription>(
-        _ property: Property, of entity: String, isReadOnly: Bool = false
+        _ property: Property, of entity: String, isReadOnly: Bool = false, hasValidationRules: Bool = false
     ) -> [String: PropertyListValue] {
         propertyFields(
             name: property.name, isOptional: property.isOptional, isTransient: property.isTransient, isReadOnly: isReadOnly,
             userInfo: property.userInfo, renamingIdentifier: property.renamingIdentifier, versionHashModifier: property.versionHashModifier,
-            of: entity)
+            hasValidationRules: hasValidationRules, of: entity)
     }
 
     private mutating func propertyFields(
         name: String, isOptional: Bool, isTransient: Bool, isReadOnly: Bool, userInfo: [String: String],
-        renamingIdentifier: String?, versionHashModifier: String?, of entity: String
+        renamingIdentifier: String?, versionHashModifier: String?, hasValidationRules: Bool = false, of entity: String
     ) -> [String: PropertyListValue] {
         var fields: [String: PropertyListValue] = [
-            "_P": .integer(Self.propertyBits(isOptional: isOptional, isReadOnly: isReadOnly, isTransient: isTransient, hasUserInfo: !userInfo.isEmpty)),
+            "_P": .integer(Self.propertyBits(
+                isOptional: isOptional, isReadOnly: isReadOnly, isTransient: isTransient, hasUserInfo: !userInfo.isEmpty,
+                hasValidationRules: hasValidationRules)),
             "NSEntity": reference(entityPlaces[entity]!),
             "NSPropertyName": writer.plain(.string(name)),
             "NSRenamingIdentifier": writer.plain(.string(renamingIdentifier ?? name)),
@@ -50,7 +54,12 @@ extension ModelCacheEncoder {
     // MARK: - Attributes
 
     mutating func encode(_ attribute: AttributeDescription, at place: Int, of entity: String) {
-        var fields = propertyFields(attribute, of: entity, isReadOnly: attribute.isDerived)
+        let rules = validationRules(of: attribute)
+        var fields = propertyFields(attribute, of: entity, isReadOnly: attribute.isDerived, hasValidationRules: !rules.isEmpty)
+        if !rules.isEmpty {
+            fields["NSValidationPredicates"] = array(rules.map(\.predicate), mutable: true)
+            fields["NSValidationWarnings"] = array(rules.map { writer.plain(.integer($0.warning)) }, mutable: true)
+        }
         fields["NSAttributeType"] = .integer(Int64(attribute.type.code))
         fields["NSAttributeValueClassName"] = string(valueClassName(of: attribute))
         fields["NSValueTransformerName"] = string(attribute.valueTransformerName)
@@ -101,8 +110,8 @@ extension ModelCacheEncoder {
         case .boolean(let value)?: writer.plain(.bool(value))
         case .string(let value)?: writer.plain(.string(value))
         case .binary(let value)?: writer.plain(.data(value))
-        case .date(let value)?: object("NSDate", [], ["NS.time": .real(value.timeIntervalSinceReferenceDate)])
-        case .uuid(let value)?: object("NSUUID", [], ["NS.uuidbytes": .data(withUnsafeBytes(of: value.uuid) { Data($0) })])
+        case .date(let value)?: writer.date(value)
+        case .uuid(let value)?: writer.uuid(value)
         case .uri(let value)?: object("NSURL", [], ["NS.base": KeyedArchiveWriter.null, "NS.relative": writer.plain(.string(value.absoluteString))])
         case .decimal?, nil: KeyedArchiveWriter.null
         }
@@ -118,38 +127,14 @@ extension ModelCacheEncoder {
     mutating func derivationExpression(_ derivation: Derivation) -> PropertyListValue {
         switch derivation {
         case .now:
-            return function("now", arguments: [])
+            return writer.functionExpression("now", arguments: [])
         case .value(let relationship, let attribute, let stringFunction):
-            let path = keyPath(relationship.map { "\($0).\(attribute)" } ?? attribute)
-            return stringFunction.map { function("\($0.rawValue):", arguments: [path]) } ?? path
+            let path = writer.keyPathExpression(relationship.map { "\($0).\(attribute)" } ?? attribute)
+            return stringFunction.map { writer.functionExpression("\($0.rawValue):", arguments: [path]) } ?? path
         case .aggregate(let relationship, let aggregate, let attribute):
-            return function("\(aggregate.rawValue):", arguments: [keyPath(attribute.map { "\(relationship).\($0)" } ?? relationship)])
+            return writer.functionExpression(
+                "\(aggregate.rawValue):", arguments: [writer.keyPathExpression(attribute.map { "\(relationship).\($0)" } ?? relationship)])
         }
-    }
-
-    private mutating func keyPath(_ path: String) -> PropertyListValue {
-        let operand = object("NSSelfExpression", ["NSExpression"], ["NSExpressionType": .integer(1)])
-        let specifier = object("NSKeyPathSpecifierExpression", ["NSExpression"], [
-            "NSExpressionType": .integer(10), "NSKeyPath": writer.plain(.string(path)),
-        ])
-        return object("NSKeyPathExpression", ["NSFunctionExpression", "NSExpression"], [
-            "NSOperand": operand,
-            "NSSelectorName": writer.plain(.string(path.contains(".") ? "valueForKeyPath:" : "valueForKey:")),
-            "NSExpressionType": .integer(3),
-            "NSArguments": array([specifier], mutable: true),
-        ])
-    }
-
-    private mutating func function(_ selector: String, arguments: [PropertyListValue]) -> PropertyListValue {
-        let utilities = object("NSConstantValueExpression", ["NSExpression"], [
-            "NSExpressionType": .integer(0), "NSConstantValueClassName": writer.plain(.string("_NSPredicateUtilities")),
-        ])
-        return object("NSFunctionExpression", ["NSExpression"], [
-            "NSOperand": utilities,
-            "NSSelectorName": writer.plain(.string(selector)),
-            "NSExpressionType": .integer(4),
-            "NSArguments": array(arguments),
-        ])
     }
 
     // MARK: - Relationships
@@ -183,21 +168,21 @@ extension ModelCacheEncoder {
         var fields = propertyFields(
             name: fetched.name, isOptional: fetched.isOptional, isTransient: true, isReadOnly: true, userInfo: fetched.userInfo,
             renamingIdentifier: nil, versionHashModifier: nil, of: entity)
-        let request = fetched.fetchRequest
-        fields["_NSFetchRequestEntityName"] = writer.plain(.string(request.entityName))
-        fields["NSFetchRequest"] = fetchRequest(
-            entityName: request.entityName, limit: request.fetchLimit, offset: request.fetchOffset, batchSize: request.fetchBatchSize)
+        fields["_NSFetchRequestEntityName"] = writer.plain(.string(fetched.fetchRequest.entityName))
+        fields["NSFetchRequest"] = fetchRequest(fetched.fetchRequest)
         writer.fill(place, className: "NSFetchedPropertyDescription", superclasses: ["NSPropertyDescription"], fields: fields)
     }
 
-    /// An `NSFetchRequest` with the keys of the corpus caches' ones. Its predicate is left
-    /// `$null`: the predicate parser belongs to a layer above the store, so the encoder cannot
-    /// build the `NSPredicate` objects Core Data archives; Strata's copy of the model in the
-    /// metadata keeps the predicate. `NSFetchRequestFlags` is 30 in every cache, meaning unknown.
-    mutating func fetchRequest(entityName: String, limit: Int?, offset: Int?, batchSize: Int?) -> PropertyListValue {
-        object("NSFetchRequest", ["NSPersistentStoreRequest"], [
-            "NSEntity": entityPlaces[entityName].map(reference) ?? KeyedArchiveWriter.null,
-            "NSPredicate": KeyedArchiveWriter.null,
+    /// An `NSFetchRequest` with the keys of the corpus caches' ones. Its predicate is archived
+    /// by the encoder's ``PredicateArchiver`` (the parser belongs to a layer above the store);
+    /// without one, or for text it cannot archive, it is `$null`, and Strata's copy of the
+    /// model in the metadata keeps the predicate. `NSFetchRequestFlags` is 30 in every cache,
+    /// meaning unknown.
+    mutating func fetchRequest(_ request: FetchRequestTemplate) -> PropertyListValue {
+        let predicate = request.predicate.flatMap { text in predicates?.archived(text, into: &writer) }
+        return object("NSFetchRequest", ["NSPersistentStoreRequest"], [
+            "NSEntity": entityPlaces[request.entityName].map(reference) ?? KeyedArchiveWriter.null,
+            "NSPredicate": predicate ?? KeyedArchiveWriter.null,
             "NSSortDescriptors": KeyedArchiveWriter.null,
             "NSValuesToFetch": KeyedArchiveWriter.null,
             "NSValuesToGroupBy": KeyedArchiveWriter.null,
@@ -205,10 +190,10 @@ extension ModelCacheEncoder {
             "NSRelationshipKeyPathsForPrefetching": KeyedArchiveWriter.null,
             "NSHasFetchRequestFlags": .bool(true),
             "NSFetchRequestFlags": .integer(30),
-            "NSResultType": .integer(0),
-            "NSFetchOffset": .integer(Int64(offset ?? 0)),
-            "NSFetchLimit": .integer(Int64(limit ?? 0)),
-            "NSBatchSize": .integer(Int64(batchSize ?? 0)),
+            "NSResultType": .integer(Int64(request.resultType.rawValue)),
+            "NSFetchOffset": .integer(Int64(request.fetchOffset ?? 0)),
+            "NSFetchLimit": .integer(Int64(request.fetchLimit ?? 0)),
+            "NSBatchSize": .integer(Int64(request.fetchBatchSize ?? 0)),
             "NSAllocationType": .integer(0),
         ])
     }

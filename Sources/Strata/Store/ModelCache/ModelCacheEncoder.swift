@@ -9,10 +9,14 @@ import Foundation
 /// checks them against those caches. What no cache there shows is marked "inferred" where it is
 /// written, and listed in README's store-format section.
 ///
-/// Not archived: validation rules (Core Data archives them as `NSValidationPredicates`, a list
-/// of `NSPredicate` objects), the predicates of fetched properties and fetch request templates
-/// (`NSPredicate` objects too, which this layer cannot build: the predicate parser sits above
-/// the store), composites (no cache shows them, and no store can hold them yet), and Xcode's
+/// Predicates: an attribute's minimum, maximum and regular expression become its
+/// `NSValidationPredicates` and `NSValidationWarnings`, as Xcode compiles them; the predicates
+/// of fetched properties and fetch request templates are text in the model, which only the
+/// ``PredicateArchiver`` given by the layer that creates the store can turn into `NSPredicate`
+/// objects (the parser sits above the store): without one they are `$null`, as they are where
+/// the archiver cannot archive a predicate.
+///
+/// Not archived: composites (no cache shows them, and no store can hold them yet) and Xcode's
 /// settings. Strata keeps all of these in its own copy of the model in the store's metadata.
 struct ModelCacheEncoder {
     /// `NSKnownKeysDictionary1`'s `emptyToken`, the same string in every cache.
@@ -27,6 +31,8 @@ struct ModelCacheEncoder {
     static let createStatement = "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)"
 
     let model: ObjectModel
+    /// What archives the predicates of fetched properties and templates; `nil` leaves them `$null`.
+    let predicates: PredicateArchiver?
     var writer = KeyedArchiveWriter()
     /// The place of the root `NSManagedObjectModel` in `$objects`.
     let root: Int
@@ -37,21 +43,21 @@ struct ModelCacheEncoder {
     var propertyPlaces: [String: [String: Int]] = [:]
 
     /// The deflated archive of `model`, as `Z_MODELCACHE.Z_CONTENT` holds it.
-    static func blob(for model: ObjectModel) throws(RawDeflate.Failure) -> Data {
-        try RawDeflate.deflate(archive(of: model))
+    static func blob(for model: ObjectModel, predicates: PredicateArchiver? = nil) throws(RawDeflate.Failure) -> Data {
+        try RawDeflate.deflate(archive(of: model, predicates: predicates))
     }
 
     /// The keyed archive of `model` as a binary property list, before deflating.
-    static func archive(of model: ObjectModel) -> Data {
-        var encoder = ModelCacheEncoder(model: model)
+    static func archive(of model: ObjectModel, predicates: PredicateArchiver? = nil) -> Data {
+        var encoder = ModelCacheEncoder(model: model, predicates: predicates)
         encoder.encode()
         return encoder.writer.data(root: .uid(UInt64(encoder.root)))
     }
 
     /// Creates `Z_MODELCACHE` in `database` and writes `model`'s cache as its one row, or
     /// replaces the row when the table is there.
-    static func write(_ model: ObjectModel, to database: Database) throws {
-        let blob = try blob(for: model)
+    static func write(_ model: ObjectModel, to database: Database, predicates: PredicateArchiver?) throws {
+        let blob = try blob(for: model, predicates: predicates)
         if try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_MODELCACHE'")?.int64Value == 0 {
             try database.execute(createStatement)
         }
@@ -59,8 +65,9 @@ struct ModelCacheEncoder {
         try database.execute("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(blob)])
     }
 
-    private init(model: ObjectModel) {
+    private init(model: ObjectModel, predicates: PredicateArchiver?) {
         self.model = model
+        self.predicates = predicates
         // Apple's archiver numbers the root first, then what it holds.
         root = writer.reserve()
     }
@@ -111,7 +118,7 @@ struct ModelCacheEncoder {
     /// the type Core Data's `fetchRequestTemplatesByName` returns (inferred).
     private mutating func fetchRequestTemplates() -> PropertyListValue {
         guard !model.fetchRequestTemplates.isEmpty else { return KeyedArchiveWriter.null }
-        let requests = model.fetchRequestTemplates.map { fetchRequest(entityName: $0.entityName, limit: $0.fetchLimit, offset: $0.fetchOffset, batchSize: $0.fetchBatchSize) }
+        let requests = model.fetchRequestTemplates.map { fetchRequest($0) }
         return dictionary(keys: model.fetchRequestTemplates.map(\.name), values: requests, mutable: false)
     }
 
@@ -226,15 +233,11 @@ struct ModelCacheEncoder {
     /// holding `fields`, numbered before what its fields refer to was: callers build the fields
     /// first, so it is numbered after them, which a reader does not mind.
     mutating func object(_ className: String, _ superclasses: [String], _ fields: [String: PropertyListValue]) -> PropertyListValue {
-        let place = writer.reserve()
-        writer.fill(place, className: className, superclasses: superclasses, fields: fields)
-        return reference(place)
+        writer.object(className, superclasses, fields)
     }
 
     mutating func array(_ elements: [PropertyListValue], mutable: Bool = false) -> PropertyListValue {
-        mutable
-            ? object("NSMutableArray", ["NSArray"], ["NS.objects": .array(elements)])
-            : object("NSArray", [], ["NS.objects": .array(elements)])
+        writer.array(elements, mutable: mutable)
     }
 
     mutating func set(_ elements: [PropertyListValue]) -> PropertyListValue {

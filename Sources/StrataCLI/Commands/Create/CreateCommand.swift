@@ -32,7 +32,8 @@ struct CreateCommand: AsyncParsableCommand, ReadsModelOrStore {
         let version = try options.loadModel()
         var configuration = Database.Configuration()
         configuration.tracksPersistentHistory = options.trackHistory
-        let store = try PersistentStore.create(at: path, model: version.model, configuration: configuration, frameworkVersion: frameworkVersion)
+        let store = try PersistentStore.create(
+            at: path, model: version.model, configuration: configuration, frameworkVersion: frameworkVersion, predicates: .objectPredicates)
         print("created \(path): \(store.layout.entities.count) entities, \(store.layout.tables.count) tables, store UUID \(store.metadata.uuid)"
             + (store.hasPersistentHistory ? ", with persistent history" : ""))
     }
