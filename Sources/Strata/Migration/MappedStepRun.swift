@@ -3,7 +3,8 @@ import Foundation
 /// One run of a ``MigrationStep`` that mapping models carry out: a new store of the destination
 /// model, made object by object by a ``MigrationManager`` from the step's input, opened
 /// read-only, and saved in one transaction, so the checks of a save (required values, the
-/// relationships' counts) apply; then the input's UUID and unknown metadata keys, SQLite's
+/// relationships' counts) apply; then the input's persistent history, re-pointed to the objects
+/// made (see `MappedStepRun+History`), the input's UUID and unknown metadata keys, SQLite's
 /// integrity check, and the destination model's hashes. A failure leaves a file the caller
 /// removes; the input is never written.
 struct MappedStepRun {
@@ -25,6 +26,7 @@ struct MappedStepRun {
         } catch {
             throw error.asMigrationError(path: storePath, step: step.name)
         }
+        let counterparts: [Counterpart]
         do {
             let source = try PersistentStore.open(at: inputPath, model: step.mapping.source, requiresMatchingModel: false, configuration: .readOnly)
             defer { source.close() }
@@ -38,7 +40,11 @@ struct MappedStepRun {
             let destinationContext = ObjectContext(store: destination, name: "migration destination")
             let manager = MigrationManager(mappingModels: step.mappingModels, source: sourceContext, destination: destinationContext, policy: policy)
             try manager.migrate()
-            try destinationContext.performAndWait { try destinationContext.save() }
+            counterparts = try destinationContext.performAndWait {
+                try destinationContext.save()
+                // Read once saved, when the objects have their primary keys in the new store.
+                return manager.firstDestinations().map { Counterpart(source: $0.source, destination: $0.destination.objectID, mapping: $0.mapping) }
+            }
         } catch let error as MigrationError {
             throw error
         } catch let error as StoreError {
@@ -49,6 +55,15 @@ struct MappedStepRun {
         do {
             let database = try Database(path: outputPath, configuration: Database.Configuration())
             defer { database.close() }
+            try database.execute("ATTACH DATABASE ? AS src", [.text(Database.fileURI(for: inputPath, query: "mode=ro"))])
+            try database.execute("BEGIN")
+            let dropped = try carryHistory(on: database, counterparts: counterparts)
+            try database.execute("COMMIT")
+            try database.execute("DETACH DATABASE src")
+            if dropped > 0 {
+                StrataLog.logger(label: "strata.migrate").info(
+                    "\(storePath): \(step.name): \(dropped) history change\(dropped == 1 ? "" : "s") of objects the mapping models do not carry dropped")
+            }
             var metadata = try StoreMetadata(reading: database)
             metadata.uuid = sourceMetadata.uuid
             for (key, value) in sourceMetadata.properties where metadata.properties[key] == nil { metadata.properties[key] = value }

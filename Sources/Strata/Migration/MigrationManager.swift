@@ -174,6 +174,22 @@ public final class MigrationManager {
         }
     }
 
+    /// Each source object an entity mapping associated with destination objects, with the
+    /// first of them and that mapping, in the order the mappings ran: the object of the new
+    /// store that stands for it (its history's changes are re-pointed to it).
+    func firstDestinations() -> [(source: ObjectID, destination: ManagedObject, mapping: MappingModel.EntityMapping)] {
+        var seen: Set<ObjectID> = []
+        var result: [(source: ObjectID, destination: ManagedObject, mapping: MappingModel.EntityMapping)] = []
+        for mapping in entityMappings {
+            for source in associatedSources[mapping.name] ?? [] where !seen.contains(source.objectID) {
+                guard let destination = destinations[mapping.name]?[source.objectID]?.first else { continue }
+                seen.insert(source.objectID)
+                result.append((source.objectID, destination, mapping))
+            }
+        }
+        return result
+    }
+
     // MARK: - Expressions
 
     /// The value `expression` gives for the destination attribute `attribute`.

@@ -1,7 +1,10 @@
 // What the data decides: a step whose model change is sound may still not fit the objects
 // the store holds. Each check is a query whose rows are the objects that break a rule; the
 // step runs them on its input (as `src`) before the copy and on the new store (as `main`)
-// after it, and refuses with every broken rule, naming the objects.
+// after it, and refuses with every broken rule, naming the objects. The new store's missing
+// values (a new required attribute without a default) are what a custom step such as
+// `migrate --script` can fill: when one runs, those checks wait until it has, and run on the
+// migrated copy before it replaces the store.
 
 extension MigrationStep {
     /// A rule the data must keep: the rows of `sql` are what breaks it.
@@ -11,6 +14,9 @@ extension MigrationStep {
         var sql: String
         /// Whether it reads the new store, so runs after the copy.
         var readsNewStore: Bool
+        /// Whether a custom step run on the new store can repair what it refuses (a value
+        /// that is missing), so that with one the check runs after it.
+        var isRepairable = false
         /// The reason, given how many rows broke the rule and a few of them as text.
         var reason: @Sendable (_ count: Int, _ samples: [String]) -> String
     }
@@ -107,14 +113,14 @@ extension MigrationStep {
             let rows = "FROM main.\(layout.tableName) WHERE \(layout.ownKindCondition)"
             if entity.destination.isAbstract {
                 let name = entity.destination.name
-                checks.append(DataCheck(sql: "SELECT Z_PK \(rows)", readsNewStore: true) { count, samples in
+                checks.append(DataCheck(sql: "SELECT Z_PK \(rows)", readsNewStore: true, isRepairable: true) { count, samples in
                     "\(name) becomes abstract, but \(counted(count, "object is", "objects are")) of it and of none of its sub-entities (\(samples.joined(separator: ", ")))"
                 })
             }
             for attribute in entity.attributes where !attribute.destination.isOptional && attribute.fill == nil && attribute.source?.isOptional != false {
                 guard let column = layout.attributeColumns[attribute.destination.name] else { continue }
                 let label = "\(entity.destination.name).\(attribute.destination.name)"
-                checks.append(DataCheck(sql: "SELECT Z_PK \(rows) AND \(column) IS NULL", readsNewStore: true) { count, samples in
+                checks.append(DataCheck(sql: "SELECT Z_PK \(rows) AND \(column) IS NULL", readsNewStore: true, isRepairable: true) { count, samples in
                     "\(label) is required and has no default value, but \(counted(count, "object has", "objects have")) no value for it (\(samples.joined(separator: ", ")))"
                 })
             }
@@ -125,7 +131,7 @@ extension MigrationStep {
                 // A required to-one that stays one keeps its objects, unless some do not come along.
                 if let source = relationship.source, !source.isOptional, !source.isToMany, lostTargets(of: source, in: target).isEmpty { continue }
                 let label = "\(entity.destination.name).\(relationship.destination.name)"
-                checks.append(DataCheck(sql: "SELECT Z_PK \(rows) AND \(column) IS NULL", readsNewStore: true) { count, samples in
+                checks.append(DataCheck(sql: "SELECT Z_PK \(rows) AND \(column) IS NULL", readsNewStore: true, isRepairable: true) { count, samples in
                     "\(label) is required, but \(counted(count, "object has", "objects have")) no object in it (\(samples.joined(separator: ", ")))"
                 })
             }
@@ -149,6 +155,42 @@ extension MigrationStep {
                     reason: { count, samples in "\(label) must be unique, but \(counted(count, "value is", "values are")) held by several objects (\(samples.joined(separator: "; ")))" })
             }
         }
+    }
+}
+
+extension MigrationStep {
+    /// When a run of the step makes its checks.
+    enum CheckStage: Sendable {
+        /// On the input, attached as `src`, before the copy.
+        case input
+        /// On the new store, as `main`, after the copy; those a custom step can repair wait
+        /// for it when `deferringRepairable`.
+        case newStore(deferringRepairable: Bool)
+        /// On the migrated copy, as `main`, after the custom step: the checks that waited for it.
+        case afterCustomStep
+    }
+
+    /// Runs the step's checks of `stage` on `database`, and refuses with every rule the data
+    /// breaks, naming a few of the objects that break each (`storePath` names the store).
+    func runDataChecks(_ stage: CheckStage, on database: Database, storePath: String) throws {
+        let checks = dataChecks.filter { check in
+            switch stage {
+            case .input: !check.readsNewStore
+            case .newStore(let deferring): check.readsNewStore && !(deferring && check.isRepairable)
+            case .afterCustomStep: check.readsNewStore && check.isRepairable
+            }
+        }
+        var reasons: [String] = []
+        for check in checks {
+            let count = Int(try database.scalar("SELECT COUNT(*) FROM (\(check.sql))")?.int64Value ?? 0)
+            guard count > 0 else { continue }
+            let samples = try database.rows("\(check.sql) LIMIT 5").map { row in
+                let object = row[0].int64Value.map { "p\($0)" } ?? row[0].stringValue ?? "?"
+                return row.count > 1 ? "\(object): \(row[1].stringValue ?? row[1].int64Value.map(String.init) ?? row[1].doubleValue.map { "\($0)" } ?? "NULL")" : object
+            }
+            reasons.append(check.reason(count, samples + (count > samples.count ? ["…"] : [])))
+        }
+        if !reasons.isEmpty { throw MigrationError.dataDoesNotFit(path: storePath, step: name, reasons: reasons) }
     }
 }
 

@@ -33,7 +33,8 @@ extension MigrationStep {
             lines.append("    \(entity): \(count) not taken by any entity mapping, so not migrated")
         }
         if sourceHasHistory {
-            lines.append("  left out: the persistent history, whose changes name objects of the old store that a mapped step makes anew")
+            lines.append("  persistent history: every transaction kept; each change re-pointed to the object made from its object, "
+                + "and dropped where none was (deleted before, filtered out, removed)")
         }
         return lines.joined(separator: "\n")
     }

@@ -29,11 +29,11 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// The values each property the step drops held in the store, by `Entity.property`
     /// (`Partner.relativeSize`: 12): counted for a plan's first step, which reads the store.
     public internal(set) var droppedValueCounts: [String: Int] = [:]
-    /// Whether the input holds persistent history, which a mapped step does not carry (its
-    /// changes name objects of the old store, which a mapped step makes anew).
+    /// Whether the input holds persistent history, which every step carries; a mapped step
+    /// re-points its changes to the objects it makes (see `MappedStepRun+History`).
     public let sourceHasHistory: Bool
     /// Tables and columns of the input that no model describes (a table or column another tool
-    /// added, history a mapped step does not carry): the new store leaves them out. Core
+    /// added): the new store leaves them out. Core
     /// Data's model cache is not among them: the new store gets one of the destination model.
     public let leftOut: [String]
     /// Where the input store keeps its objects.

@@ -10,6 +10,9 @@ struct MigrationStepRun {
     /// this migration's own).
     let storePath: String
     let progress: (@Sendable (MigrationProgress) -> Void)?
+    /// Whether the checks a custom step can repair (missing required values) are left to the
+    /// caller, which runs them after that step (``MigrationStep/CheckStage/afterCustomStep``).
+    var defersRepairableChecks = false
 
     /// Makes the new store, or fails leaving a file the caller removes.
     func run() throws {
@@ -30,7 +33,7 @@ struct MigrationStepRun {
         // The file is thrown away if anything fails, so it needs no journal while it is made.
         try database.execute("PRAGMA main.journal_mode = OFF")
 
-        try check(readingNewStore: false, on: database)
+        try step.runDataChecks(.input, on: database, storePath: storePath)
         try database.execute("BEGIN")
         for statement in step.destinationLayout.createStatements where statement.hasPrefix("CREATE TABLE") {
             try database.execute(statement)
@@ -46,7 +49,7 @@ struct MigrationStepRun {
         metadata.properties["_NSAutoVacuumLevel"] = .string(String(autoVacuum))
         for (key, value) in sourceMetadata.properties where metadata.properties[key] == nil { metadata.properties[key] = value }
         try metadata.write(to: database)
-        try check(readingNewStore: true, on: database)
+        try step.runDataChecks(.newStore(deferringRepairable: defersRepairableChecks), on: database, storePath: storePath)
         for index in step.destinationLayout.indexes { try database.execute(index.createStatement) }
         // Derived attributes: Core Data's triggers keep them current from now on, and the
         // copied rows, written without them, get their values computed once.
@@ -117,22 +120,6 @@ struct MigrationStepRun {
     }
 
     // MARK: - Checking
-
-    /// Runs the step's checks on the input (before the copy) or the new store (after it),
-    /// and fails with every rule the data breaks.
-    private func check(readingNewStore: Bool, on database: Database) throws {
-        var reasons: [String] = []
-        for check in step.dataChecks where check.readsNewStore == readingNewStore {
-            let count = Int(try database.scalar("SELECT COUNT(*) FROM (\(check.sql))")?.int64Value ?? 0)
-            guard count > 0 else { continue }
-            let samples = try database.rows("\(check.sql) LIMIT 5").map { row in
-                let object = row[0].int64Value.map { "p\($0)" } ?? row[0].stringValue ?? "?"
-                return row.count > 1 ? "\(object): \(row[1].stringValue ?? row[1].int64Value.map(String.init) ?? row[1].doubleValue.map { "\($0)" } ?? "NULL")" : object
-            }
-            reasons.append(check.reason(count, samples + (count > samples.count ? ["…"] : [])))
-        }
-        if !reasons.isEmpty { throw MigrationError.dataDoesNotFit(path: storePath, step: step.name, reasons: reasons) }
-    }
 
     /// SQLite's integrity check, and the objects per entity the plan predicts.
     private func verify(_ database: Database) throws {

@@ -34,7 +34,12 @@ extension StoreMigrator {
 
     /// A step of one's own, run on the migrated copy (its path given) before it replaces the
     /// store: data fixes that a lightweight migration cannot infer, such as a Lua script's.
-    /// What it throws stops the migration, the store as it was.
+    /// The copy holds every object in the destination model's layout, a new attribute at its
+    /// default value or nil; the last step's checks of missing values (a required attribute
+    /// or to-one without a value, an object of an entity that became abstract) wait until the
+    /// custom step has run, so that it can fill what they would refuse, and the migration is
+    /// refused, naming the objects, for what it leaves missing. What it throws stops the
+    /// migration, the store as it was.
     public typealias CustomStep = (_ migratedStorePath: String) throws -> Void
 
     /// Runs `plan` (``plan()`` when `nil`), then `customStep`, and puts the migrated store in
@@ -52,9 +57,9 @@ extension StoreMigrator {
         var guardOpen = true
         defer { if guardOpen { guardConnection.close() } }
         try checkUnchanged(since: plan, reading: guardConnection)
-        let (migrated, lastCounts) = try runSteps(of: plan, progress: progress)
+        let (migrated, lastCounts, lastStep) = try runSteps(of: plan, deferringRepairableChecks: customStep != nil, progress: progress)
         defer { PersistentStore.removeFiles(ofStoreAt: migrated) }
-        let counts = try run(customStep, on: migrated, plan: plan, counts: lastCounts)
+        let counts = try run(customStep, on: migrated, after: lastStep, counts: lastCounts)
         // Writers were held off until now; the store's own files go with its last connection.
         try? guardConnection.execute("ROLLBACK")
         guardConnection.close()
@@ -75,10 +80,11 @@ extension StoreMigrator {
         return MigrationResult(plan: plan, counts: counts, backupPath: backupPath)
     }
 
-    /// Runs `customStep` on the migrated copy at `path`, then checks the copy again (it opens
-    /// with the destination model, SQLite's integrity check); returns its objects per entity.
-    private func run(_ customStep: CustomStep?, on path: String, plan: MigrationPlan, counts: [String: Int]?) throws(MigrationError) -> [String: Int] {
-        guard let customStep else { return counts ?? plan.steps.last?.expectedCounts ?? [:] }
+    /// Runs `customStep` on the migrated copy at `path` that `lastStep` made, then checks the
+    /// copy again (the checks of `lastStep` that waited for it, it opens with the destination
+    /// model, SQLite's integrity check); returns its objects per entity.
+    private func run(_ customStep: CustomStep?, on path: String, after lastStep: MigrationStep, counts: [String: Int]?) throws(MigrationError) -> [String: Int] {
+        guard let customStep else { return counts ?? lastStep.expectedCounts }
         do {
             try customStep(path)
         } catch let error as MigrationError {
@@ -90,6 +96,8 @@ extension StoreMigrator {
             let store = try PersistentStore.open(at: path, model: destination.model, configuration: .readOnly)
             defer { store.close() }
             return try store.withConnection { () throws -> [String: Int] in
+                // A mapped step's save checked its objects before the custom step ran.
+                if !lastStep.isMapped { try lastStep.runDataChecks(.afterCustomStep, on: store.database, storePath: storePath) }
                 let integrity = try store.database.rows("PRAGMA integrity_check").compactMap { $0.first?.stringValue }
                 guard integrity == ["ok"] else {
                     throw MigrationError.verificationFailed(path: storePath, reason: "after the custom step, SQLite's integrity check says: " + integrity.prefix(5).joined(separator: "; "))
@@ -114,22 +122,27 @@ extension StoreMigrator {
         } catch {
             throw error.asMigrationError(path: storePath, step: "reading the store")
         }
-        let (migrated, lastCounts) = try runSteps(of: plan, progress: progress)
+        let (migrated, lastCounts, lastStep) = try runSteps(of: plan, deferringRepairableChecks: customStep != nil, progress: progress)
         defer { PersistentStore.removeFiles(ofStoreAt: migrated) }
-        return try run(customStep, on: migrated, plan: plan, counts: lastCounts)
+        return try run(customStep, on: migrated, after: lastStep, counts: lastCounts)
     }
 
     // MARK: - Steps
 
     /// Runs every step, each into a new file beside the store; returns the last one's path,
-    /// and its objects per entity when a mapping model made it or a step before it (the plan
-    /// only estimated them then).
+    /// its objects per entity when a mapping model made it or a step before it (the plan
+    /// only estimated them then), and the last step as it ran. With
+    /// `deferringRepairableChecks`, the last step leaves the checks that a custom step can
+    /// repair to the caller; the steps before it, which no custom step sees, make them all.
     ///
     /// A step after one that mapping models carried out is planned again on the objects that
     /// step made, which its plan could only estimate.
-    private func runSteps(of plan: MigrationPlan, progress: (@Sendable (MigrationProgress) -> Void)?) throws(MigrationError) -> (String, [String: Int]?) {
+    private func runSteps(
+        of plan: MigrationPlan, deferringRepairableChecks: Bool, progress: (@Sendable (MigrationProgress) -> Void)?
+    ) throws(MigrationError) -> (String, [String: Int]?, MigrationStep) {
         var input = storePath
         var madeCounts: [String: Int]?
+        var lastStep = plan.steps[plan.steps.count - 1]
         for (index, planned) in plan.steps.enumerated() {
             let output = "\(storeFile).migrating-\(index + 1)"
             PersistentStore.removeFiles(ofStoreAt: output)
@@ -143,7 +156,10 @@ extension StoreMigrator {
                 if step.isMapped {
                     madeCounts = try MappedStepRun(step: step, inputPath: input, outputPath: output, storePath: storePath, policy: policy).run()
                 } else {
-                    try MigrationStepRun(step: step, inputPath: input, outputPath: output, storePath: storePath, progress: progress).run()
+                    try MigrationStepRun(
+                        step: step, inputPath: input, outputPath: output, storePath: storePath, progress: progress,
+                        defersRepairableChecks: deferringRepairableChecks && index == plan.steps.count - 1
+                    ).run()
                     // Planned again after a mapped step, it knows the objects it made.
                     madeCounts = madeCounts == nil ? nil : step.expectedCounts
                 }
@@ -159,8 +175,9 @@ extension StoreMigrator {
             // A step's input, once copied, is only needed when it is the store itself.
             if input != storePath { PersistentStore.removeFiles(ofStoreAt: input) }
             input = output
+            lastStep = step
         }
-        return (input, madeCounts)
+        return (input, madeCounts, lastStep)
     }
 
     /// Refuses a plan made for the store as it was before someone migrated it.

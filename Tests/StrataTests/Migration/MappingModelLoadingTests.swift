@@ -32,6 +32,20 @@ import Testing
         }
     }
 
+    /// The models a mapping model keeps are compiled ones (keyed archives of Xcode's classes),
+    /// whose entities' uniqueness constraints are part of their version hashes: CoreDataPlus's
+    /// V2toV3 matches the step from its bundle's SampleModel2 to SampleModel3, and no other.
+    @Test func compiledModelsKeepTheirUniquenessConstraintsAndMatchTheirStep() throws {
+        let mapping = try MappingModel.load(contentsOf: Corpus.folder.appendingPathComponent("models/coredataplus/mapping/V2toV3.xcmappingmodel"))
+        #expect(mapping.sourceModel.entity(named: "Car")?.uniquenessConstraints == [["numberPlate"]])
+        #expect(mapping.sourceModel.entity(named: "Person")?.uniquenessConstraints == [["firstName", "lastName"]])
+        #expect(mapping.sourceModel.entity(named: "SportCar")?.uniquenessConstraints == [])
+        let bundle = try ModelLoader.load(Corpus.folder.appendingPathComponent("models/coredataplus/SampleModel.xcdatamodeld"))
+        let versions = bundle.versions.map { ($0.name, $0.model) }
+        let matching = versions.flatMap { source in versions.filter { mapping.matches(source: source.1, destination: $0.1) }.map { "\(source.0) → \($0.0)" } }
+        #expect(matching == ["SampleModel2 → SampleModel3"])
+    }
+
     @Test func errorsNameTheFileAndTheElement() throws {
         let original = try String(contentsOf: BookMigration.folder.appendingPathComponent("mapping/Model1_to_Model2.xcmappingmodel/xcmapping.xml"), encoding: .utf8)
         let folder = try StoreFolder()

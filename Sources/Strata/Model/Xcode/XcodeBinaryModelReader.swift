@@ -9,7 +9,8 @@ import Foundation
 /// `XD_PSK_isAbstract` for an entity, `XD_PPSK_isOptional` for any property,
 /// `XD_PAttK_attributeType` (Core Data's `NSAttributeType`) for an attribute,
 /// `XD_PRK_destination` and `XD_PRK_inverseRelationship` (the elements themselves) for a
-/// relationship. Stores that such models wrote carry the same version hashes as the model read
+/// relationship, `XDPMUniquenessConstraints` (arrays of property names) for an entity's
+/// uniqueness constraints. Stores that such models wrote carry the same version hashes as the model read
 /// here (Apple's iPhoneCoreDataRecipes sample, RestKit's seed database).
 ///
 /// ```swift
@@ -72,6 +73,12 @@ private struct ArchivedModelReader {
         entity.renamingIdentifier = archive.string(settings["XD_PSK_elementID"])
         entity.versionHashModifier = archive.string(settings["XD_PSK_versionHashModifier"])
         entity.userInfo = archive.stringDictionary(settings["XD_PSK_userInfo"])
+        // An array of constraints, each an array of property names, as the XML's
+        // `<uniquenessConstraints>`: part of the entity's version hash, so a model read
+        // without them matches no store or mapping model made from it.
+        entity.uniquenessConstraints = archive.array(settings["XDPMUniquenessConstraints"]).map { constraint in
+            archive.array(constraint).compactMap(archive.string)
+        }.filter { !$0.isEmpty }
         entity.superentityName = archive.array(element["XDBucketForGeneralizationsstorage"]).lazy.compactMap(parentName(in:)).first
         for (propertyName, property) in archive.dictionary(element["XDBucketForOwnedAttributesstorage"]).sorted(by: { $0.key < $1.key }) {
             switch archive.className(of: property) {

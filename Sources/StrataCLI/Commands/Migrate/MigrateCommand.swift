@@ -55,10 +55,18 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
             refused unless --policy FILE gives a Lua policy with a hook for it (see README). \
             --dry-run shows which steps a mapping model carries out and which are inferred.
 
-            --script STEP.lua runs a Lua script on the migrated copy before it replaces the \
-            store (ctx is a context on the copy; only what the script saves is kept), for data \
-            fixes the migration cannot infer; an error in it stops the migration, and the \
-            store stays as it was.
+            --script STEP.lua runs a Lua script on the migrated copy before it is checked and \
+            replaces the store, for data fixes the migration cannot infer: ctx is a context \
+            on the copy with the destination version's model, holding every object with a new \
+            attribute at its default value or nil, and only what the script saves is kept. \
+            The checks of missing values (a required attribute or to-one without a value, an \
+            object of an entity that became abstract) run after the script, so that it can \
+            fill a new required attribute that has no default; what it leaves missing is \
+            refused with the objects named (exit status 3). The checks that would lose data \
+            in the copy (types, to-many to to-one, uniqueness) run before it, and so do those \
+            of every step but the last of a --through chain, which the script does not see. \
+            An error in the script or a refusal stops the migration, and the store stays as \
+            it was, with no backup made.
 
             --dry-run prints the plan and its SQL, then runs every step into a throwaway file \
             beside the store, which is removed, to check that the data fits; the store does \
@@ -114,7 +122,7 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Option(
         name: .customLong("script"),
         help: ArgumentHelp(
-            "A Lua script run on the migrated copy before it replaces the store, for data fixes the migration cannot infer; ctx is a context on the copy, and only what the script saves is kept. An error stops the migration, the store as it was.",
+            "A Lua script run on the migrated copy (ctx, with the new model) before the checks of missing values, which it can fill; only what it saves is kept. An error or a refusal stops the migration, the store as it was.",
             valueName: "step.lua"))
     var scriptPath: String?
 
