@@ -93,7 +93,47 @@ struct ImportCases {
         return (result, store)
     }
 
+    // MARK: - 7w. The same records as a whole-store JSON file
+
+    /// Imports the records of case 7 written as a whole-store export writes them, one object of
+    /// arrays by entity (`{"persons": [...]}`, pretty-printed), into an empty store: its peak
+    /// memory must stay bounded as the NDJSON's does, judged against case 7's time.
+    func wholeStoreImport(count: Int, ndjson: CaseResult?) throws -> CaseResult {
+        let file = bench.path("people-store.json")
+        try writeWholeStoreJSON(count: count, to: file)
+        let store = bench.path("whole.sqlite")
+        Workbench.remove(store)
+        defer { Workbench.remove(store) }
+        try FileManager.default.copyItem(atPath: bench.empty, toPath: store)
+        let run = try runCommand(tools.strata, ["import", "Person", file, "--store", store], measuresMemory: true)
+        try FileManager.default.removeItem(atPath: file)
+        var result = CaseResult(
+            number: "7w", title: "import the \(count) records of case 7 as one whole-store JSON object of arrays (`strata import`)",
+            strata: run.seconds, baselineName: "case 7's time (NDJSON)", baseline: ndjson?.strata ?? .nan,
+            goal: ndjson == nil ? .none : .atMost(1.5), peakMemory: run.peakMemory,
+            note: ndjson.flatMap { $0.peakMemory.map { "NDJSON peak \($0 / 1_048_576) MB" } } ?? "case 7 not run")
+        result.memoryLimit = 100 * 1_048_576
+        return result
+    }
+
     // MARK: - Files
+
+    /// `{"persons": [...]}` as `strata export` writes a store, a chunk at a time.
+    private func writeWholeStoreJSON(count: Int, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CommandFailure(description: "cannot create \(path)")
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.write(contentsOf: Data("{\n  \"persons\": [".utf8))
+        let chunk = 100_000
+        for first in stride(from: 0, to: count, by: chunk) {
+            let people = PersonRecord.generate(count: min(chunk, count - first), firstID: Int64(first + 1))
+            let text = people.enumerated().map { (first == 0 && $0.offset == 0 ? "\n    " : ",\n    ") + $0.element.json }.joined()
+            try handle.write(contentsOf: Data(text.utf8))
+        }
+        try handle.write(contentsOf: Data("\n  ]\n}\n".utf8))
+    }
 
     private func writeJSONArray(_ people: [PersonRecord], to path: String) throws {
         var text = "[\n"

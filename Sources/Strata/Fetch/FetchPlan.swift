@@ -110,6 +110,17 @@ struct FetchPlan {
         try Self.compile(components, role: role, of: entity, model: model, compiler: &compiler)
     }
 
+    /// The SQL value of an expression of the request (a computed value fetched or grouped by),
+    /// its keys checked as a predicate's are.
+    mutating func value(of expression: ObjectPredicate.Expression, role: String, model: ObjectModel) throws -> (sql: String, isString: Bool) {
+        try ObjectPredicate.comparison(.init(expression, .equal, .value(.null))).checkKeys(for: entity, in: model)
+        do {
+            return try compiler.value(of: expression, in: Self.root(entity))
+        } catch {
+            throw FetchRequestError("\(role) '\(expression)' of \(entity.name): \(error.message)")
+        }
+    }
+
     /// A HAVING condition: its keys name the fetched values first, then the entity's properties.
     mutating func havingCondition(_ predicate: ObjectPredicate, namedValues: [String: (sql: String, isString: Bool)]) throws(PredicateCompileError) -> String {
         compiler.namedValues = namedValues

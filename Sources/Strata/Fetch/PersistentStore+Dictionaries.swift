@@ -79,12 +79,36 @@ private struct DictionaryQuery {
             columns.append(try FetchedColumn(property, plan: &plan, store: store))
         }
         var groups: [String] = []
-        for keyPath in request.propertiesToGroupBy {
-            let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            groups.append(try plan.value(ofKeyPath: components, role: "group-by key", model: model).sql)
+        var groupExpressions: [ObjectPredicate.Expression] = []
+        for key in request.propertiesToGroupBy {
+            // A group-by key may name a fetched value (`year`), as SQL's GROUP BY names an output column.
+            if let index = names.firstIndex(of: key), properties[index].function == nil {
+                groups.append(columns[index].selected[0])
+                groupExpressions.append(properties[index].valueExpression ?? .keyPath([key]))
+                continue
+            }
+            let expression: ObjectPredicate.Expression
+            do {
+                expression = try ObjectPredicate.Expression(format: key)
+            } catch {
+                throw FetchRequestError("group-by key '\(key)': \(error.message)")
+            }
+            groupExpressions.append(expression)
+            if case .keyPath(let components) = expression {
+                groups.append(try plan.value(ofKeyPath: components, role: "group-by key", model: model).sql)
+            } else {
+                groups.append(try plan.value(of: expression, role: "group-by key", model: model).sql)
+            }
         }
-        if !request.propertiesToGroupBy.isEmpty, let loose = properties.first(where: { $0.function == nil && !request.propertiesToGroupBy.contains($0.keyPath ?? "") }) {
-            throw FetchRequestError("'\(loose.keyPath ?? "")' is fetched but neither grouped nor aggregated; add it to the group-by keys or aggregate it")
+        if groups.isEmpty, properties.contains(where: { $0.function != nil }), let loose = properties.first(where: { $0.function == nil }) {
+            // As PostgreSQL refuses it: SQLite would answer with the value of one arbitrary row.
+            throw FetchRequestError("'\(loose.name)' is fetched beside an aggregate but is not grouped; group by it or aggregate it")
+        }
+        if !groups.isEmpty, let loose = properties.first(where: { property in
+            property.function == nil && !request.propertiesToGroupBy.contains(property.name)
+                && !groupExpressions.contains { $0 == property.valueExpression }
+        }) {
+            throw FetchRequestError("'\(loose.name)' is fetched but neither grouped nor aggregated; add it to the group-by keys or aggregate it")
         }
         var sql = "SELECT \(request.returnsDistinctResults ? "DISTINCT " : "")"
         sql += columns.flatMap(\.selected).joined(separator: ", ")
@@ -144,10 +168,26 @@ private struct FetchedColumn {
         case object(destination: String, isAlone: Bool)
         case integer
         case double
+        /// A computed value, read as SQLite gives it: an integer, a double or a string.
+        case computed
     }
 
     init(_ property: FetchedProperty, plan: inout FetchPlan, store: PersistentStore) throws {
         let model = store.model, entity = plan.entity
+        if let expression = property.expression {
+            let value = try plan.value(of: expression, role: "fetched property", model: model)
+            isString = property.function == nil && value.isString
+            switch property.function {
+            case nil: (selected, kind) = ([value.sql], .computed)
+            case .count: (selected, kind) = (["COUNT(\(value.sql))"], .integer)
+            case .average: (selected, kind) = (["AVG(\(value.sql))"], .double)
+            case .stddev: (selected, kind) = (["strata_stddev(\(value.sql))"], .double)
+            case .median: (selected, kind) = (["strata_median(\(value.sql))"], .double)
+            case .sum: (selected, kind) = (["COALESCE(SUM(\(value.sql)), 0)"], .computed)
+            case .min, .max: (selected, kind) = (["\(property.function!.rawValue.uppercased())(\(value.sql))"], .computed)
+            }
+            return
+        }
         guard let components = property.components else {
             (selected, isString, kind) = (["COUNT(*)"], false, .integer)
             return
@@ -214,6 +254,14 @@ private struct FetchedColumn {
         case .attribute(let type): return AttributeValue(first, type: type).map(FetchedValue.attribute)
         case .integer: return first.int64Value.map { .attribute(.integer($0)) }
         case .double: return first.doubleValue.map { .attribute(.double($0)) }
+        case .computed:
+            switch first {
+            case .integer(let value): return .attribute(.integer(value))
+            case .real(let value): return .attribute(.double(value))
+            case .text(let value): return .attribute(.string(value))
+            case .blob(let value): return .attribute(.binary(value))
+            case .null: return nil
+            }
         case .object(let destination, let isAlone):
             guard let key = first.int64Value else { return nil }
             let entity = isAlone ? destination : statement.value(at: position + 1).int64Value.flatMap { entityNames[Int($0)] } ?? destination

@@ -24,10 +24,14 @@ public struct ImportReport: Sendable, Equatable, CustomStringConvertible {
     public var counts: [String: [ImportState: Int]] = [:]
     /// The objects deleted as invalid, with their reason.
     public var invalid: [InvalidObject] = []
-    /// Identity values that named no object, by relationship (`Book.tags: "17"`).
+    /// Identity values that named no object, by relationship, with the record that named
+    /// them (`Book.tags: "17" (record 12)`).
     public var unresolvedLinks: [String] = []
     /// Record keys that no property reads, by entity (`Book.subtitle`): a misspelt key shows here.
     public var ignoredKeys: Set<String> = []
+    /// The first record that carried each of ``ignoredKeys`` (`Book.subtitle` → `record 3`),
+    /// to point at in messages.
+    public var ignoredKeyRecords: [String: String] = [:]
     /// Record keys that a property reads, by entity (`Book.title`). With ``ignoredKeys`` it
     /// tells records fed to the wrong entity (none read, some ignored) from records of the
     /// right one that carry a few extra keys.

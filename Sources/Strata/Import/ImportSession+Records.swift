@@ -22,6 +22,8 @@ struct PendingLink {
     let target: Target
     /// Where in an ordered to-many's payload the destination goes.
     let position: Int
+    /// The record that named the destination, for the report of a link that stays unresolved.
+    let record: RecordLabel
 
     /// Whether the owner is invalid without the link.
     var isRequired: Bool { !relationship.isOptional || relationship.minCount > 0 }
@@ -111,8 +113,8 @@ extension ImportSession {
                     let name = "\(entityName).\(key)"
                     report.readKeys.insert(name)
                     callReadKeys.insert(name)
-                } else {
-                    report.ignoredKeys.insert("\(entityName).\(key)")
+                } else if report.ignoredKeys.insert("\(entityName).\(key)").inserted {
+                    report.ignoredKeyRecords["\(entityName).\(key)"] = label.description
                 }
             }
         }
@@ -308,7 +310,7 @@ extension ImportSession {
                         seen[object.objectID] = ()
                         slice.append(object)
                     } else {
-                        pendingLinks.append(PendingLink(owner: entry.object.objectID, relationship: relationship, target: .local(reference), position: index))
+                        pendingLinks.append(PendingLink(owner: entry.object.objectID, relationship: relationship, target: .local(reference), position: index, record: entry.label))
                     }
                 }
                 // As for identity values: an unresolved to-one keeps its value until the link resolves or is reported.
@@ -350,7 +352,7 @@ extension ImportSession {
                     objects.append(object)
                 } else {
                     // Perhaps a later batch brings it: linked once every record is in.
-                    pendingLinks.append(PendingLink(owner: entry.object.objectID, relationship: relationship, target: .identity(value), position: position))
+                    pendingLinks.append(PendingLink(owner: entry.object.objectID, relationship: relationship, target: .identity(value), position: position, record: entry.label))
                 }
             }
             // An unresolved to-one keeps its value until the link resolves or is reported.
@@ -384,7 +386,7 @@ extension ImportSession {
                 case .local(let localID): object = try localObject(localID, for: link.relationship, ownerEntity: link.owner.entityName)
                 }
                 guard let object, !owner.isDeleted else {
-                    report.unresolvedLinks.append("\(link.owner.entityName).\(link.relationship.name): \(link.target.displayText)")
+                    report.unresolvedLinks.append("\(link.owner.entityName).\(link.relationship.name): \(link.target.displayText) (\(link.record))")
                     continue
                 }
                 seen[object.objectID] = ()

@@ -281,6 +281,7 @@ public final class ImportSession {
         result.invalid = Array(report.invalid.dropFirst(before.invalid.count))
         result.unresolvedLinks = Array(report.unresolvedLinks.dropFirst(before.unresolvedLinks.count))
         result.ignoredKeys = report.ignoredKeys.subtracting(before.ignoredKeys)
+        result.ignoredKeyRecords = report.ignoredKeyRecords.filter { result.ignoredKeys.contains($0.key) }
         result.readKeys = callReadKeys
         return result
     }

@@ -14,7 +14,7 @@ import Foundation
 /// Operator precedence, from the loosest binding to the tightest: `OR` (`||`), then `AND`
 /// (`&&`), then `NOT` (`!`), then the comparisons. `a OR b AND NOT c` reads as
 /// `a OR (b AND (NOT c))`; parentheses group otherwise.
-public indirect enum ObjectPredicate: Sendable, Equatable {
+public indirect enum ObjectPredicate: Sendable, Hashable {
     /// `TRUEPREDICATE` or `FALSEPREDICATE`.
     case constant(Bool)
     case not(ObjectPredicate)
@@ -24,7 +24,7 @@ public indirect enum ObjectPredicate: Sendable, Equatable {
     case comparison(Comparison)
 
     /// One comparison of a predicate.
-    public struct Comparison: Sendable, Equatable {
+    public struct Comparison: Sendable, Hashable {
         public var left: ObjectPredicate.Expression
         public var `operator`: ComparisonOperator
         public var right: ObjectPredicate.Expression
@@ -88,7 +88,7 @@ public enum Quantifier: String, Sendable {
 
 extension ObjectPredicate {
     /// One side of a comparison: Core Data's `NSExpression`.
-    public indirect enum Expression: Sendable, Equatable {
+    public indirect enum Expression: Sendable, Hashable {
         /// A key path from the evaluated object: `author.name`, `books.@count`, `books.@sum.rating`.
         case keyPath([String])
         case value(PredicateValue)

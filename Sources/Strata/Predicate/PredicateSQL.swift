@@ -73,7 +73,14 @@ struct PredicateCompiler {
     /// The SQL value of a key path that leads along to-ones to an attribute or a to-one, or
     /// ends in an aggregate of a to-many: a sort key or a selected value.
     mutating func value(ofKeyPath path: [String], in scope: Scope) throws(PredicateCompileError) -> (sql: String, isString: Bool) {
-        let operand = try scalar(.keyPath(path), in: scope)
+        try value(of: .keyPath(path), in: scope)
+    }
+
+    /// The SQL value of an expression for each row (`FUNCTION(published, 'year')`): a
+    /// selected or grouped value.
+    mutating func value(of expression: ObjectPredicate.Expression, in scope: Scope) throws(PredicateCompileError) -> (sql: String, isString: Bool) {
+        let operand = try scalar(expression, in: scope)
+        if operand.isList { throw PredicateCompileError(message: "\(expression) is a list, which is not one value per object") }
         return (operand.sql, operand.isString)
     }
 

@@ -67,6 +67,8 @@ struct RowWriter {
                 if index > 0 { pending.append(UInt8(ascii: ",")) }
                 switch value.kind {
                 case .null: break
+                // Quoted, as sqlite3 writes it: an empty field is nil, `""` the empty string.
+                case .string(let text) where text.isEmpty: pending.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "\"")])
                 case .string(let text), .number(let text): appendCSVField(text)
                 default: appendCSVField(Self.csvText(value))
                 }

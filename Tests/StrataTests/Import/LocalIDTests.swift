@@ -135,7 +135,7 @@ import Testing
             {"playlists": [{"name": "Road", "songs": [{"@id": "gone"}, {"@id": "s1", "title": "One"}]}],
              "books": [{"remoteID": 1, "cover": {"@id": "missing"}}]}
             """)
-        #expect(report.unresolvedLinks.sorted() == ["Book.cover: @id missing", "Playlist.songs: @id gone"])
+        #expect(report.unresolvedLinks.sorted() == ["Book.cover: @id missing (record 1)", "Playlist.songs: @id gone (record 1)"])
         #expect(try Self.songs(of: "Road", in: copy) == ["One"])
         // A second import's s1 is a new song, not the one the store holds.
         try copy.importJSON(#"{"songs": [{"@id": "s1", "title": "One again"}]}"#)

@@ -40,6 +40,18 @@ enum ExpressionMethod: String, CaseIterable, Sendable {
     // Dates.
     case timeIntervalSinceReferenceDate
     case timeIntervalSince1970
+    // Parts of dates in UTC (Strata's own: Foundation's dates have no such methods; see
+    // ExpressionMethod+DateParts.swift).
+    case year
+    case month
+    case day
+    /// 1 for Sunday to 7 for Saturday, as Foundation's `DateComponents.weekday`.
+    case weekday
+    case hour
+    case minute
+    case second
+    /// The date written by a C `strftime` format in UTC: `FUNCTION(published, 'strftime:', '%Y-%m')`.
+    case formatted = "strftime:"
 
     /// How many arguments it takes besides its receiver.
     var arity: Int { rawValue.count { $0 == ":" } }
@@ -48,7 +60,7 @@ enum ExpressionMethod: String, CaseIterable, Sendable {
     var returnsString: Bool {
         switch self {
         case .uppercaseString, .lowercaseString, .capitalizedString, .appending, .prefix, .suffix, .lastPathComponent, .pathExtension,
-            .stringValue:
+            .stringValue, .formatted:
             true
         default: false
         }
@@ -89,7 +101,8 @@ enum ExpressionMethod: String, CaseIterable, Sendable {
         case .floatValue: return .real(Double(Float(Self.leadingDouble(text))))
         case .boolValue: return .integer(Self.leadingBool(text) ? 1 : 0)
         case .stringValue: return .text(text)
-        case .timeIntervalSinceReferenceDate, .timeIntervalSince1970: return .null
+        case .timeIntervalSinceReferenceDate, .timeIntervalSince1970, .year, .month, .day, .weekday, .hour, .minute, .second, .formatted:
+            return .null
         }
     }
 
@@ -107,6 +120,7 @@ enum ExpressionMethod: String, CaseIterable, Sendable {
             return .text(value.rounded() == value && Swift.abs(value) < 1e15 ? String(Int64(value)) : String(value))
         case .timeIntervalSinceReferenceDate: return .real(value)
         case .timeIntervalSince1970: return .real(value + Date.timeIntervalBetween1970AndReferenceDate)
+        case .year, .month, .day, .weekday, .hour, .minute, .second, .formatted: return datePart(ofStoredDate: value, arguments)
         default: return .null
         }
     }

@@ -9,13 +9,31 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
         commandName: "query",
         abstract: "Print selected values and aggregates of an entity's objects, optionally grouped.",
         discussion: """
-            --select lists key paths and aggregates, each optionally renamed with 'as NAME': \
-            'location, avg(age) as mean_age, count(*)'. Aggregates: avg (or average), sum, \
-            stddev (population), min, max, median, count; count(*) counts objects. An unnamed \
-            aggregate is called FUNCTION_KEY (avg_age), count(*) is called count. --having \
-            compares these names after grouping ('count > 1 AND mean_age < 40'), and --sort may \
-            name them too. Without --select, every attribute is printed. Reads the store as \
-            saved, read-only.
+            --select lists values and aggregates, separated by commas (commas inside \
+            parentheses and quotes do not count), each optionally renamed with 'as NAME': \
+            'location, avg(age) as mean_age, count(*)'. A value is a key path or an \
+            expression of the predicate syntax: 'price * quantity', \
+            "FUNCTION(published, 'year')". Aggregates: avg (or average), sum, stddev \
+            (population), min, max, median, count, of a value; count(*) counts objects. An \
+            unnamed aggregate is called FUNCTION_KEY (avg_age), count(*) is called count, an \
+            unnamed date part PART_KEY (year_published).
+
+            Date parts, in --select, --group-by, --where and --having: \
+            FUNCTION(date, 'year'), 'month', 'day', 'weekday' (1 = Sunday … 7 = Saturday), \
+            'hour', 'minute', 'second', and FUNCTION(date, 'strftime:', '%Y-%m') for a C \
+            strftime format. They are taken in UTC, whatever the machine's time zone: a store \
+            keeps instants, and an answer must not change with TZ.
+
+              strata query Book --select "FUNCTION(published, 'year') as year, count(*)" --group-by year
+              strata query Book --select "FUNCTION(published, 'strftime:', '%Y-%m') as month, avg(rating)" --group-by month
+
+            --group-by takes a key path, an expression, or the name of a selected value \
+            (an alias); every selected value that is not aggregated must be grouped. A value \
+            beside an aggregate without --group-by is refused (exit status 2), as PostgreSQL \
+            refuses it, rather than printed from one arbitrary object. --having compares the \
+            selected names after grouping ('count > 1 AND mean_age < 40'), and --sort may name \
+            them too. Without --select, every attribute is printed. Reads the store as saved, \
+            read-only.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -23,10 +41,10 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Argument(help: "The entity to query; may be left out with --template.")
     var entity: String?
 
-    @Option(help: ArgumentHelp("Key paths and aggregates to print, comma-separated.", valueName: "list"))
-    var select: String?
+    @Option(help: ArgumentHelp("Values and aggregates to print, comma-separated.", valueName: "list"), transform: { try FetchedProperty.list($0) })
+    var select: [FetchedProperty]?
 
-    @Option(name: .customLong("group-by"), help: ArgumentHelp("Group by this key path; repeatable.", valueName: "key"))
+    @Option(name: .customLong("group-by"), help: ArgumentHelp("Group by this key path, expression or selected name; repeatable.", valueName: "key"))
     var groupBy: [String] = []
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Keep only the groups that satisfy this predicate over the selected names.", valueName: "predicate"))
@@ -39,6 +57,11 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     func validate() throws {
         if having != nil, groupBy.isEmpty { throw ValidationError("--having needs --group-by") }
+        if let select, groupBy.isEmpty, select.contains(where: { $0.function != nil }), let loose = select.first(where: { $0.function == nil }) {
+            throw ValidationError(
+                "--select: '\(loose.name)' is beside an aggregate but neither grouped nor aggregated, so no one value of it answers; "
+                    + "add --group-by \(loose.name), or aggregate it (min(…), max(…), count(…))")
+        }
     }
 
     func run() async throws {
@@ -46,11 +69,7 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
         defer { store.close() }
         var fetch = try request.makeRequest(entity: entity, model: store.model)
         fetch.resultType = .dictionary
-        do {
-            if let select { fetch.propertiesToFetch = try FetchedProperty.list(select) }
-        } catch {
-            throw CLIError("--select: \(error)", status: .usage)
-        }
+        fetch.propertiesToFetch = select
         fetch.propertiesToGroupBy = groupBy
         fetch.returnsDistinctResults = distinct
         do {

@@ -2,16 +2,24 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata import`: JSON or NDJSON records into a store, found or created by identity.
+/// `strata import`: JSON, NDJSON or CSV records into a store, found or created by identity.
 struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import JSON or NDJSON records into a store, updating the objects they identify.",
+        abstract: "Import JSON, NDJSON or CSV records into a store, updating the objects they identify.",
         discussion: """
             FILE holds an array of records, one record, NDJSON (one record per line), or an \
             object whose keys name entities ({"books": [...], "authors": [...]}); each record \
             of a top-level array, NDJSON or a single record is an object of ENTITY. Without \
             FILE, or with -, records are read from standard input. Files are read as a stream.
+
+            A .csv file (or --format csv) holds a header row naming the keys, then a record \
+            per row, as strata export --format csv and sqlite3 -csv -header write them (RFC \
+            4180 quoting, CRLF or LF): an empty field is null, a quoted empty field (\"\") the \
+            empty string; values convert by the attribute's type as JSON strings do (ISO 8601 \
+            dates, base64 binary data, true/false); <name>_id holds a to-one's identity value, \
+            <name>_ids a to-many's separated by spaces, a dotted key a nested value, and a \
+            Transformable attribute's field its JSON. Errors name the line and column.
 
             Each record finds its object by the entity's identity (see the README: \
             relatedByAttribute, hyper/sync.isPrimaryKey, a one-attribute uniqueness constraint, \
@@ -32,15 +40,21 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
 
             Records none of whose keys fits a property of their entity (records fed to the wrong \
             entity) are refused before anything is saved, naming the entity and the keys \
-            (exit status 3). A few keys that no property reads are listed on standard error \
-            as ignored.
+            (exit status 3).
 
-            The import completes with problems, and exits with status 4, when records made \
-            invalid objects (the model's validation, or strata.invalidIf), which are deleted, \
-            or named objects that do not exist (identity values, *_id keys), whose links are \
-            left unset; both are listed on standard error, and the other records and links \
-            ARE saved. --allow-invalid and --allow-unresolved accept these (exit status 0). \
-            Exit status 3 (or 1, 2, 130) always means the store was left as it was.
+            Links that name no object (identity values, *_id keys, @id references) and keys \
+            that no property reads (a misspelt key) refuse the import: it is rolled back, \
+            nothing is saved, and each one is listed on standard error with the record that \
+            holds it (exit status 3). --allow-unresolved saves the import with those links \
+            left unset, --allow-unknown-keys with those keys ignored; what they accept is \
+            still listed on standard error.
+
+            Records that make invalid objects (the model's validation, or strata.invalidIf) \
+            are deleted by the import, listed on standard error, and the other records ARE \
+            saved: the import completes with problems, exit status 4, or 0 with \
+            --allow-invalid. Exit status 3 (or 1, 2, 130) always means the store was left as \
+            it was.
+
             """)
 
     @OptionGroup var options: StoreOptions
@@ -48,8 +62,11 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Argument(help: "The entity of the records (a wrapper object's keys name their own).")
     var entity: String
 
-    @Argument(help: "JSON or NDJSON files; - or none reads standard input.", completion: .file())
+    @Argument(help: "JSON, NDJSON or CSV files; - or none reads standard input.", completion: .file())
     var files: [String] = []
+
+    @Option(help: ArgumentHelp("How the input is written: json, ndjson or csv; by default CSV for a .csv file, else JSON or NDJSON as the contents show.", valueName: "format"))
+    var format: ImportFormat?
 
     @Flag(help: "After the import, delete the objects of every imported entity (nested ones too) that the records did not hold.")
     var prune = false
@@ -66,8 +83,11 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Flag(help: "Exit with status 0 when records made invalid objects, which the import deleted (status 4 without it).")
     var allowInvalid = false
 
-    @Flag(help: "Exit with status 0 when records named objects that do not exist, whose links the import left unset (status 4 without it).")
+    @Flag(help: "Save the import when records name objects that do not exist, leaving those links unset (without it, the import is rolled back: status 3).")
     var allowUnresolved = false
+
+    @Flag(name: .customLong("allow-unknown-keys"), help: "Save the import when records hold keys that no property reads, ignoring them (without it, the import is rolled back: status 3).")
+    var allowUnknownKeys = false
 
     @Flag(help: "Create the store when it is missing, for --model; without it, a missing store is an error, so that a mistyped --store is not taken for a new store.")
     var create = false
@@ -112,9 +132,17 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
                 throw StoreError.unknownEntity(path: store.path, name: entity, known: store.model.entities.map(\.name).sorted())
             }
             let run = ImportRun(
-                store: store, entity: entity, files: inputs, identities: identity.map { [entity: .attribute($0)] } ?? [:],
-                batchSize: batchSize, prune: prunePredicate.map { .entity(where: $0) } ?? (prune ? .all : .none), dryRun: dryRun)
+                store: store, entity: entity, files: inputs, format: format, identities: identity.map { [entity: .attribute($0)] } ?? [:],
+                batchSize: batchSize, prune: prunePredicate.map { .entity(where: $0) } ?? (prune ? .all : .none), dryRun: dryRun,
+                allowsUnresolved: allowUnresolved, allowsUnknownKeys: allowUnknownKeys)
             result = try run.execute()
+        } catch let refusal as ImportRun.Refusal {
+            if isNewStore {
+                store.close()
+                PersistentStore.removeFiles(ofStoreAt: path)
+            }
+            StrataCLI.printError(Self.warnings(of: refusal.report).joined(separator: "\n"))
+            throw CLIError(Self.refusal(refusal), status: .dataError)
         } catch {
             // A failed import leaves no store where there was none: the one made for it goes.
             if isNewStore {
@@ -128,8 +156,7 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
             print(result.description.isEmpty ? "nothing imported" : result.description)
             if dryRun { print("dry run: rolled back") }
             // Warnings go where errors go: a pipe of the report keeps only the counts.
-            var warnings = result.invalid.map { "invalid \($0)" } + result.unresolvedLinks.map { "unresolved \($0)" }
-            if !result.ignoredKeys.isEmpty { warnings.append("ignored keys (no property reads them): \(result.ignoredKeys.sorted().joined(separator: ", "))") }
+            let warnings = Self.warnings(of: result)
             if !warnings.isEmpty { StrataCLI.printError(warnings.joined(separator: "\n")) }
         case .json:
             print(JSONWriter.string(from: result.json(dryRun: dryRun)))
@@ -138,20 +165,42 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     }
 
     /// What makes the import complete with problems (exit status 4), unless allowed; nil when
-    /// none: records deleted as invalid and links left unset, the rest being saved.
+    /// none: records deleted as invalid, the rest being saved.
     private func problems(of result: ImportReport) -> String? {
         func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
         var problems: [String] = []
         if !result.invalid.isEmpty, !allowInvalid {
             problems.append("\(counted(result.invalid.count, "record")) made invalid objects, which were deleted (--allow-invalid to accept this)")
         }
-        if !result.unresolvedLinks.isEmpty, !allowUnresolved {
-            let count = result.unresolvedLinks.count
-            problems.append("\(counted(count, "link")) named no object and \(count == 1 ? "was" : "were") left unset (--allow-unresolved to accept this)")
-        }
         guard !problems.isEmpty else { return nil }
+        // Only invalid records remain: unresolved links and unknown keys refuse the import.
         let outcome = dryRun ? "the dry run was rolled back" : "the other records were saved"
         return "completed with problems: " + problems.joined(separator: "; ") + "; \(outcome)"
+    }
+}
+
+extension ImportCommand {
+    /// One line per problem of `report`, each naming its record: what standard error lists.
+    static func warnings(of report: ImportReport) -> [String] {
+        report.invalid.map { "invalid \($0)" } + report.unresolvedLinks.map { "unresolved \($0)" }
+            + report.ignoredKeys.sorted().map { key in
+                "ignored key \(key): no property reads it" + (report.ignoredKeyRecords[key].map { " (first in \($0))" } ?? "")
+            }
+    }
+
+    /// Why the import was rolled back, with the options that would accept it.
+    static func refusal(_ refusal: ImportRun.Refusal) -> String {
+        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+        var reasons: [String] = []
+        if refusal.unresolved {
+            let count = refusal.report.unresolvedLinks.count
+            reasons.append("\(counted(count, "link")) named no object (--allow-unresolved saves the import with \(count == 1 ? "it" : "them") unset)")
+        }
+        if refusal.unknownKeys {
+            let count = refusal.report.ignoredKeys.count
+            reasons.append("\(counted(count, "key")) no property reads (--allow-unknown-keys saves the import without \(count == 1 ? "it" : "them"))")
+        }
+        return reasons.joined(separator: "; ") + "; nothing was imported, the store is as it was"
     }
 }
 

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Strata
 
@@ -7,6 +8,8 @@ struct ImportRun {
     let store: PersistentStore
     let entity: String
     let files: [String]
+    /// How the files are written: by their extension when `nil`.
+    var format: ImportFormat? = nil
     let identities: [String: ImportIdentity]
     let batchSize: Int
     let prune: Pruning
@@ -20,8 +23,20 @@ struct ImportRun {
         case entity(where: ObjectPredicate)
     }
     let dryRun: Bool
+    /// Whether links naming no object, and keys no property reads, are accepted rather than
+    /// refusing the import.
+    var allowsUnresolved = false
+    var allowsUnknownKeys = false
 
     private struct RollBack: Error {}
+
+    /// The import was rolled back for links that named no object or keys that no property
+    /// reads, which `report` lists; the store is as it was.
+    struct Refusal: Error {
+        let report: ImportReport
+        let unresolved: Bool
+        let unknownKeys: Bool
+    }
 
     func execute() throws -> ImportReport {
         let context = ObjectContext(store: store, name: "import")
@@ -40,6 +55,9 @@ struct ImportRun {
                         try session.resolvePendingLinks()
                         // Before pruning, which would take the store's objects for ones the records left out.
                         if session.report.readsNoKey { throw CLIError(Self.noKeyFits(session.report), status: .dataError) }
+                        let unresolved = !allowsUnresolved && !session.report.unresolvedLinks.isEmpty
+                        let unknownKeys = !allowsUnknownKeys && !session.report.ignoredKeys.isEmpty
+                        if unresolved || unknownKeys { throw Refusal(report: session.report, unresolved: unresolved, unknownKeys: unknownKeys) }
                         switch prune {
                         case .none: break
                         case .all: try session.removeDeprecated(session.importedEntityNames)
@@ -88,10 +106,19 @@ struct ImportRun {
         // Asked on the reading thread: the model, not the session, answers.
         let model = store.model
         let isEntityKey = { (key: String) in model.entityName(forImportKey: key) != nil }
-        let records = RecordReadAhead(
-            file == "-"
-                ? JSONRecordReader(fileHandle: .standardInput, isEntityKey: isEntityKey)
-                : try JSONRecordReader(path: file, isEntityKey: isEntityKey))
+        let format = format ?? ImportFormat(extensionOf: file)
+        let records: RecordReadAhead
+        switch format {
+        case .csv:
+            let reader = file == "-" ? CSVReader(fileHandle: .standardInput) : try CSVReader(path: file)
+            records = RecordReadAhead(CSVRecordSource(reader, entity: entity, model: model))
+        case .json, .ndjson, nil:
+            let layout: JSONRecordReader.Format = format == .json ? .json : format == .ndjson ? .ndjson : .automatic
+            records = RecordReadAhead(
+                file == "-"
+                    ? JSONRecordReader(fileHandle: .standardInput, format: layout, isEntityKey: isEntityKey)
+                    : try JSONRecordReader(path: file, format: layout, isEntityKey: isEntityKey))
+        }
         defer { records.cancel() }
         progress.start(file)
         var batch: [JSONValue] = []
@@ -121,9 +148,16 @@ struct ImportRun {
             }
         } catch let error as JSONSyntaxError {
             throw CLIError("\(file == "-" ? "standard input" : file): \(error)", status: .dataError)
+        } catch let error as CSVSyntaxError {
+            throw CLIError("\(file == "-" ? "standard input" : file): \(error)", status: .dataError)
+        } catch let error as ImportError {
+            throw CLIError("\(file == "-" ? "standard input" : file): \(error.message)", status: .dataError)
         }
         // An empty file is more often a failed download or a wrong name than a list of no
         // records, and with --prune-where it would delete what the records should have kept.
+        if records.isEmptyInput, format == .csv {
+            throw CLIError("\(file == "-" ? "standard input" : file): the CSV input is empty; expected a header row naming the keys", status: .dataError)
+        }
         if records.isEmptyInput, !Self.emptyMeansNoRecords(file) {
             throw CLIError(
                 file == "-"
@@ -132,6 +166,22 @@ struct ImportRun {
                 status: .dataError)
         }
         try flush()
+    }
+}
+
+/// How the records of an import's file are written.
+enum ImportFormat: String, CaseIterable, ExpressibleByArgument {
+    /// An array of records, a wrapper object of arrays by entity, or one record.
+    case json
+    /// One record per line.
+    case ndjson
+    /// A header row of keys, then one record per row.
+    case csv
+
+    /// CSV for a `.csv` file; `nil` for the others, whose JSON or NDJSON the contents tell.
+    init?(extensionOf file: String) {
+        guard URL(fileURLWithPath: file).pathExtension.lowercased() == "csv" else { return nil }
+        self = .csv
     }
 }
 

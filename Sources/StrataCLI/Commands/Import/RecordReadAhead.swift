@@ -25,7 +25,7 @@ final class RecordReadAhead: @unchecked Sendable {
 
     /// Starts reading `reader` at once, on a thread that runs until the input ends or
     /// ``cancel()`` is called: call it when the import stops early.
-    init(_ reader: JSONRecordReader) {
+    init(_ reader: some RecordSource) {
         let box = ReaderBox(reader)
         Thread.detachNewThread { [self] in self.read(box) }
     }
@@ -103,7 +103,50 @@ final class RecordReadAhead: @unchecked Sendable {
 
     /// The reader, moved to the reading thread once and used only there.
     private final class ReaderBox: @unchecked Sendable {
-        var reader: JSONRecordReader
-        init(_ reader: JSONRecordReader) { self.reader = reader }
+        var reader: any RecordSource
+        init(_ reader: any RecordSource) { self.reader = reader }
+    }
+}
+
+/// Where an import's records come from: JSON (``JSONRecordReader``) or CSV (``CSVRecordSource``).
+protocol RecordSource {
+    /// The next record, or `nil` at the end of the input.
+    mutating func next() throws -> JSONRecord?
+    /// How many bytes of the input have been read so far.
+    var bytesRead: Int { get }
+    /// Whether the input held nothing at all; known once ``next()`` returned `nil`.
+    var isEmptyInput: Bool { get }
+}
+
+extension JSONRecordReader: RecordSource {}
+
+/// The records of a CSV file with a header row, as ``CSVRecords`` makes them.
+struct CSVRecordSource: RecordSource {
+    private var reader: CSVReader
+    private var records: CSVRecords?
+    private let entity: String
+    private let model: ObjectModel
+    private(set) var isEmptyInput = false
+
+    init(_ reader: CSVReader, entity: String, model: ObjectModel) {
+        self.reader = reader
+        self.entity = entity
+        self.model = model
+    }
+
+    var bytesRead: Int { reader.bytesRead }
+
+    mutating func next() throws -> JSONRecord? {
+        if records == nil {
+            guard let header = try reader.nextRow() else {
+                isEmptyInput = true
+                return nil
+            }
+            records = try CSVRecords(header: header, entity: entity, model: model)
+        }
+        while let row = try reader.nextRow() {
+            if let record = try records!.record(row) { return JSONRecord(entity: nil, value: record) }
+        }
+        return nil
     }
 }
