@@ -15,7 +15,8 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
             aggregate is called FUNCTION_KEY (avg_age), count(*) is called count. --having \
             compares these names after grouping ('count > 1 AND mean_age < 40'), and --sort may \
             name them too. Without --select, every attribute is printed. Reads the store as \
-            saved, read-only.
+            saved, read-only. --explain prints the SQL, its arguments and SQLite's query plan \
+            instead of the rows.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -36,6 +37,8 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
     var distinct = false
 
     @OptionGroup var request: RequestOptions
+
+    @OptionGroup var explanation: ExplainOptions
 
     func validate() throws {
         if having != nil, groupBy.isEmpty { throw ValidationError("--having needs --group-by") }
@@ -58,6 +61,7 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
         } catch {
             throw CLIError("--having: \(error)", status: .usage)
         }
+        if explanation.explain { return ExplainOptions.print(try store.explain(fetch)) }
         let fetched = try store.fetchDictionaries(fetch)
         var writer = RowWriter(columns: fetched.first?.names ?? fetch.propertiesToFetch?.map(\.name) ?? [], format: request.format, pages: !request.noPager)
         // The attributes the names read, for the values of Transformable ones.
