@@ -83,6 +83,10 @@ public enum StrataCLI {
             // A script's error: its message names the file and line; then the Lua traceback.
             printError("strata: " + luaError.message + (luaError.traceback.map { "\n" + $0 } ?? ""))
             return ExitStatus(for: luaError).rawValue
+        case let sqlError as SQLScriptError:
+            // The user's own SQL that SQLite refused: a data error, as a failed save is.
+            printError("strata: \(sqlError)")
+            return ExitStatus.dataError.rawValue
         case let databaseError as DatabaseError:
             printError("strata: \(databaseError)")
             // A predicate's pattern that the data makes too costly (or that does not compile), or

@@ -56,11 +56,11 @@ extension PersistentStore {
 }
 
 /// A dictionary fetch compiled: its SQL, and how each row reads back.
-private struct DictionaryQuery {
+struct DictionaryQuery {
     let names: [String]
     private let columns: [FetchedColumn]
-    private let sql: String
-    private let arguments: [DatabaseValue]
+    let sql: String
+    let arguments: [DatabaseValue]
 
     init(_ request: FetchRequest, store: PersistentStore) throws {
         var request = request

@@ -48,7 +48,7 @@ extension PersistentStore {
 
     /// The `SELECT` of `plan`'s rows: `Z_PK, Z_ENT` (and `reader`'s columns after `Z_OPT` when
     /// given), then the sort keys' values when `readsSortValues`.
-    private func selection(
+    func selection(
         _ plan: FetchPlan, reader: RowReader?, excluding excludedKeys: Set<Int64>, readsSortValues: Bool, limit: Int?, offset: Int
     ) throws -> (sql: String, arguments: [DatabaseValue]) {
         var plan = plan
@@ -62,10 +62,16 @@ extension PersistentStore {
 
     /// The number of rows `plan` selects, leaving out `excludedKeys`, before any limit.
     func countRows(_ plan: FetchPlan, excluding excludedKeys: Set<Int64> = []) throws -> Int {
+        let (sql, arguments) = try counting(plan, excluding: excludedKeys)
+        return Int(try database.scalar(sql, arguments)?.int64Value ?? 0)
+    }
+
+    /// The `SELECT COUNT(*)` of ``countRows(_:excluding:)``.
+    func counting(_ plan: FetchPlan, excluding excludedKeys: Set<Int64> = []) throws -> (sql: String, arguments: [DatabaseValue]) {
         var plan = plan
         var sql = "SELECT COUNT(*) FROM \(plan.table.tableName) t0 WHERE \(plan.condition)"
         sql += try exclusion(of: excludedKeys, in: &plan)
-        return Int(try database.scalar(sql, plan.arguments)?.int64Value ?? 0)
+        return (sql, plan.arguments)
     }
 
     /// ` AND t0.Z_PK NOT IN (…)`, the keys bound as one JSON array, so that any number fits.

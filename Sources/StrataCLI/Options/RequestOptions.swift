@@ -78,8 +78,9 @@ struct RequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Skip this many results first.", valueName: "n"))
     var offset: Int?
 
-    @Option(help: "How to print the results: an aligned table, a JSON array, one JSON object per line, or CSV with a header.")
-    var format: RowFormat = .table
+    @OptionGroup var output: FormatOptions<RowFormat>
+
+    var format: RowFormat { output.format }
 
     @Flag(help: "Print a table on a terminal straight to it, not through $STRATA_PAGER, $PAGER or less.")
     var noPager = false
@@ -105,12 +106,15 @@ struct RequestOptions: ParsableArguments {
     }
 }
 
-/// How `fetch` and `query` print rows.
-enum RowFormat: String, CaseIterable, ExpressibleByArgument {
+/// How `fetch`, `query`, `sql` and `history` print rows.
+enum RowFormat: String, CaseIterable, ExpressibleByArgument, FormatChoice {
     case table
     case json
     case ndjson
     case csv
+
+    static let defaultFormat = RowFormat.table
+    static let formatHelp = "How to print the results: an aligned table, a JSON array, one JSON object per line, or CSV with a header."
 }
 
 extension PredicateValue {

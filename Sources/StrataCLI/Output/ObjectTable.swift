@@ -12,37 +12,76 @@ enum ObjectTable {
     /// the columns are the entity's attributes and to-one relationships, in model order;
     /// `includes` adds to-many relationships.
     static func write(_ request: FetchRequest, store: PersistentStore, select: [String]?, includes: [String], format: RowFormat, pages: Bool = false) throws {
-        let model = store.model
-        guard let entity = model.entity(named: request.entityName) else {
-            throw StoreError.unknownEntity(path: store.path, name: request.entityName, known: model.entities.map(\.name).sorted())
-        }
-        // Columns the store lacks (opening warned of them) are left out of the default ones, so
-        // that what the store holds still prints; selected, they fail naming the column.
-        let table = store.layout.entity(named: entity.name)?.tableName
-        let lacking = Set(store.missingColumns.filter { $0.table == table && ($0.kind == .attribute || $0.kind == .toOne) }.map(\.property))
-        let keys = select
-            ?? (model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name)
-                + model.allRelationships(of: entity).filter { !$0.isToMany }.map(\.name)).filter { !lacking.contains($0) }
-        let paths = (keys + includes).map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
-        if let bad = zip(keys + includes, paths).first(where: { $0.1.contains("") }) {
-            throw CLIError("'\(bad.0)' is not a key path", status: .usage)
-        }
-        for path in paths where !endsAtFetchedProperty(path, from: entity, model: model) {
-            try model.checkKeyPath(path, from: entity)
-        }
-        // A table of chosen key paths is for reading them: the URI would take most of each line.
-        let namesObjects = !(format == .table && select != nil)
+        let columns = try Columns(request, store: store, select: select, includes: includes, format: format)
         let objectColumn = format == .table ? "object" : "uri"
         var writer = RowWriter(
-            columns: (namesObjects ? [objectColumn] : []) + keys + includes, format: format, pages: pages, wholeColumns: namesObjects ? 1 : 0)
-        if paths.dropLast(includes.count).allSatisfy({ readsInSQL($0, from: entity, model: model) }),
-            includes.allSatisfy({ model.relationship(named: $0, in: entity)?.isToMany == true })
-        {
-            try stream(request, store: store, keys: keys, includes: includes, namesObjects: namesObjects, into: &writer)
+            columns: (columns.namesObjects ? [objectColumn] : []) + columns.keys + includes, format: format, pages: pages,
+            wholeColumns: columns.namesObjects ? 1 : 0)
+        if columns.streams {
+            try stream(request, store: store, keys: columns.keys, includes: includes, namesObjects: columns.namesObjects, into: &writer)
         } else {
-            try writeObjects(request, store: store, paths: paths, namesObjects: namesObjects, into: &writer)
+            try writeObjects(request, store: store, paths: columns.paths, namesObjects: columns.namesObjects, into: &writer)
         }
         writer.finish()
+    }
+
+    /// The SQL ``write(_:store:select:includes:format:pages:)`` would read the rows with, and
+    /// SQLite's plan for it, without reading them: the values in SQL when they stream, else
+    /// the objects' IDs (their values then come a batch at a time by primary key).
+    static func explain(_ request: FetchRequest, store: PersistentStore, select: [String]?, includes: [String], format: RowFormat) throws -> QueryExplanation {
+        let columns = try Columns(request, store: store, select: select, includes: includes, format: format)
+        if columns.streams { return try store.explain(streamed(request, keys: columns.keys)) }
+        var identities = request
+        identities.resultType = .dictionary
+        identities.propertiesToFetch = [.keyPath("self")]
+        return try store.explain(identities)
+    }
+
+    /// The columns of a fetch's rows, checked against the model, and how they are read.
+    private struct Columns {
+        /// The key paths printed after the object, before the included to-manys.
+        var keys: [String]
+        /// `keys` and the includes, split at their dots.
+        var paths: [[String]]
+        /// Whether the rows begin with the object's URI (in a table, `Entity/p12`).
+        var namesObjects: Bool
+        /// Whether every value is read in SQL as the rows stream, without objects.
+        var streams: Bool
+
+        init(_ request: FetchRequest, store: PersistentStore, select: [String]?, includes: [String], format: RowFormat) throws {
+            let model = store.model
+            guard let entity = model.entity(named: request.entityName) else {
+                throw StoreError.unknownEntity(path: store.path, name: request.entityName, known: model.entities.map(\.name).sorted())
+            }
+            // Columns the store lacks (opening warned of them) are left out of the default ones, so
+            // that what the store holds still prints; selected, they fail naming the column.
+            let table = store.layout.entity(named: entity.name)?.tableName
+            let lacking = Set(store.missingColumns.filter { $0.table == table && ($0.kind == .attribute || $0.kind == .toOne) }.map(\.property))
+            keys = select
+                ?? (model.allAttributes(of: entity).filter { !$0.isTransient }.map(\.name)
+                    + model.allRelationships(of: entity).filter { !$0.isToMany }.map(\.name)).filter { !lacking.contains($0) }
+            let paths = (keys + includes).map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
+            if let bad = zip(keys + includes, paths).first(where: { $0.1.contains("") }) {
+                throw CLIError("'\(bad.0)' is not a key path", status: .usage)
+            }
+            for path in paths where !ObjectTable.endsAtFetchedProperty(path, from: entity, model: model) {
+                try model.checkKeyPath(path, from: entity)
+            }
+            self.paths = paths
+            // A table of chosen key paths is for reading them: the URI would take most of each line.
+            namesObjects = !(format == .table && select != nil)
+            streams = paths.dropLast(includes.count).allSatisfy({ ObjectTable.readsInSQL($0, from: entity, model: model) })
+                && includes.allSatisfy({ model.relationship(named: $0, in: entity)?.isToMany == true })
+        }
+    }
+
+    /// The dictionary request that reads `keys` in SQL, after the object itself.
+    private static func streamed(_ request: FetchRequest, keys: [String]) -> FetchRequest {
+        var dictionary = request
+        dictionary.resultType = .dictionary
+        // Aliases, since a key may be selected twice and "self" may also be an attribute's name.
+        dictionary.propertiesToFetch = [.keyPath("self", as: "0")] + keys.enumerated().map { .keyPath($1, as: "\($0 + 1)") }
+        return dictionary
     }
 
     /// Whether `path` leads along to-ones to a fetched property, whose objects show as a
@@ -78,10 +117,7 @@ enum ObjectTable {
         _ request: FetchRequest, store: PersistentStore, keys: [String], includes: [String], namesObjects: Bool, into writer: inout RowWriter
     ) throws {
         let format = writer.format
-        var dictionary = request
-        dictionary.resultType = .dictionary
-        // Aliases, since a key may be selected twice and "self" may also be an attribute's name.
-        dictionary.propertiesToFetch = [.keyPath("self", as: "0")] + keys.enumerated().map { .keyPath($1, as: "\($0 + 1)") }
+        let dictionary = streamed(request, keys: keys)
         // The attribute each key path ends at, for the values of Transformable ones.
         let attributes: [AttributeDescription?] = [nil] + keys.map { ValueFormatting.attribute(at: $0, from: request.entityName, model: store.model) }
         var waiting: [(key: Int64, row: [JSONValue])] = []

@@ -17,7 +17,7 @@ final class Pager {
         guard isatty(STDOUT_FILENO) == 1 else { return nil }
         var environment = ProcessInfo.processInfo.environment
         let command = (environment["STRATA_PAGER"] ?? environment["PAGER"] ?? "less").trimmingCharacters(in: .whitespaces)
-        guard let program = command.split(separator: " ").first.map(String.init), program != "cat", isFound(program) else { return nil }
+        guard let program = command.split(separator: " ").first.map(String.init), program != "cat", ExecutablePath.find(program) != nil else { return nil }
         if environment["LESS"] == nil { environment["LESS"] = "FRX" }
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return nil }
@@ -62,12 +62,5 @@ final class Pager {
         var pid: pid_t = 0
         guard posix_spawn(&pid, arguments[0], &actions, nil, argv, envp) == 0 else { return nil }
         return pid
-    }
-
-    /// Whether `program` is a path to an executable, or one on `$PATH`.
-    private static func isFound(_ program: String) -> Bool {
-        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
     }
 }

@@ -64,6 +64,17 @@ enum ValueFormatting {
         }
     }
 
+    /// A raw SQLite value (`strata sql`'s) as a row of `format` holds it: as JSON writes it
+    /// (binary data in base64), but for a table, which is for reading, binary data as its size
+    /// and a double to 15 significant digits.
+    static func row(_ value: DatabaseValue, format: RowFormat) -> JSONValue {
+        switch value {
+        case .real(let double) where format == .table && double.isFinite: JSONValue(.number(tableText(double)))
+        case .blob(let data) where format == .table: .string("<\(data.count) bytes>")
+        default: json(value, type: nil)
+        }
+    }
+
     /// The attribute the key path `keyPath` of `entityName` ends at, if any.
     static func attribute(at keyPath: String, from entityName: String, model: ObjectModel) -> AttributeDescription? {
         model.entity(named: entityName).flatMap { model.attribute(atKeyPath: keyPath, from: $0) }

@@ -329,10 +329,13 @@ public final class Database {
     // MARK: - Errors
 
     func error(code: Int32, sql: String? = nil, arguments: [DatabaseValue] = []) -> DatabaseError {
-        withFunctionFailure(DatabaseError(
+        var error = DatabaseError(
             resultCode: ResultCode(rawValue: code), extendedResultCode: ResultCode(rawValue: sqlite3_extended_errcode(handle)),
             message: String(cString: sqlite3_errmsg(handle)), path: path, sql: sql, arguments: arguments,
-            systemErrorCode: sqlite3_system_errno(handle)))
+            systemErrorCode: sqlite3_system_errno(handle))
+        let offset = sqlite3_error_offset(handle)
+        if sql != nil, offset >= 0 { error.offset = Int(offset) }
+        return withFunctionFailure(error)
     }
 
     /// `error` with the failure of an SQL function that caused it as its cause: only when SQLite

@@ -28,6 +28,9 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Localized
     /// The values bound to the statement's `?` parameters, in order; empty when it took none or
     /// the error did not come from a statement.
     public var arguments: [DatabaseValue]
+    /// Where in ``sql`` SQLite stopped, as a byte offset into its UTF-8 (`sqlite3_error_offset`):
+    /// the token a syntax error or an unknown column is at; `nil` when SQLite does not say.
+    public var offset: Int?
     /// The `errno` of the system call that failed under an I/O error (`sqlite3_system_errno`),
     /// or 0 when none is known.
     public var systemErrorCode: Int32

@@ -51,6 +51,11 @@ public final class Statement {
         (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
     }
 
+    /// Whether the statement leaves the database as it is (`sqlite3_stmt_readonly`): a
+    /// `SELECT`, or a `PRAGMA` or `EXPLAIN` that only reads. `BEGIN` and `COMMIT` count as
+    /// reading, since they change no data themselves.
+    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
     // MARK: - Running
 
     /// Resets the statement and binds `arguments` to its `?` parameters, in order.

@@ -12,7 +12,8 @@ struct CountCommand: AsyncParsableCommand, ReadsModelOrStore {
             Prints one number: the objects of ENTITY and of its sub-entities (unless \
             --exclude-subentities) that satisfy the --where predicate, written in Core Data's \
             predicate format (for example "rating >= 4 AND ANY tags.name ==[c] 'classic'"), or \
-            the model's --template. The store is opened read-only. A predicate that does not \
+            the model's --template. The store is opened read-only; --explain prints the SQL and \
+            its query plan instead of counting. A predicate that does not \
             parse, or that names a key the entity lacks, is a usage error (exit status 2).
             """)
 
@@ -26,11 +27,14 @@ struct CountCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Flag(help: "Leave out the objects of the entity's sub-entities.")
     var excludeSubentities = false
 
+    @OptionGroup var explanation: ExplainOptions
+
     func run() async throws {
         let (store, _) = try options.openStoreForReading()
         defer { store.close() }
         var request = try selection.makeRequest(entity: entity, model: store.model)
         if excludeSubentities { request.includesSubentities = false }
+        if explanation.explain { return ExplainOptions.print(try store.explain(request, for: .count)) }
         print(try store.count(for: request))
     }
 }

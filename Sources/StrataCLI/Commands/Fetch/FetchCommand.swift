@@ -26,7 +26,8 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
             relationships (author.name). The store is opened read-only. Rows are printed as \
             SQLite reads them, the first at once and in bounded memory whatever the number \
             of objects (a table's columns are sized to its first 1,000 rows), so an error \
-            part-way (exit status not 0) leaves the rows printed before it.
+            part-way (exit status not 0) leaves the rows printed before it. --explain prints \
+            the SQL that reads the rows, its arguments and SQLite's query plan, and reads none.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -42,6 +43,8 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Option(name: .customLong("include"), help: ArgumentHelp("Add this to-many relationship as a list of object URIs; repeatable.", valueName: "relationship"))
     var includes: [String] = []
 
+    @OptionGroup var explanation: ExplainOptions
+
     func run() async throws {
         let (store, _) = try options.openStoreForReading()
         defer { store.close() }
@@ -51,6 +54,9 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
         }
         fetch.resultType = .managedObject
         fetch.relationshipKeyPathsForPrefetching = includes
+        if explanation.explain {
+            return ExplainOptions.print(try ObjectTable.explain(fetch, store: store, select: try selection(), includes: includes, format: request.format))
+        }
         try ObjectTable.write(fetch, store: store, select: try selection(), includes: includes, format: request.format, pages: !request.noPager)
     }
 

@@ -33,7 +33,8 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
             refuses it, rather than printed from one arbitrary object. --having compares the \
             selected names after grouping ('count > 1 AND mean_age < 40'), and --sort may name \
             them too. Without --select, every attribute is printed. Reads the store as saved, \
-            read-only.
+            read-only. --explain prints the SQL, its arguments and \
+            SQLite's query plan instead of the rows.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -54,6 +55,8 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
     var distinct = false
 
     @OptionGroup var request: RequestOptions
+
+    @OptionGroup var explanation: ExplainOptions
 
     func validate() throws {
         if having != nil, groupBy.isEmpty { throw ValidationError("--having needs --group-by") }
@@ -77,6 +80,7 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
         } catch {
             throw CLIError("--having: \(error)", status: .usage)
         }
+        if explanation.explain { return ExplainOptions.print(try store.explain(fetch)) }
         let fetched = try store.fetchDictionaries(fetch)
         var writer = RowWriter(columns: fetched.first?.names ?? fetch.propertiesToFetch?.map(\.name) ?? [], format: request.format, pages: !request.noPager)
         // The attributes the names read, for the values of Transformable ones.

@@ -32,8 +32,9 @@ struct HistoryListCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Option(help: ArgumentHelp("List at most this many transactions, the earliest first.", valueName: "count"))
     var limit: Int?
 
-    @Option(help: "Output format: table, json, ndjson or csv.")
-    var format: RowFormat = .table
+    @OptionGroup var output: FormatOptions<RowFormat>
+
+    var format: RowFormat { output.format }
 
     func validate() throws {
         if let limit, limit < 1 { throw ValidationError("--limit must be 1 or more") }

@@ -25,7 +25,8 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
 
             --dry-run runs the same deletion in a transaction that it rolls back, and \
             prints what would be deleted ("dry run: would delete 3 Book, 7 Page (cascade)"); \
-            it asks nothing and logs nothing.
+            it asks nothing and logs nothing. --explain prints the SQL that selects the \
+            objects, its arguments and SQLite's query plan, with the store opened read-only.
 
             When standard input and standard output are both a terminal, it asks first \
             ("Delete 3 Book objects (and 7 Page by cascade)? [y/N]") unless --yes is given. \
@@ -55,15 +56,19 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Flag(help: "Print what would be deleted, and delete nothing.")
     var dryRun = false
 
+    @OptionGroup var explanation: ExplainOptions
+
     func validate() throws {
         if options.readOnly { throw ValidationError("delete writes to the store; --read-only cannot be used with it") }
         let selects = selection.predicate != nil || selection.template != nil
         if all, selects { throw ValidationError("--all deletes every object of ENTITY: leave out --where and --template") }
         if !all, !selects { throw ValidationError("say which objects to delete: --where PREDICATE, --template NAME, or --all") }
         if all, entity == nil { throw ValidationError("--all needs the ENTITY") }
+        if explanation.explain, dryRun { throw ValidationError("--explain and --dry-run each delete nothing; give one") }
     }
 
     func run() async throws {
+        if explanation.explain { return try explain() }
         let target = try Cleanup.openForWriting(options)
         defer { target.close() }
         let context = target.context
@@ -92,6 +97,15 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
         }
         let deleted = summary.matchedCount == 0 ? "0 \(summary.entityName)" : summary.description
         print(dryRun ? "dry run: would delete \(deleted)" : "deleted \(deleted)")
+    }
+
+    /// Prints the SQL that selects the objects to delete, read-only: nothing is deleted,
+    /// asked or logged.
+    private func explain() throws {
+        let (store, _) = try options.openStoreForReading()
+        defer { store.close() }
+        let request = all ? FetchRequest(entityName: entity ?? "") : try selection.makeRequest(entity: entity, model: store.model)
+        ExplainOptions.print(try store.explain(request, for: .delete))
     }
 
     /// What `request` would delete: run in a transaction rolled back at once, unlogged, so that

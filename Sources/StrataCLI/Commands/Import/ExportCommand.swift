@@ -63,8 +63,9 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Option(name: .customLong("where"), parsing: .unconditional, help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format; every exported entity must have its keys.", valueName: "predicate"))
     var predicate: String?
 
-    @Option(help: "How to write the records: JSON (an array, or an object of arrays by entity), NDJSON (one record per line) or CSV with a header.")
-    var format: ExportFormat = .json
+    @OptionGroup var output: FormatOptions<ExportFormat>
+
+    var format: ExportFormat { output.format }
 
     @Flag(help: "Write related objects as nested records instead of their identity values.")
     var nested = false
@@ -72,10 +73,13 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Flag(help: "Leave out the objects of the entities' sub-entities.")
     var excludeSubentities = false
 
-    enum ExportFormat: String, CaseIterable, ExpressibleByArgument {
+    enum ExportFormat: String, CaseIterable, ExpressibleByArgument, FormatChoice {
         case json
         case ndjson
         case csv
+
+        static let defaultFormat = ExportFormat.json
+        static let formatHelp = "How to write the records: JSON (an array, or an object of arrays by entity), NDJSON (one record per line) or CSV with a header."
     }
 
     func validate() throws {

@@ -27,8 +27,9 @@ struct InspectCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Argument(help: ArgumentHelp("An entity to show in detail.", valueName: "entity"))
     var entity: String?
 
-    @Option(help: "Output format: table or json.")
-    var format: OutputFormat = .table
+    @OptionGroup var output: FormatOptions<OutputFormat>
+
+    var format: OutputFormat { output.format }
 
     @Option(help: ArgumentHelp("How many rows of ENTITY to show.", valueName: "n"))
     var limit = 5

@@ -4,9 +4,9 @@ import ArgumentParser
 struct ModelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
-        abstract: "Show, check, hash and convert models.",
+        abstract: "Show, check, hash, convert and draw models.",
         subcommands: [
             ModelShowCommand.self, ModelVersionsCommand.self, ModelValidateCommand.self,
-            ModelHashesCommand.self, ModelConvertCommand.self, ModelCodegenCommand.self,
+            ModelHashesCommand.self, ModelConvertCommand.self, ModelCodegenCommand.self, ModelGraphCommand.self,
         ])
 }

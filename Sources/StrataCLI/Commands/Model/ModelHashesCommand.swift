@@ -14,8 +14,9 @@ struct ModelHashesCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Option(help: "Output format: table or json.")
-    var format: OutputFormat = .table
+    @OptionGroup var output: FormatOptions<OutputFormat>
+
+    var format: OutputFormat { output.format }
 
     func run() async throws {
         let model = try options.loadModelOrStoresModel().model

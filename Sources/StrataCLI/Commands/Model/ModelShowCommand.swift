@@ -18,8 +18,9 @@ struct ModelShowCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Option(help: "Output format: table or json.")
-    var format: OutputFormat = .table
+    @OptionGroup var output: FormatOptions<OutputFormat>
+
+    var format: OutputFormat { output.format }
 
     func run() async throws {
         let version = try options.loadModelOrStoresModel()

@@ -9,8 +9,9 @@ struct ModelVersionsCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Option(help: "Output format: table or json.")
-    var format: OutputFormat = .table
+    @OptionGroup var output: FormatOptions<OutputFormat>
+
+    var format: OutputFormat { output.format }
 
     func run() async throws {
         let bundles = try options.requireModelURLs().map { url in try ModelLoader.load(url) }

@@ -21,8 +21,9 @@ struct SetupCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Flag(help: "Refuse a store of an earlier model version instead of migrating it.")
     var noAutomigrate = false
 
-    @Option(help: "Output format: table or json.")
-    var format: OutputFormat = .table
+    @OptionGroup var output: FormatOptions<OutputFormat>
+
+    var format: OutputFormat { output.format }
 
     func run() async throws {
         let stack = try options.openStack(automigrates: !noAutomigrate)
