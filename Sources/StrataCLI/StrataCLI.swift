@@ -50,6 +50,10 @@ public enum StrataCLI {
         switch error {
         case let exit as ExitCode:
             return exit.rawValue
+        case let trouble as DiffTrouble:
+            // strata diff's 1 says that the stores differ: its runtime failures are 2.
+            let status = report(runError: trouble.error)
+            return status == ExitStatus.failure.rawValue ? ExitStatus.usage.rawValue : status
         case let failure as CLIError:
             printError("strata: \(failure.message)")
             return failure.status.rawValue
