@@ -20,7 +20,7 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "The entity to query; may be left out with --template.")
+    @Argument(help: "The entity to query; may be left out with --template.", completion: EntityCompletion.kind)
     var entity: String?
 
     @Option(help: ArgumentHelp("Key paths and aggregates to print, comma-separated.", valueName: "list"))

@@ -24,13 +24,13 @@ struct InspectCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: ArgumentHelp("An entity to show in detail.", valueName: "entity"))
+    @Argument(help: ArgumentHelp("An entity to show in detail.", valueName: "entity"), completion: EntityCompletion.kind)
     var entity: String?
 
     @Option(help: "Output format: table or json.")
     var format: OutputFormat = .table
 
-    @Option(help: ArgumentHelp("How many rows of ENTITY to show.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many rows of ENTITY to show.", valueName: "n"))
     var limit = 5
 
     func validate() throws {
