@@ -4,6 +4,8 @@
 /// An object is named by the key it was matched by: its entity's identity attribute
 /// (`Book isbn="978-0"`), or its primary key (`Book Z_PK=12`) when the entity has none.
 public struct ObjectDifference: Sendable {
+    /// How the object differs: only in the new store, only in the old one, or in both with
+    /// other values.
     public enum Kind: String, Sendable {
         case added, removed, changed
     }
