@@ -109,6 +109,23 @@ import Testing
         #expect(!summary.standardOutput.contains("~ ") && summary.standardOutput.hasSuffix("1 added, 1 removed, 2 changed\n"), "\(summary.standardOutput)")
     }
 
+    /// The merge must order keys as SQLite does (bytes, not Swift's string order), or equal
+    /// objects would read as one removed and one added.
+    @Test func keysMatchWhateverTheirCaseAndScript() throws {
+        let names = "{'Zeta', 'alpha', 'Émile', 'ε', '10', '9', 'a b', 'a\\u{0}b', 'ａ'}"
+        for store in [old, new] {
+            let created = try StrataRunner.run([
+                "eval", "for _, n in ipairs(\(names)) do ctx:create('Tag', {name = n}) end ctx:save()", "--store", store, "--model", ScriptCommandTests.model])
+            #expect(created.status == 0, "\(created.standardError)")
+        }
+        let equal = try diff(["--format", "ndjson"])
+        #expect(equal.status == 0 && equal.standardOutput.isEmpty, "\(equal.standardOutput)")
+        try change("ctx:first('Tag', 'name == %@', 'Émile'):delete()")
+        let one = try diff(["--format", "ndjson"])
+        #expect(one.status == 1)
+        #expect(one.standardOutput == #"{"entity":"Tag","change":"removed","key":{"name":"Émile"},"oldPK":5}"# + "\n", "\(one.standardOutput)")
+    }
+
     /// Pages have no identity attribute: they are matched by primary key.
     @Test func objectsOfAnEntityWithoutIdentityAreMatchedByPrimaryKey() throws {
         try change("for _, page in ipairs(ctx:fetch('Page')) do page:delete() end")
