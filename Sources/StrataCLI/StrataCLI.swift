@@ -17,6 +17,10 @@ public enum StrataCLI {
         do {
             command = try StrataCommand.parseAsRoot(arguments)
         } catch {
+            if let suggestion = subcommandSuggestion(for: arguments) {
+                printError("strata: \(suggestion)\nSee 'strata --help' for the commands.")
+                return ExitStatus.usage.rawValue
+            }
             return report(parsingError: error)
         }
         bootstrapLogging(level: (command as? ReadsModelOrStore)?.options.resolvedLogLevel ?? .warn)
@@ -35,6 +39,25 @@ public enum StrataCLI {
 
     // MARK: - Errors
 
+    /// `no command 'fetc'; did you mean 'fetch'?` when arguments that failed to parse start
+    /// with a mistyped command name, after `strata` or after a command of commands (`model`);
+    /// `nil` when they do not, or no command is near it.
+    static func subcommandSuggestion(for arguments: [String]) -> String? {
+        var subcommands = StrataCommand.configuration.subcommands
+        var path = ""
+        for argument in arguments {
+            guard !subcommands.isEmpty, !argument.hasPrefix("-"), argument != "help" else { return nil }
+            let names = subcommands.map { $0._commandName }
+            if let index = names.firstIndex(of: argument) {
+                subcommands = subcommands[index].configuration.subcommands
+                path += argument + " "
+                continue
+            }
+            return nearestName(to: argument, among: names).map { "no command '\(path)\(argument)'; did you mean '\(path)\($0)'?" }
+        }
+        return nil
+    }
+
     private static func report(parsingError error: Error) -> Int32 {
         let code = StrataCommand.exitCode(for: error)
         let message = StrataCommand.fullMessage(for: error)
@@ -50,6 +73,10 @@ public enum StrataCLI {
         switch error {
         case let exit as ExitCode:
             return exit.rawValue
+        case let trouble as DiffTrouble:
+            // strata diff's 1 says that the stores differ: its runtime failures are 2.
+            let status = report(runError: trouble.error)
+            return status == ExitStatus.failure.rawValue ? ExitStatus.usage.rawValue : status
         case let failure as CLIError:
             printError("strata: \(failure.message)")
             return failure.status.rawValue
@@ -119,7 +146,7 @@ public enum StrataCLI {
     /// changes the level of the handler already installed.
     private static let logLevel = Mutex<LogLevel?>(nil)
 
-    private static func bootstrapLogging(level: LogLevel) {
+    static func bootstrapLogging(level: LogLevel) {
         let isFirst = logLevel.withLock { current in
             defer { current = level }
             return current == nil

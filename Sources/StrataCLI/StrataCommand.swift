@@ -20,5 +20,5 @@ struct StrataCommand: AsyncParsableCommand {
             Exit status: 0 success, 1 runtime failure, 2 usage error, 3 validation or data error.
             """,
         version: "strata \(version) (SQLite \(SQLiteLibrary.version), \(LuaRuntime.release))",
-        subcommands: [ModelCommand.self, CreateCommand.self, InspectCommand.self, CountCommand.self, FetchCommand.self, QueryCommand.self, SQLCommand.self, HistoryCommand.self, ImportCommand.self, ExportCommand.self, DeleteCommand.self, PruneCommand.self, SetupCommand.self, ResetCommand.self, MigrateCommand.self, RunCommand.self, EvalCommand.self, ShellCommand.self])
+        subcommands: [ModelCommand.self, CreateCommand.self, InspectCommand.self, CountCommand.self, FetchCommand.self, QueryCommand.self, SQLCommand.self, HistoryCommand.self, ImportCommand.self, ExportCommand.self, DeleteCommand.self, PruneCommand.self, SetupCommand.self, ResetCommand.self, MigrateCommand.self, DiffCommand.self, RunCommand.self, EvalCommand.self, ShellCommand.self])
 }

@@ -83,17 +83,26 @@ extension LuaState {
         }
     }
 
-    /// `strata.inspect(value)`: a value as the shell shows a result. An object loads and
-    /// shows its attributes (`<Tag p1 {name="Epic"}>`), a list one item per line and then how
-    /// many, a table as `{key = value, …}` to three levels; strings inside tables are quoted.
+    /// `strata.inspect(value[, limit])`: a value as the shell shows a result. An object loads
+    /// and shows its attributes (`<Tag p1 {name="Epic"}>`), a list one item per line and then
+    /// how many, a table as `{key = value, …}` to three levels; strings inside tables are
+    /// quoted. A list or table shows at most `limit` items (default `strata.list_limit`, 50;
+    /// 0 or `false` for all) and says how many more (`… 199,950 more`): a fetch of many
+    /// objects prints a screenful, not megabytes, and loads only the objects it shows.
     static let inspectSource = #"""
+        strata.list_limit = 50
         do
           local function isobject(value)
             if type(value) ~= "userdata" then return false end
             local ok, method = pcall(function() return value.to_table end)
             return ok and type(method) == "function"
           end
-          local function show(value, depth)
+          local function grouped(number)
+            local text, replaced = tostring(number), 0
+            repeat text, replaced = text:gsub("^(%d+)(%d%d%d)", "%1,%2") until replaced == 0
+            return text
+          end
+          local function show(value, depth, limit)
             if isobject(value) then
               pcall(value.to_table, value)
               return tostring(value)
@@ -103,21 +112,33 @@ extension LuaState {
             if type(value) ~= "table" or (meta and meta.__tostring) then return tostring(value) end
             if depth >= 3 then return "{…}" end
             local count, parts, keys = #value, {}, {}
-            for index = 1, count do parts[#parts + 1] = show(value[index], depth + 1) end
             for key in pairs(value) do
               if not (math.type(key) == "integer" and key >= 1 and key <= count) then keys[#keys + 1] = key end
             end
-            table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
-            for _, key in ipairs(keys) do
-              local name = type(key) == "string" and key:match("^[%a_][%w_]*$") and key or "[" .. show(key, depth + 1) .. "]"
-              parts[#parts + 1] = name .. " = " .. show(value[key], depth + 1)
+            local total = count + #keys
+            local shown = limit and math.min(total, limit) or total
+            for index = 1, math.min(count, shown) do parts[#parts + 1] = show(value[index], depth + 1, limit) end
+            if shown > count then
+              table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+              for index = 1, shown - count do
+                local key = keys[index]
+                local name = type(key) == "string" and key:match("^[%a_][%w_]*$") and key or "[" .. show(key, depth + 1, limit) .. "]"
+                parts[#parts + 1] = name .. " = " .. show(value[key], depth + 1, limit)
+              end
             end
+            local more = total > shown and ("… " .. grouped(total - shown) .. " more") or nil
             if depth == 0 and count > 0 and #keys == 0 then
-              return table.concat(parts, "\n") .. string.format("\n(%d item%s)", count, count == 1 and "" or "s")
+              if more then parts[#parts + 1] = more end
+              return table.concat(parts, "\n") .. string.format("\n(%s item%s)", grouped(count), count == 1 and "" or "s")
             end
+            if more then parts[#parts + 1] = more end
             return "{" .. table.concat(parts, ", ") .. "}"
           end
-          function strata.inspect(value) return show(value, 0) end
+          function strata.inspect(value, limit)
+            if limit == nil then limit = strata.list_limit end
+            if not limit or math.type(limit) ~= "integer" or limit <= 0 then limit = nil end
+            return show(value, 0, limit)
+          end
         end
         """#
 

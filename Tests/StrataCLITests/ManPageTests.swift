@@ -63,7 +63,7 @@ import Testing
         let manFolder = StrataRunner.repositoryRoot.appendingPathComponent("man")
         let examples = StrataRunner.repositoryRoot.appendingPathComponent("scripts/man-examples")
         let pages = try FileManager.default.contentsOfDirectory(atPath: manFolder.path).sorted()
-        #expect(pages.count == 29)
+        #expect(pages.count == 30)
         for page in pages {
             let file = manFolder.appendingPathComponent(page)
             let groff = Process()

@@ -86,9 +86,25 @@ import Glibc
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         demo.waitUntilExit()
         #expect(demo.terminationStatus == 0, "\(printed)")
-        #expect(printed.contains("\n$ strata query Book --select 'author.name as author, count(*) as books, avg(rating) as mean' --group-by author.name\n"), "\(printed)")
-        #expect(printed.contains("\n$ strata import Author examples/Library/library-update.json --prune\n"))
+        let query = "scripts/run query Book --select 'author.name as author, count(*) as books, avg(rating) as mean' --group-by author.name --model examples/Library/Library.xcdatamodeld --store out/Library.sqlite"
+        #expect(printed.contains("\n$ \(query)\n"), "\(printed)")
+        #expect(printed.contains("\n$ scripts/run import Author examples/Library/library-update.json --prune --model examples/Library/Library.xcdatamodeld --store out/Library.sqlite\n"))
         #expect(printed.hasSuffix("A Wizard of Earthsea         4.5\n"), "\(printed)")
+        // Regression: the commands shown ran only with the STRATA_MODEL and STRATA_STORE the
+        // demo set. Typed again as shown, in an environment without them, one prints what it printed.
+        let again = Process()
+        again.executableURL = URL(fileURLWithPath: "/bin/bash")
+        again.arguments = ["-c", query]
+        again.currentDirectoryURL = StrataRunner.repositoryRoot
+        again.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
+            .merging(["STRATA_BINARY": StrataRunner.binary.path]) { $1 }
+        let againOutput = Pipe()
+        again.standardOutput = againOutput
+        try again.run()
+        let repeated = String(decoding: againOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        again.waitUntilExit()
+        #expect(again.terminationStatus == 0)
+        #expect(!repeated.isEmpty && printed.contains("\n$ \(query)\n" + repeated), "\(repeated)")
     }
 
     @Test func argumentsArriveInArgAndAsVarargs() throws {

@@ -72,10 +72,12 @@ struct RequestOptions: ParsableArguments {
         help: ArgumentHelp("Order by this key path; repeat for more keys. Add :desc to reverse, :nocase to ignore case.", valueName: "key[:desc]"))
     var sortKeys: [String] = []
 
-    @Option(help: ArgumentHelp("At most this many results.", valueName: "n"))
+    // Parsed unconditionally, as the other numeric options are: `--limit -1` is a value that
+    // validate() refuses by name, not an option left without its value.
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many results.", valueName: "n"))
     var limit: Int?
 
-    @Option(help: ArgumentHelp("Skip this many results first.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Skip this many results first.", valueName: "n"))
     var offset: Int?
 
     @OptionGroup var output: FormatOptions<RowFormat>

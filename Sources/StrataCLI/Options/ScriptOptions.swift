@@ -15,6 +15,7 @@ struct ScriptOptions: ParsableArguments {
 
     @Option(
         name: .customLong("budget"),
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Stop a script (in the shell, each chunk) after this many Lua instructions, about a hundred million a second; 0 for no limit. Work done in C counts at what it costs: a pattern-matching step 2, copying or allocating 64 bytes 1, a full garbage collection 1 per 64 bytes of the heap, and in Strata 1 per value converted, record imported or object fetched.",
             valueName: "n"))
@@ -22,15 +23,28 @@ struct ScriptOptions: ParsableArguments {
 
     @Option(
         name: .customLong("memory"),
+        parsing: .unconditional,
         help: ArgumentHelp("The memory the Lua interpreter may hold, in MB; 0 for no limit.", valueName: "MB"))
     var maxMemory: Int = (LuaState.Options().memoryLimit ?? 0) >> 20
 
     @Option(
         name: .customLong("timeout"),
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Stop a script (in the shell, each chunk) after this many seconds, which bounds what --budget cannot count (garbage collection, work at the --memory limit, waiting for the store); 0 for no limit. By default \(Int(Self.defaultTimeout)) for run, eval and a shell reading a pipe, none for a shell on a terminal (where Ctrl-C stops a chunk).",
             valueName: "seconds"))
     var timeout: Double?
+
+    @Option(
+        name: .customLong("max-items"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Show at most this many items of a list or table that the shell or eval prints (and strata.inspect shows), then how many more; 0 for all. In a script: strata.list_limit.",
+            valueName: "n"))
+    var maxItems: Int = Self.defaultMaxItems
+
+    /// A screenful: what the shell and eval show of a long list unless --max-items says otherwise.
+    static let defaultMaxItems = 50
 
     /// The time limit of `run`, `eval` and a piped `shell`: ten minutes, far beyond a seed
     /// script's usual run, and far below a CI job's own limit (hours), so that a runaway ends
@@ -45,6 +59,7 @@ struct ScriptOptions: ParsableArguments {
         if maxMemory < 0 || maxMemory > Self.maximumMemory {
             throw ValidationError("--memory must be a number of MB from 1 to \(Self.maximumMemory), or 0 for no limit")
         }
+        if maxItems < 0 { throw ValidationError("--max-items must be a number of items, or 0 for all") }
         if let timeout, !(timeout >= 0 && timeout <= 1e9) {
             throw ValidationError("--timeout must be a number of seconds, or 0 for no limit")
         }

@@ -19,7 +19,7 @@ struct CountCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "The entity whose objects to count; may be left out with --template.")
+    @Argument(help: "The entity whose objects to count; may be left out with --template.", completion: EntityCompletion.kind)
     var entity: String?
 
     @OptionGroup var selection: PredicateOptions

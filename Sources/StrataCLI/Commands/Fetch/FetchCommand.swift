@@ -32,7 +32,7 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "The entity whose objects to print; may be left out with --template.")
+    @Argument(help: "The entity whose objects to print; may be left out with --template.", completion: EntityCompletion.kind)
     var entity: String?
 
     @OptionGroup var request: RequestOptions

@@ -39,7 +39,7 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "The entity to query; may be left out with --template.")
+    @Argument(help: "The entity to query; may be left out with --template.", completion: EntityCompletion.kind)
     var entity: String?
 
     @Option(help: ArgumentHelp("Values and aggregates to print, comma-separated.", valueName: "list"), transform: { try FetchedProperty.list($0) })

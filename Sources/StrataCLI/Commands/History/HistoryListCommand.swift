@@ -29,7 +29,7 @@ struct HistoryListCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Option(help: ArgumentHelp("List only the changes of this entity (repeatable).", valueName: "entity"))
     var entity: [String] = []
 
-    @Option(help: ArgumentHelp("List at most this many transactions, the earliest first.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("List at most this many transactions, the earliest first.", valueName: "count"))
     var limit: Int?
 
     @OptionGroup var output: FormatOptions<RowFormat>

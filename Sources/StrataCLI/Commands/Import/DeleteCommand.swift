@@ -39,7 +39,7 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "The entity whose objects to delete, sub-entities included; may be left out with --template.")
+    @Argument(help: "The entity whose objects to delete, sub-entities included; may be left out with --template.", completion: EntityCompletion.kind)
     var entity: String?
 
     @OptionGroup var selection: PredicateOptions

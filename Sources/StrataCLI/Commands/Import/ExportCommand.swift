@@ -57,7 +57,7 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: ArgumentHelp("The entities to export; none exports every entity that is not abstract.", valueName: "entity"))
+    @Argument(help: ArgumentHelp("The entities to export; none exports every entity that is not abstract.", valueName: "entity"), completion: EntityCompletion.kind)
     var entities: [String] = []
 
     @Option(name: .customLong("where"), parsing: .unconditional, help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format; every exported entity must have its keys.", valueName: "predicate"))

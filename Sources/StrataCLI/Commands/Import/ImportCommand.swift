@@ -59,7 +59,7 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: "The entity of the records (a wrapper object's keys name their own).")
+    @Argument(help: "The entity of the records (a wrapper object's keys name their own).", completion: EntityCompletion.kind)
     var entity: String
 
     @Argument(help: "JSON, NDJSON or CSV files; - or none reads standard input.", completion: .file())

@@ -33,7 +33,7 @@ struct PruneCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Flag(help: "Delete the objects that fail validation or match their entity's strata.invalidIf.")
     var invalid = false
 
-    @Argument(help: "The entities to prune, sub-entities included; every entity when none is named.")
+    @Argument(help: "The entities to prune, sub-entities included; every entity when none is named.", completion: EntityCompletion.kind)
     var entities: [String] = []
 
     @Flag(help: "List the objects and what would be deleted, and delete nothing.")

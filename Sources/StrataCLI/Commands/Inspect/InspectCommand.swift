@@ -24,14 +24,14 @@ struct InspectCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var options: StoreOptions
 
-    @Argument(help: ArgumentHelp("An entity to show in detail.", valueName: "entity"))
+    @Argument(help: ArgumentHelp("An entity to show in detail.", valueName: "entity"), completion: EntityCompletion.kind)
     var entity: String?
 
     @OptionGroup var output: FormatOptions<OutputFormat>
 
     var format: OutputFormat { output.format }
 
-    @Option(help: ArgumentHelp("How many rows of ENTITY to show.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many rows of ENTITY to show.", valueName: "n"))
     var limit = 5
 
     func validate() throws {

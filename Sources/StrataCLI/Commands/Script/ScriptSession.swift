@@ -48,6 +48,11 @@ final class ScriptSession {
             }
         }
         lua.installStrata(context: stack.mainContext, stack: stack)
+        do {
+            _ = try lua.run("strata.list_limit = ...", name: "=strata", arguments: [.integer(Int64(scriptOptions.maxItems))])
+        } catch {
+            throw CLIError("cannot start Lua: \(error.message)")
+        }
         interruption = try ScriptInterruption(lua: lua)
     }
 
@@ -57,6 +62,10 @@ final class ScriptSession {
     static func with(
         storeOptions: StoreOptions, scriptOptions: ScriptOptions, interactive: Bool = false, _ body: @escaping @Sendable (ScriptSession) throws -> Void
     ) async throws {
+        // Without a store or a model there is nothing to name a store after: say what is missing.
+        if storeOptions.storePath == nil, storeOptions.modelPath == nil {
+            throw CLIError("no store given: pass --store PATH or set STRATA_STORE (--model PATH --create makes a new one)", status: .usage)
+        }
         if !scriptOptions.create {
             let path = try storeOptions.storePath ?? storeOptions.defaultStorePath()
             guard FileManager.default.fileExists(atPath: path) else {
@@ -170,6 +179,9 @@ final class ScriptSession {
         case printed
         /// One value per line, as `strata.inspect` shows it: the shell's results.
         case inspected
+        /// All the values as one JSON document, whole: a value alone as itself, several as an
+        /// array; objects as their `to_table()`.
+        case json
     }
 
     /// Runs `source` as the `lua` shell does: when it is an expression (a list of them), its
@@ -186,6 +198,11 @@ final class ScriptSession {
                 + ##"if t == "table" or t == "userdata" then print(strata.inspect(v)) else print(v) end end end)("##
         case .printed: ##"(function(...) if select("#", ...) > 0 then print(...) end end)("##
         case .inspected: ##"(function(...) for i = 1, select("#", ...) do print(strata.inspect((select(i, ...)))) end end)("##
+        case .json:
+            ##"(function(...) local function plain(v) if type(v) == "userdata" then local ok, t = pcall(function() return v:to_table() end) "##
+                + ##"if ok then return t end return tostring(v) elseif type(v) == "table" then local copy = {} for k, x in pairs(v) do copy[k] = plain(x) end "##
+                + ##"return copy end return v end local n = select("#", ...) if n == 1 then print(strata.json.encode(plain((...)), true)) "##
+                + ##"elseif n > 1 then local all = {} for i = 1, n do all[i] = plain((select(i, ...))) end print(strata.json.encode(all, true)) end end)("##
         }
         do throws(LuaError) {
             try run(printer + source + "\n)", name: name)

@@ -26,11 +26,13 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
             Lines that start with a dot are commands: .help lists them; .entities (the entities \
             and their numbers of objects), .describe ENTITY (its attributes and relationships), \
             .count ENTITY [PREDICATE], .save (ctx:save()), .rollback (ctx:rollback()) and .quit. \
-            An error in one is printed and the shell goes on.
+            An error in one is printed on one line, without a Lua traceback, and the shell goes on.
 
             Results are shown as strata.inspect shows them: an object with its attributes \
             (<Tag p1 {name="Epic"}>), a list one item per line and how many, a table as \
-            {key = value}. A chunk of several lines is one entry of the history.
+            {key = value}; a long list or table shows its first --max-items items (50; \
+            strata.list_limit in the shell) and how many more, so that ctx:fetch of many \
+            objects prints a screenful. A chunk of several lines is one entry of the history.
 
             When standard input is not a terminal, it is run without prompts as strata run \
             would run it (echo 'print(ctx:count("Book"))' | strata shell): the Lua between \

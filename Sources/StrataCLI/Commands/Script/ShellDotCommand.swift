@@ -4,7 +4,8 @@ import StrataLua
 
 /// The shell's dot-commands: a line that starts with `.` and a letter (`.5` stays a number).
 /// They run on the session's thread, as chunks do, through the same context: their Lua goes
-/// through ``ScriptSession/run(_:name:arguments:)``, and an error is printed as a chunk's is.
+/// through ``ScriptSession/run(_:name:arguments:)``; an error is printed on one line, without
+/// the Lua traceback a chunk's error has.
 enum ShellDotCommand {
     /// What a dot-command asks of the shell's loop.
     enum Outcome {
@@ -59,7 +60,11 @@ enum ShellDotCommand {
                 throw LuaError(code: "usage", message: "no command .\(name) (.help lists them)")
             }
         } catch {
-            ScriptSession.printError(error)
+            // A dot-command is the shell's, not the user's Lua: its traceback, and the place
+            // in its chunk (`.count:1:`), would name only the shell's own code.
+            var message = error.message[...]
+            if let place = message.prefixMatch(of: #/\.[A-Za-z_]+:\d+: /#) { message = message[place.range.upperBound...] }
+            StrataCLI.printError("strata: " + message)
         }
         return .proceed
     }
