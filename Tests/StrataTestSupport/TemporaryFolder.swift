@@ -20,12 +20,23 @@ public final class TemporaryFolder: Sendable {
     /// The folder.
     public let url: URL
 
-    /// Makes the folder, named `prefix` and a UUID so that tests running at once never share one.
+    /// Makes the folder, named `prefix`, a dash and six characters that `mkdtemp` picks so
+    /// that tests running at once never share one. The name is short because paths in it end
+    /// up in messages that tests compare whole, and Lua shortens a script's name past 59
+    /// characters; the folder is readable by everyone, as one a user made would be (a test
+    /// may run a command as another user in it).
     ///
-    /// - Throws: the file system's error when the folder cannot be made.
+    /// - Throws: `CocoaError(.fileWriteUnknown)` naming the folder, with the `POSIXError` of
+    ///   `mkdtemp` as its underlying error, when the folder cannot be made.
     public init(_ prefix: String = "strata") throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let template = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-XXXXXX").path
+        var path = Array(template.utf8CString)
+        guard mkdtemp(&path) != nil else {
+            let cause = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: template, NSUnderlyingErrorKey: cause])
+        }
+        url = URL(fileURLWithPath: String(decoding: path.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self), isDirectory: true)
+        chmod(url.path, 0o755)
     }
 
     deinit {
