@@ -67,19 +67,23 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Tests/AsyncMainProbe"),
 
+        // What every test target shares: the temporary folders tests make their files in.
+        .target(
+            name: "StrataTestSupport",
+            path: "Tests/StrataTestSupport"),
         .testTarget(
             name: "StrataTests",
             // strata itself: the predicate suite's negations also run through `strata delete`.
-            dependencies: ["Strata", "strata"]),
+            dependencies: ["Strata", "strata", "StrataTestSupport"]),
         .testTarget(
             name: "StrataAPITests",
-            dependencies: ["Strata", "StrataLua"]),
+            dependencies: ["Strata", "StrataLua", "StrataTestSupport"]),
         .testTarget(
             name: "StrataLuaTests",
-            dependencies: ["StrataLua"]),
+            dependencies: ["StrataLua", "StrataTestSupport"]),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI", "strata", "AsyncMainProbe"]),
+            dependencies: ["StrataCLI", "strata", "AsyncMainProbe", "StrataTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// Code in the style of the seed libraries' examples (SugarRecord, BNR CoreDataStack,
 /// DKDBManager, CoreDataMonk, KarthVader), ported to Strata as a user would port it: public API
@@ -28,8 +29,8 @@ import Testing
     // MARK: - SugarRecord
 
     @Test func aStackSetUpInOneLineFromABundleMigratesAndAnnouncesItsCleanUp() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-seed-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-seed")
+        let folder = temporary.url
         let bundle = folder.appendingPathComponent("Club.xcdatamodeld")
         let first = try Self.model(#"{"entities": [{"name": "Club", "attributes": [{"name": "title", "type": "string"}]}]}"#)
         let second = try Self.model(

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// The bad-input catalogue: each case runs a `strata` command a user would run on input that
 /// is wrong (malformed or truncated JSON, XML and Lua, wrong types, unknown names, bad

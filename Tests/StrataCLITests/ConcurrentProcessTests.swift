@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// Several `strata` processes on one store at once: four `strata run` scripts make small
 /// read-modify-write increments of shared counters while `strata import` brings items. No

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// The corpus of real apps' models and stores in `shared/fixtures/coredata/corpus`, as the
 /// command-line tests run them.
@@ -36,9 +37,8 @@ enum CorpusStores {
 struct CorpusCommandTests {
     @Test(arguments: CorpusStores.runs)
     func inspectFetchCountAndExportEveryEntityAndChangeNothing(_ run: CorpusStores.Store) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-corpus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-corpus")
+        let folder = temporary.url
         let source = CorpusStores.folder.appendingPathComponent(run.path)
         let store = folder.appendingPathComponent(source.lastPathComponent).path
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: source.path + suffix) {

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata count` on the real Core Data stores, checked against SQL written here by hand.
 @Suite(.enabled(if: StrataRunner.fixturesAvailable, "shared/fixtures/coredata not found: fixture test skipped"))
@@ -35,9 +36,8 @@ struct CountCommandTests {
     }
 
     @Test func subEntitiesCountUnlessExcluded() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-count-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-count")
+        let folder = temporary.url
         let model = try ModelLoader.load(StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/Library.xcdatamodeld")).currentVersion.model
         let store = try PersistentStore.create(at: folder.appendingPathComponent("Library.sqlite").path, model: model)
         let context = ObjectContext(store: store, name: "seed")

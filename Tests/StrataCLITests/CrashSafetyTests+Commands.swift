@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// The admin's commands that delete, replace or create a store, killed as ``CrashSafetyTests``
 /// kills the others.

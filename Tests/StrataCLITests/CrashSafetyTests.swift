@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata import`, `migrate`, `delete`, `prune`, `reset`, `create` and a Lua bulk edit killed
 /// with SIGKILL at moments spread over their run: each kill must leave a store that opens,

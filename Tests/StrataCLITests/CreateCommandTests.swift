@@ -1,12 +1,12 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 @Suite struct CreateCommandTests {
     @Test func createsAStoreForTheModelAndNeverReplacesOne() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-create-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-create")
+        let folder = temporary.url
         let path = folder.appendingPathComponent("Library.sqlite").path
         let created = try StrataRunner.run(["create", "--store", path, "--model", ModelCommandTests.example])
         #expect(created.status == 0, "\(created.standardError)")
@@ -28,9 +28,8 @@ import Testing
     /// The store keeps its model in Z_MODELCACHE, as Core Data's do: `inspect` needs no
     /// `--model`, even with Strata's own copy of the model gone from the metadata.
     @Test func inspectOfACreatedStoreNeedsNoModel() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-create-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-create")
+        let folder = temporary.url
         let path = folder.appendingPathComponent("Library.sqlite").path
         let created = try StrataRunner.run(["create", "--store", path, "--model", ModelCommandTests.example])
         #expect(created.status == 0, "\(created.standardError)")
@@ -50,9 +49,8 @@ import Testing
     }
 
     @Test func anInvalidModelCreatesNothing() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-create-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-create")
+        let folder = temporary.url
         let model = folder.appendingPathComponent("broken.json")
         try Data(#"{"entities": [{"name": "A", "relationships": [{"name": "b", "destination": "B"}]}]}"#.utf8).write(to: model)
         let path = folder.appendingPathComponent("x.sqlite").path

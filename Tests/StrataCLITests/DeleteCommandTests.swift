@@ -1,18 +1,21 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata delete` and `strata prune --invalid` on a Library store made here: an author with
 /// three books (A rated 0.5 with 3 pages, B rated 1.5 with 2, C rated 4.5 with 2), whose pages
 /// go with them (Cascade).
 @Suite final class DeleteCommandTests {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-delete-\(UUID().uuidString)")
+    /// Removed when the suite's instance goes away, after its test.
+    private let temporary: TemporaryFolder
+    var folder: URL { temporary.url }
     let model = StrataRunner.repositoryRoot.appendingPathComponent(ModelCommandTests.example)
     let store: String
 
     init() throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        store = folder.appendingPathComponent("Library.sqlite").path
+        temporary = try TemporaryFolder("strata-delete")
+        store = temporary.path("Library.sqlite")
         let created = try StrataRunner.run(["create", "--store", store, "--model", model.path])
         #expect(created.status == 0, "\(created.standardError)")
         let opened = try PersistentStore.open(at: store, model: ModelLoader.load(model).currentVersion.model)
@@ -35,10 +38,6 @@ import Testing
             }
             try context.save()
         }
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
     }
 
     private func count(_ entity: String) throws -> Int {

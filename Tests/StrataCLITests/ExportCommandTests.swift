@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata export` on a store of the Library example made here, exported, imported into an
 /// empty store and exported again; and on the real CoreDataBooks store, read-only, checked

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Binary attributes that allow external storage through `strata`: `fetch` and `export` show
 /// the data (never Core Data's marker or a file reference), `import` writes it back in Core

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// How `fetch` shows values a user reads (issue 34): doubles as `sqlite3` prints them, the row's
 /// identity whole on a narrow terminal, a key path through a to-many as its members' values.

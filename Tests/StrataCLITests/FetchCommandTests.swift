@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata fetch` and `strata query` on the real Core Data stores, checked against SQL written
 /// here by hand, and on stores made here for what the real ones lack.
@@ -299,17 +300,7 @@ struct FetchCommandTests {
     }
 }
 
-/// A folder removed when the test ends.
-final class TemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
+extension TemporaryFolder {
     /// A store of the example Library model holding books with `titles` (ISBNs in order).
     func libraryStore(titles: [String]) throws -> String {
         let model = try ModelLoader.load(StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/Library.xcdatamodeld")).currentVersion.model

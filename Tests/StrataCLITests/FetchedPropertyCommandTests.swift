@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata fetch --select` showing fetched properties, and `inspect` and `fetch` on a store
 /// whose tables lack columns its model names (issue 32).

@@ -1,25 +1,19 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata history` lists and prunes a store's persistent history; `--track-history` starts
 /// one, and the commands that write record their saves in it as the author `strata`.
 @Suite struct HistoryCommandTests {
     static let library = StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/Library.xcdatamodeld").path
 
-    private final class Folder {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-history-\(UUID().uuidString)")
-        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(at: url) }
-        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    }
-
     private static func rows(_ text: String) throws -> [[String: Any]] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
     }
 
     @Test func scriptsRecordTheirSavesAndHistoryListsAndPrunesThem() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let store = folder.path("Library.sqlite")
         let base = ["--store", store, "--model", Self.library]
         var result = try StrataRunner.run(["eval"] + base + ["--create", "--track-history", #"ctx:create("Tag", {name = "classic"}) ctx:create("Tag", {name = "new"}) ctx:save()"#])
@@ -67,7 +61,7 @@ import Testing
     }
 
     @Test func mistakesAreReportedWithoutACrash() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let store = folder.path("Library.sqlite")
         var result = try StrataRunner.run(["create", "--store", store, "--model", Self.library])
         #expect(result.status == 0, "\(result.standardError)")

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata import` says when all is not well (issue 34): links to objects that do not exist,
 /// records fed to the wrong entity, and a mistyped --store.

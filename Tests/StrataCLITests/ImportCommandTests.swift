@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata import` on the example Library: the bundled payload, a changed copy with --prune,
 /// a dry run, standard input, and payloads that stop the import without changing the store.

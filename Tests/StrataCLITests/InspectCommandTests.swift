@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata inspect` on the real Core Data stores: what it counts must be what SQLite counts per
 /// `Z_ENT`, and the stores must not change.

@@ -1,30 +1,13 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// An app whose entities are spread over several model files has one store for all of them,
 /// matched by the merged model's hashes: `--model` repeated, or a folder of models.
 @Suite struct MergedModelTests {
-    private final class Folder {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-merged-\(UUID().uuidString)")
-        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(at: url) }
-        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-        /// `Models/Notes.json` (Note) and `Models/Accounts.json` (Account).
-        func writeModels() throws -> (notes: String, accounts: String) {
-            try FileManager.default.createDirectory(atPath: path("Models"), withIntermediateDirectories: true)
-            let notes = path("Models/Notes.json"), accounts = path("Models/Accounts.json")
-            try Data(#"{"entities": [{"name": "Note", "attributes": [{"name": "title", "type": "string"}]}]}"#.utf8)
-                .write(to: URL(fileURLWithPath: notes))
-            try Data(#"{"entities": [{"name": "Account", "attributes": [{"name": "owner", "type": "string"}]}]}"#.utf8)
-                .write(to: URL(fileURLWithPath: accounts))
-            return (notes, accounts)
-        }
-    }
-
     @Test func aStoreOfMergedModelsOpensWithAllOfThemAndNotWithOne() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let (notes, accounts) = try folder.writeModels()
         let store = folder.path("App.sqlite")
         let created = try StrataRunner.run(["create", "--store", store, "--model", notes, "--model", accounts])
@@ -52,12 +35,25 @@ import Testing
     }
 
     @Test func modelsSharingAnEntityNameAreRefusedNamingBoth() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let (notes, _) = try folder.writeModels()
         let copy = folder.path("Copy.json")
         try FileManager.default.copyItem(atPath: notes, toPath: copy)
         let result = try StrataRunner.run(["model", "hashes", "--model", notes, "--model", copy])
         #expect(result.status != 0)
         #expect(result.standardError == "strata: \(copy): entity 'Note' is also defined by \(notes); models merged into one must not share entity names\n")
+    }
+}
+
+private extension TemporaryFolder {
+    /// `Models/Notes.json` (Note) and `Models/Accounts.json` (Account).
+    func writeModels() throws -> (notes: String, accounts: String) {
+        try FileManager.default.createDirectory(atPath: path("Models"), withIntermediateDirectories: true)
+        let notes = path("Models/Notes.json"), accounts = path("Models/Accounts.json")
+        try Data(#"{"entities": [{"name": "Note", "attributes": [{"name": "title", "type": "string"}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: notes))
+        try Data(#"{"entities": [{"name": "Account", "attributes": [{"name": "owner", "type": "string"}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: accounts))
+        return (notes, accounts)
     }
 }

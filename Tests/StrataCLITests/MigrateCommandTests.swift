@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata migrate` on stores made here of a bundle written here: the example Library model as
 /// version `Library`, and as `Library 2` (current) the same model with Book.published renamed

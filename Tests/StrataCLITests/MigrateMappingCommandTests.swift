@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata migrate` with BookMigration's mapping models and a Lua policy, on a copy of the
 /// corpus store of Model1.

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata model …` driven as a user drives it, on the bundled example and the Core Data fixtures.
 @Suite struct ModelCommandTests {
@@ -81,9 +82,8 @@ import Testing
     }
 
     @Test func convertRoundTripsThroughBothFormats() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-convert-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-convert")
+        let folder = temporary.url
         let json = folder.appendingPathComponent("library.json").path
         let bundle = folder.appendingPathComponent("Copy.xcdatamodeld").path
         #expect(try StrataRunner.run(["model", "convert", "--model", Self.example, "--to", "json", json]).status == 0)
@@ -101,8 +101,8 @@ import Testing
     }
 
     @Test func forceOverABundleKeepsEveryVersionAndAFailedWriteKeepsTheOldFile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-force-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-force")
+        let folder = temporary.url
         let source = folder.appendingPathComponent("Shop.xcdatamodeld")
         for name in ["Shop", "Shop 2"] {
             var entity = EntityDescription(name: "Item")
@@ -131,9 +131,8 @@ import Testing
     }
 
     @Test func validateReportsEveryErrorWithFileAndExitsThree() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-validate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-validate")
+        let folder = temporary.url
         let model = folder.appendingPathComponent("broken.json")
         try Data("""
             {"entities": [
@@ -154,9 +153,8 @@ import Testing
     }
 
     @Test func malformedModelNamesLineAndColumnAndExitsThree() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-malformed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-malformed")
+        let folder = temporary.url
         let model = folder.appendingPathComponent("bad.json")
         try Data("{\"entities\": [\n  {\"name\": \"A\",}\n]}".utf8).write(to: model)
         let result = try StrataRunner.run(["model", "show", "--model", model.path])
@@ -276,8 +274,8 @@ import Testing
 /// it used and why.
 @Suite struct GuessedModelVersionTests {
     @Test func commandsWarnWhichVersionTheyChoseAndWhy() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-guess-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-guess")
+        let folder = temporary.url
         let bundle = folder.appendingPathComponent("Shop.xcdatamodeld")
         for name in ["Shop", "Shop 2"] {
             try XcodeModelWriter.write(

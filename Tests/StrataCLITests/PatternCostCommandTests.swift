@@ -1,21 +1,24 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// MATCHES and LIKE through `count`, `fetch` and `delete` where an answer is costly or cannot be
 /// had: the command fails with a message naming the pattern, and a delete deletes nothing. They
 /// once answered "no match" there (a search ICU ended without finishing, a pattern that did not
 /// compile), which `NOT` turned into deleting the objects it should have kept.
 @Suite final class PatternCostCommandTests {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-patterns-\(UUID().uuidString)")
+    /// Removed when the suite's instance goes away, after its test.
+    private let temporary: TemporaryFolder
+    var folder: URL { temporary.url }
     let store: String
     static let twentySixAs = String(repeating: "a", count: 26)
     static let longText = String(repeating: "a", count: 5_000)
 
     /// Books titled a×26, "(" (no valid regular expression), Dune, and a×5000.
     init() throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        store = folder.appendingPathComponent("Library.sqlite").path
+        temporary = try TemporaryFolder("strata-patterns")
+        store = temporary.path("Library.sqlite")
         let model = StrataRunner.repositoryRoot.appendingPathComponent(ModelCommandTests.example)
         let created = try StrataRunner.run(["create", "--store", store, "--model", model.path])
         #expect(created.status == 0, "\(created.standardError)")
@@ -30,10 +33,6 @@ import Testing
             }
             try context.save()
         }
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
     }
 
     private func titles() throws -> [String] {

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// Commands that only read never write: `run`, `eval` and `shell` migrate a store of another
 /// version of the bundle only with `--migrate`, and open it read-only with `--read-only`.

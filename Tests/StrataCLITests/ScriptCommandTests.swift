@@ -3,6 +3,7 @@ import Strata
 import Testing
 #if canImport(Glibc)
 import Glibc
+import StrataTestSupport
 #endif
 
 /// `strata run`, `eval` and `shell` on a store of the example Library (imported from

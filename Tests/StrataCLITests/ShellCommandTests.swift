@@ -3,6 +3,7 @@ import Strata
 import Testing
 #if canImport(Glibc)
 import Glibc
+import StrataTestSupport
 #endif
 
 /// `strata shell` on a terminal (a pseudo-terminal): tab completion, multi-line input, `=`

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata setup` then `strata reset --yes` on a new store, as a new user runs them.
 @Suite struct StackCommandTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// A command never removes or replaces a file or link it did not make: a store reached through
 /// a symbolic link is created, migrated, reset and backed up where it lives, the link kept; and

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StrataTestSupport
 
 /// A store path names a file, exactly as written: SQLite's own spellings (`:memory:`, `file:`
 /// URIs with parameters) and characters that mean something in a URI are file names like any

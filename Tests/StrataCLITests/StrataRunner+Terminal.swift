@@ -2,6 +2,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import StrataTestSupport
 #endif
 
 extension StrataRunner {
@@ -16,9 +17,8 @@ extension StrataRunner {
         process.arguments = arguments
         process.currentDirectoryURL = repositoryRoot
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-run")
+        let folder = temporary.url
         let errURL = folder.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         process.standardInput = FileHandle.nullDevice

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 
 /// Runs the built `strata` binary as a user would, capturing what it prints and its status.
 struct StrataRunner {
@@ -38,9 +39,8 @@ struct StrataRunner {
         var inherited = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
         inherited.merge(environment) { $1 }
         process.environment = inherited
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-run")
+        let folder = temporary.url
         let outURL = folder.appendingPathComponent("out"), errURL = folder.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)

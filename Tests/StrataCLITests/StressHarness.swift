@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import StrataTestSupport
 #endif
 
 /// What the crash-safety and concurrent-process suites share: their sizes, a `strata` process

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// Transformable attributes on the command line: `fetch` shows the values their archives hold,
 /// `export` writes them (warning about what it keeps as archives or bytes) and `import` writes

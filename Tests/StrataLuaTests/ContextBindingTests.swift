@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import Testing
 @testable import StrataLua
+import StrataTestSupport
 
 /// The context API as scripts see it, on a small library store.
 @Suite struct ContextBindingTests {
@@ -21,17 +22,18 @@ import Testing
     /// A store, a context on it and a state with Strata installed, in a temporary folder
     /// removed when the fixture goes away.
     final class Fixture {
-        let folder: URL
+        /// Held as a property, so that the folder goes even when `init` throws half-way.
+        private let temporary: TemporaryFolder
+        var folder: URL { temporary.url }
         let store: PersistentStore
         let context: ObjectContext
         let lua: LuaState
 
         /// A store named `name` of the JSON model `model` (the library by default).
         init(model: String = ContextBindingTests.model, name: String = "Library") throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lua-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            temporary = try TemporaryFolder("strata-lua")
             let model = try JSONModelReader.read(Data(model.utf8), path: name.lowercased() + ".json")
-            store = try PersistentStore.create(at: folder.appendingPathComponent(name + ".sqlite").path, model: model)
+            store = try PersistentStore.create(at: temporary.path(name + ".sqlite"), model: model)
             context = ObjectContext(store: store, name: "lua")
             lua = try LuaState()
             lua.installStrata(context: context)
@@ -39,7 +41,6 @@ import Testing
 
         deinit {
             store.close()
-            try? FileManager.default.removeItem(at: folder)
         }
 
         @discardableResult
@@ -241,9 +242,8 @@ import Testing
     /// the object in the parent, where `ctx:rollback()` could not reach it, and every later
     /// save failed again.
     @Test func aSaveRefusedForAUniquenessClashRollsBackWithoutTraceInTheParent() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lua-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-lua")
+        let folder = temporary.url
         let model = try JSONModelReader.read(Data("""
             {"entities": [{"name": "Tag", "attributes": [{"name": "name", "type": "string"}], "uniquenessConstraints": [["name"]]}]}
             """.utf8), path: "tags.json")

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import Testing
 @testable import StrataLua
+import StrataTestSupport
 
 /// A script on the main context of a three-tier stack (as `strata run` and `strata shell`
 /// run it) sees another process's save at `ctx:poll`: through history where the store keeps
@@ -9,9 +10,8 @@ import Testing
 @Suite struct ExternalChangeWatchTests {
     @Test(arguments: [true, false])
     func aWatchOnAThreeTierStackSeesAnotherProcessSave(history: Bool) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lua-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-lua")
+        let folder = temporary.url
         let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
         var options = DataStack.Options()
         options.tracksPersistentHistory = history

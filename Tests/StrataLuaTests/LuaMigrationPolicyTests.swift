@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import Testing
 @testable import StrataLua
+import StrataTestSupport
 
 /// Lua migration policies: BookMigration's chain with a Lua policy in place of its
 /// `MHWBookToBookPolicy`, and the policy scripts that are refused.
@@ -40,9 +41,8 @@ import Testing
 
     @Test(.enabled(if: available, "shared/fixtures/coredata/corpus not found next to the checkout: corpus test skipped"))
     func bookMigrationsChainRunsWithALuaPolicy() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lua-policy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-lua-policy")
+        let folder = temporary.url
         let path = folder.appendingPathComponent("Model1.sqlite").path
         try FileManager.default.copyItem(atPath: Self.corpus.appendingPathComponent("stores/bookmigration/Model1.sqlite").path, toPath: path)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)

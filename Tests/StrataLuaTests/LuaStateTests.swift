@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import StrataLua
+import StrataTestSupport
 
 /// The interpreter itself: values in and out, Swift functions and their errors, the sandbox,
 /// the instruction budget, the memory ceiling and interruption.
@@ -93,8 +94,8 @@ import Testing
             }
             announced.withLock { $0.append(text) }
         }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("strata-io-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: file) }
+        let folder = try TemporaryFolder("strata-io")
+        let file = folder.path("io")
         try lua.run("""
             io.write("")
             io.stderr:write("\\n", "")
@@ -138,14 +139,15 @@ import Testing
         // An interruption before a run is not the run's; one during it stops it, at its line.
         lua.interrupt()
         #expect(try lua.run("return 1", name: "=stale") == [1])
-        let done = lua.interrupter.interrupt(after: 0.05)
+        let done = lua.interruptOnceStarted()
         do {
-            try lua.run("local n = 0\nwhile true do n = n + 1 end", name: "=spin")
+            // One line: the interruption may be seen as started() returns or in the loop.
+            try lua.run("started() local n = 0 while true do n = n + 1 end", name: "=spin")
             Issue.record("no error")
         } catch {
-            #expect(error.message == "spin:2: interrupted")
+            #expect(error.message == "spin:1: interrupted")
         }
-        done.wait()
+        #expect(done.wait(timeout: .now() + 60) == .success)
     }
 
     /// Each escape attempt ends with a clear error, and the state goes on working.
@@ -177,16 +179,23 @@ import Testing
     }
 }
 
-extension LuaState.Interrupter {
-    /// Interrupts from another thread after `delay` seconds, as Ctrl-C would; the semaphore
-    /// is signalled once it has, for the test to wait on before it ends.
-    func interrupt(after delay: TimeInterval) -> DispatchSemaphore {
+extension LuaState {
+    /// Registers the global function `started()`, which a test's script calls once it runs:
+    /// another thread then interrupts the run, as Ctrl-C would. The semaphore is signalled once
+    /// it has, for the test to wait on before it ends.
+    ///
+    /// An interruption sent on a timer instead could land before the run starts, be dropped as
+    /// stale when it starts, and leave a script without a budget running for ever.
+    func interruptOnceStarted() -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
-        Thread {
-            Thread.sleep(forTimeInterval: delay)
-            interrupt()
-            done.signal()
-        }.start()
+        let interrupter = self.interrupter
+        register("started", in: nil) { _ in
+            Thread {
+                interrupter.interrupt()
+                done.signal()
+            }.start()
+            return 0
+        }
         return done
     }
 }

@@ -46,9 +46,9 @@ import Testing
 
     @Test func aPatternWithoutABudgetStopsWhenInterrupted() throws {
         let lua = try Self.state(budget: nil)
-        let done = lua.interrupter.interrupt(after: 0.1)
-        #expect(Self.failure("return string.rep('a', 1e5):find(('a*'):rep(30) .. 'b')", in: lua)?.message == "attempt:1: interrupted")
-        done.wait()
+        let done = lua.interruptOnceStarted()
+        #expect(Self.failure("started() return string.rep('a', 1e5):find(('a*'):rep(30) .. 'b')", in: lua)?.message == "attempt:1: interrupted")
+        #expect(done.wait(timeout: .now() + 60) == .success)
     }
 
     /// The counting matcher matches as Lua's does.

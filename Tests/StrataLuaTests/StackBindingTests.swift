@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import Testing
 @testable import StrataLua
+import StrataTestSupport
 
 /// The stack in scripts: updates that keep only what they commit, background work, reset, and
 /// the object methods that need a stack around them.
@@ -63,9 +64,8 @@ import Testing
     /// from the contexts it saves through, so that the object read again has the store's
     /// values and saves.
     @Test func aStaleSaveFailsWithConflictAndARefreshReadsTheStoreAgain() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lua-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-lua")
+        let folder = temporary.url
         let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
         let url = folder.appendingPathComponent("Library.sqlite")
         let stack = try DataStack(model: model, modelName: "Library", store: .sqlite(url))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Migrations of real apps' models and stores, as Core Data's automatic migration performs
 /// them: straight from the store's version to the bundle's current one.
@@ -23,7 +24,7 @@ struct CorpusMigrationTests {
     @Test(arguments: earlierVersions)
     func anEmptyStoreOfEachVersionMigratesToTheCurrentOne(_ version: Corpus.ModelVersion) throws {
         let bundle = try #require(Self.bundles[version.url.path])
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("Store.sqlite")
         try PersistentStore.create(at: path, model: bundle.version(named: version.version).model).close()
         let result = try StoreMigrator(storePath: path, bundle: bundle).migrate(backup: false)
@@ -44,7 +45,7 @@ struct CorpusMigrationTests {
         let bundle = try #require(Self.bundles[store.models[0].bundle.path])
         let source = try bundle.version(named: store.models[0].version)
         guard source.name != bundle.currentVersionName else { return }
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = try Corpus.copy(store, into: folder)
         let before = try Self.census(of: path, model: source.model)
         let result: MigrationResult

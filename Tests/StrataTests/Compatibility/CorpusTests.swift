@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Strata against the models and stores of real apps (`shared/fixtures/coredata/corpus`): what
 /// Xcode compiled and Core Data wrote is the truth.
@@ -32,7 +33,7 @@ struct CorpusTests {
     func createdStoreHasTheSchemaCoreDataWrote(_ store: Corpus.Store) throws {
         let real = try Fixtures.readOnlyDatabase(at: store.url.path)
         let release = try #require(try StoreMetadata(reading: real).frameworkVersion)
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let created = try PersistentStore.create(at: folder.path("created.sqlite"), model: try Corpus.model(of: store), frameworkVersion: release)
         defer { created.close() }
         // Z_MODELCACHE included: Strata writes it for the releases that do (637 and later).
@@ -43,7 +44,7 @@ struct CorpusTests {
     /// object and every relationship, and is left byte for byte as it was.
     @Test(arguments: Corpus.stores)
     func everyStoreReadsWithoutItsModelAndStaysUnchanged(_ store: Corpus.Store) throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = try Corpus.copy(store, into: folder)
         let before = try fileDigest(path)
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// An abstract entity has no objects of its own: Core Data refuses to insert one, and so does
 /// every way into Strata (issue 32).
@@ -20,7 +21,7 @@ import Testing
     }()
 
     @Test func insertingAnAbstractEntityIsRefusedNamingTheSubEntitiesToUse() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try PersistentStore.create(at: folder.path("Shapes.sqlite"), model: Self.model)
         let context = ObjectContext(store: store)
         try context.performAndWait {

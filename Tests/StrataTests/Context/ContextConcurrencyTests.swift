@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Reads of the main context while background saves land: what a read through a child sees
 /// of its parents' pending changes and of the store must be one moment of the stack.
@@ -8,7 +9,7 @@ import Testing
     static func stack(_ topology: DataStack.Topology) throws -> DataStack {
         var options = DataStack.Options()
         options.topology = topology
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         return try DataStack(
             model: ModelLoader.load(Fixtures.exampleModel).currentVersion.model, modelName: "Library",
             store: .sqlite(folder.url.appendingPathComponent("Library.sqlite")), options: options)

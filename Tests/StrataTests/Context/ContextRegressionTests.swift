@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Regressions found in review, each with the case that showed it.
 @Suite struct ContextRegressionTests {
@@ -167,7 +168,7 @@ import Testing
                "relationships": [{"name": "lists", "destination": "List", "inverse": "items", "toMany": true}]}
             ]}
             """.utf8), path: "lists.json")
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try PersistentStore.create(at: folder.path("Lists.sqlite"), model: model)
         defer { store.close() }
         func order(_ context: ObjectContext) throws -> [String?] {

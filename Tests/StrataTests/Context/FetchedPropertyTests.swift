@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Fetched properties as Core Data evaluates them (issue 32): a fetch of the destination with
 /// `$FETCH_SOURCE` filled in, kept until the object is refreshed, never stored, never set.
@@ -49,7 +50,7 @@ import Testing
     }
 
     /// A store with Le Guin (fantasy: Earthsea, The Dispossessed as sf) and Tolkien (fantasy: The Hobbit).
-    private func library(_ folder: StoreFolder, model: ObjectModel = Self.model) throws -> (PersistentStore, ObjectContext) {
+    private func library(_ folder: TemporaryFolder, model: ObjectModel = Self.model) throws -> (PersistentStore, ObjectContext) {
         let path = folder.path("Library.sqlite")
         try PersistentStore.create(at: path, model: Self.model).close()
         let store = try PersistentStore.open(at: path, model: model)
@@ -76,7 +77,7 @@ import Testing
     }
 
     @Test func aFetchedPropertyFetchesItsDestinationWithTheSourceFilledIn() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let (store, context) = try library(folder)
         defer { store.close() }
         try context.performAndWait {
@@ -95,7 +96,7 @@ import Testing
     }
 
     @Test func theResultIsKeptUntilTheObjectIsRefreshed() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let (store, context) = try library(folder)
         defer { store.close() }
         try context.performAndWait {
@@ -114,7 +115,7 @@ import Testing
 
     /// Unsaved objects take part, as in any fetch of the context, and so does an unsaved source.
     @Test func unsavedChangesCountWhenTheFetchRuns() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let (store, context) = try library(folder)
         defer { store.close() }
         try context.performAndWait {
@@ -129,7 +130,7 @@ import Testing
     }
 
     @Test func assigningAFetchedPropertyIsRefused() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let (store, context) = try library(folder)
         defer { store.close() }
         try context.performAndWait {
@@ -141,7 +142,7 @@ import Testing
     }
 
     @Test func whatCannotBeEvaluatedNamesEntityPropertyAndToken() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let (store, context) = try library(folder, model: Self.brokenModel)
         defer { store.close() }
         try context.performAndWait {
@@ -196,7 +197,7 @@ import Testing
     }
 
     @Test func aTypedSubclassReadsAFetchedPropertyAsAnArray() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let (store, _) = try library(folder)
         defer { store.close() }
         // A context that holds no Author yet hands out the registered class.
@@ -218,7 +219,7 @@ import Testing
     func aidokusUnreadChaptersAreEvaluated() throws {
         let bundle = Corpus.folder.appendingPathComponent("models/aidoku/Aidoku.xcdatamodeld")
         let model = try #require(try ModelLoader.load(bundle).versions.first { $0.name == "0.9" }).model
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try PersistentStore.create(at: folder.path("Aidoku.sqlite"), model: model)
         defer { store.close() }
         let context = ObjectContext(store: store)

@@ -1,15 +1,16 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// The Library example in a fresh store, and a context on it.
 struct LibraryFixture {
-    let folder: StoreFolder
+    let folder: TemporaryFolder
     let store: PersistentStore
     let context: ObjectContext
 
     init(model: ObjectModel? = nil) throws {
-        folder = try StoreFolder()
+        folder = try TemporaryFolder()
         let model = try model ?? ModelLoader.load(Fixtures.exampleModel).currentVersion.model
         store = try PersistentStore.create(at: folder.path("Library.sqlite"), model: model)
         context = ObjectContext(store: store, name: "test")

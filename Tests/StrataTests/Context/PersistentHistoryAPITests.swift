@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// The Swift API of persistent history: fetching after a token or a date, by author, deleting
 /// before a token or a date, merging a transaction into a context, and other processes' saves
@@ -9,12 +10,12 @@ import Testing
 @Suite struct PersistentHistoryAPITests {
     /// A store with history tracking on, and a context on it that saves as `author`.
     private struct Tracked {
-        let folder: StoreFolder
+        let folder: TemporaryFolder
         let store: PersistentStore
         let context: ObjectContext
 
         init() throws {
-            folder = try StoreFolder()
+            folder = try TemporaryFolder()
             store = try PersistentHistoryFormatTests.trackedStore(folder)
             context = ObjectContext(store: store, name: "app")
         }
@@ -129,7 +130,7 @@ import Testing
     // MARK: - Other processes' saves
 
     /// A three-tier stack on a store, with history when `tracked`.
-    private static func stack(_ folder: StoreFolder, tracked: Bool) throws -> DataStack {
+    private static func stack(_ folder: TemporaryFolder, tracked: Bool) throws -> DataStack {
         var options = DataStack.Options()
         options.tracksPersistentHistory = tracked
         return try DataStack(
@@ -139,7 +140,7 @@ import Testing
 
     @Test(arguments: [true, false])
     func anotherProcessSaveReachesTheMainContextAndItsLists(tracked: Bool) throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let stack = try Self.stack(folder, tracked: tracked)
         defer { stack.cleanUp() }
         #expect(stack.store.keepsPersistentHistory == tracked)
@@ -185,7 +186,7 @@ import Testing
     }
 
     @Test func theStackPostsRemoteChanges() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         var options = DataStack.Options()
         options.tracksPersistentHistory = true
         let stack = try DataStack(

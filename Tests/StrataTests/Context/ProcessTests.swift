@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Behaviour that needs a process of its own: a debug trap, and a second writer.
 @Suite(.serialized) struct ProcessTests {
@@ -9,23 +10,24 @@ import Testing
     static let pathVariable = "STRATA_TEST_SHARED_STORE"
 
     @Test func usingAContextOffItsQueueStopsADebugBuild() async throws {
+        // The child stops at the trap and removes nothing: its store is in this process's folder.
+        let folder = try TemporaryFolder("strata-off-queue")
+        setenv(Self.pathVariable, folder.path("s.sqlite"), 1)
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            // Named after the test process, which removes it: this process stops at the trap.
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-off-queue-\(getppid())")
-            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let path = ProcessInfo.processInfo.environment[ProcessTests.pathVariable]!
             let model = ObjectModel(entities: [EntityDescription(name: "Item")])
-            let store = try! PersistentStore.create(at: folder.appendingPathComponent("s.sqlite").path, model: model)
+            let store = try! PersistentStore.create(at: path, model: model)
             let context = ObjectContext(store: store)
             _ = try? context.insert("Item")
         }
-        try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("strata-off-queue-\(getpid())"))
         let message = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(message.contains("used off its context's queue: wrap it in perform or performAndWait"))
+        withExtendedLifetime(folder) {}
     }
 
     @Test(arguments: [MergePolicy.error, .mergeByPropertyObjectTrump, .rollback])
     func aConflictWithAnotherProcessIsFoundAndResolved(policy: MergePolicy) async throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("shared.sqlite")
         setenv(Self.pathVariable, path, 1)
         let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model

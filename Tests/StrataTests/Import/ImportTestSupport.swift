@@ -1,15 +1,16 @@
 import Foundation
 @testable import Strata
+import StrataTestSupport
 
 /// A store of a model given as Strata JSON model text, or loaded from the shared fixtures, with
 /// helpers to import JSON into it and read back what it holds.
 struct ImportFixture {
-    let folder: StoreFolder
+    let folder: TemporaryFolder
     let store: PersistentStore
     let context: ObjectContext
 
     init(model: ObjectModel) throws {
-        folder = try StoreFolder()
+        folder = try TemporaryFolder()
         store = try PersistentStore.create(at: folder.path("Import.sqlite"), model: model)
         context = ObjectContext(store: store, name: "import")
     }

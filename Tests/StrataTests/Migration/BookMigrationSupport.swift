@@ -1,5 +1,6 @@
 import Foundation
 @testable import Strata
+import StrataTestSupport
 
 /// BookMigration (objc.io issue 4) in the shared corpus: a three-version bundle, its three
 /// mapping models as Xcode saved them, and a store of `Model1` written by Core Data (3 users,
@@ -21,7 +22,7 @@ enum BookMigration {
     }
 
     /// A copy of the Model1 store in `folder`.
-    static func copyStore(into folder: StoreFolder) throws -> String {
+    static func copyStore(into folder: TemporaryFolder) throws -> String {
         let path = folder.path("Model1.sqlite")
         try FileManager.default.copyItem(atPath: storeURL.path, toPath: path)
         // The shared corpus is read-only; the copy takes the permissions of the file it copies.

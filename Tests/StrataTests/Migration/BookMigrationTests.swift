@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// BookMigration's chain Model1 → Model2 → Model3 with the app's own mapping models, a policy
 /// in place of its `MHWBookToBookPolicy`, checked object by object against what the mapping
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func aCustomPolicyClassWithoutAPolicyIsRefusedNamingClassAndEntityMappingAndTheStoreStaysAsItWas() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = try BookMigration.copyStore(into: folder)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         var migrator = try StoreMigrator(storePath: path, bundle: try ModelLoader.load(BookMigration.bundleURL), destinationVersion: "Model2")
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func model1ToModel2MakesAnAuthorPerNameAndKeepsTheUsersBooks() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = try BookMigration.copyStore(into: folder)
         var migrator = try StoreMigrator(storePath: path, bundle: try ModelLoader.load(BookMigration.bundleURL), destinationVersion: "Model2")
         migrator.mappingModels = try BookMigration.mappingModels()
@@ -101,7 +102,7 @@ import Testing
     ]
 
     @Test func theChainThroughModel2UsesEachStepsMappingModelsAsPassesAndMakesAFilePerBookAndUser() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = try BookMigration.copyStore(into: folder)
         let bundle = try ModelLoader.load(BookMigration.bundleURL)
         let originalFileURLs = try Self.fileURLs(of: BookMigration.storeURL.path)
@@ -125,7 +126,7 @@ import Testing
     }
 
     @Test func aDataStackMigratesThroughTheChainWithTheMappingModels() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = try BookMigration.copyStore(into: folder)
         var options = DataStack.Options()
         options.migrationRoute = ["Model2"]
@@ -140,7 +141,7 @@ import Testing
     }
 
     @Test func aDryRunChecksTheMappedStepsAndChangesNothing() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = try BookMigration.copyStore(into: folder)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         var migrator = try StoreMigrator(storePath: path, bundle: try ModelLoader.load(BookMigration.bundleURL), destinationVersion: "Model3", route: ["Model2"])
@@ -152,7 +153,7 @@ import Testing
     }
 
     @Test func severalMappingModelsFoundForOneStepAreRefusedUntilTheirOrderIsGiven() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = try BookMigration.copyStore(into: folder)
         var migrator = try StoreMigrator(storePath: path, bundle: try ModelLoader.load(BookMigration.bundleURL), destinationVersion: "Model3", route: ["Model2"])
         migrator.mappingModels = try MappingModel.discover(near: BookMigration.bundleURL)

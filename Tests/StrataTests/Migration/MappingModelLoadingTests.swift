@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Reading `.xcmappingmodel` folders as Xcode saves them: archived value expressions, and
 /// errors that name the file and the element.
@@ -48,7 +49,7 @@ import Testing
 
     @Test func errorsNameTheFileAndTheElement() throws {
         let original = try String(contentsOf: BookMigration.folder.appendingPathComponent("mapping/Model1_to_Model2.xcmappingmodel/xcmapping.xml"), encoding: .utf8)
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         func load(_ text: String) throws -> MappingModel {
             let url = folder.url.appendingPathComponent("Broken.xcmappingmodel")
             try? FileManager.default.removeItem(at: url)

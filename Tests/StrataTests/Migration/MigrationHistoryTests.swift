@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// A migration keeps the store's persistent history: the three tables, their rows, indexes and
 /// `Z_PRIMARYKEY` rows, each change renumbered for the new model.
@@ -22,7 +23,7 @@ import Testing
     }
 
     @Test func aMigrationKeepsTheHistory() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try PersistentHistoryFormatTests.trackedStore(folder)
         let context = ObjectContext(store: store, name: "seed")
         context.transactionAuthor = "seeder"
@@ -86,7 +87,7 @@ import Testing
 
     @Test(.enabled(if: Corpus.available, Corpus.skipReason))
     func coreDataHistoryComesThroughAMigration() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("SampleModel2_V1.sqlite")
         try FileManager.default.copyItem(atPath: PersistentHistoryFormatTests.corpusStore.path, toPath: path)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Migrations of particular stores: hierarchies that change, ordered relationships, a store
 /// with a write-ahead log, a store in use, and a real Core Data store migrated from its model
@@ -135,7 +136,7 @@ import Testing
 
     @Test(.enabled(if: Fixtures.available, Fixtures.skipReason), arguments: ["FinalCutEvent.sqlite", "FinalCutLibrary.sqlite"])
     func aRealCoreDataStoreMigratesFromItsModelCache(name: String) throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("Store.sqlite")
         try FileManager.default.copyItem(atPath: Fixtures.store(name).path, toPath: path)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)

@@ -1,16 +1,17 @@
 import Foundation
 @testable import Strata
+import StrataTestSupport
 
 /// A store made with the first of some model versions written as Strata JSON models, seeded
 /// through a context, to migrate and read back.
 struct MigrationFixture {
-    let folder: StoreFolder
+    let folder: TemporaryFolder
     let path: String
     let bundle: ModelBundle
 
     /// `versions` are (name, JSON model text) in order; the last is current.
     init(versions: [(String, String)], seed: (ObjectContext) throws -> Void) throws {
-        folder = try StoreFolder()
+        folder = try TemporaryFolder()
         path = folder.path("Store.sqlite")
         let loaded = try versions.map { name, json in
             ModelBundle.Version(name: name, file: URL(fileURLWithPath: "/models/\(name).json"), model: try JSONModelReader.read(Data(json.utf8), path: "\(name).json"))

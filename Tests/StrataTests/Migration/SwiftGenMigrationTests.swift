@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// The SwiftGen fixture bundle's two versions: a store seeded with `Model` migrates to
 /// `Model 2` with every value both versions hold, and the data Model 2 cannot hold is refused.
@@ -11,7 +12,7 @@ struct SwiftGenMigrationTests {
     }
 
     /// A store of `Model` with two main objects (one with nil numbers) and a child.
-    static func seededStore(in folder: StoreFolder, withSecondary: Bool = false) throws -> String {
+    static func seededStore(in folder: TemporaryFolder, withSecondary: Bool = false) throws -> String {
         let path = folder.path("SwiftGen.sqlite")
         let store = try PersistentStore.create(at: path, model: try bundle().version(named: "Model").model)
         defer { store.close() }
@@ -66,7 +67,7 @@ struct SwiftGenMigrationTests {
     }
 
     @Test func aSeededStoreMigratesWithEveryValueBothVersionsHold() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = try Self.seededStore(in: folder)
         let bundle = try Self.bundle()
         let before = try Self.objects(at: path, model: bundle.version(named: "Model").model)
@@ -110,7 +111,7 @@ struct SwiftGenMigrationTests {
     }
 
     @Test func secondaryObjectsWithoutTheNewRequiredNameAreRefusedAndTheStoreStays() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = try Self.seededStore(in: folder, withSecondary: true)
         let original = try Self.checksum(path)
         let migrator = try StoreMigrator(storePath: path, bundle: Self.bundle())

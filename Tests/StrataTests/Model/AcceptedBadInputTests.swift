@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Models that were accepted and are now refused (issue 31, point 7): an inverse leading to a
 /// third entity, tables SQLite cannot hold or that take another table's name, values a type
@@ -101,9 +102,8 @@ import Testing
             "error: entity 'Wide', property 'shape': the table ZWIDE of entity 'Wide' and its sub-entities would have 2002 columns; SQLite allows at most 2000 (Z_PK, Z_ENT, Z_OPT, one per attribute and to-one key, and a Z<n>_ column per to-one whose destination has sub-entities), and the column ZSHAPE is past the limit"
         ])
         // Refused before any file is made.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-wide-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-wide")
+        let folder = temporary.url
         let path = folder.appendingPathComponent("wide.sqlite").path
         #expect(throws: StoreError.self) { try PersistentStore.create(at: path, model: full) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
@@ -151,7 +151,7 @@ import Testing
         model.composites = [CompositeDescription(name: "Point", attributes: [AttributeDescription(name: "x", type: .double)])]
         #expect(errors(model.validate()).isEmpty)
         #expect(errors(model.validateForStore()) == ["error: entity 'Place', property 'location': Strata cannot store Composite attributes yet"])
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         #expect(throws: StoreError.self) { try PersistentStore.create(at: folder.path("Place.sqlite"), model: model) }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Composite attributes (iOS 17): read, checked and written back as Xcode writes them, and
 /// refused by a store, which cannot hold them yet.
@@ -50,7 +51,7 @@ import Testing
     }
 
     @Test func aStoreRefusesACompositeItCannotHold() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let model = try XcodeModelReader.read(Data(Self.contents.utf8), path: "Quakes")
         let path = folder.path("Quakes.sqlite")
         #expect { _ = try PersistentStore.create(at: path, model: model) } throws: { error in

@@ -1,15 +1,9 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct ModelLoaderTests {
-    /// A temporary folder removed when the test ends.
-    final class TemporaryFolder {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tests-\(UUID().uuidString)")
-        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(at: url) }
-    }
-
     private func writeBundle(in folder: URL, versions: [String], current: String?) throws -> URL {
         let bundle = folder.appendingPathComponent("Shop.xcdatamodeld")
         for (index, name) in versions.enumerated() {

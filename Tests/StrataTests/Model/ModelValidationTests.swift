@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Every validation rule, each with the message a user sees.
 @Suite struct ModelValidationTests {
@@ -277,8 +278,8 @@ import Testing
     }
 
     @Test func loadingAnInvalidModelFailsNamingTheFile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata")
+        let folder = temporary.url
         var model = Self.library
         model.entities[1].relationships[0].destinationEntityName = "Autor"
         let url = folder.appendingPathComponent("Broken.xcdatamodel")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Notices as Core Data's controller and CoreStore's monitors give them: one per object per
 /// save, whatever path the save takes through a stack's contexts.
@@ -8,7 +9,7 @@ import Testing
     /// A three-tier stack with a controller of the tags and a monitor of one, on the main
     /// context, recording what they tell.
     final class Screen: @unchecked Sendable {
-        let folder: StoreFolder
+        let folder: TemporaryFolder
         let stack: DataStack
         let controller: FetchedResultsController
         let monitor: ObjectMonitor
@@ -17,7 +18,7 @@ import Testing
         var objectChanges: [ObjectMonitor.Change] = []
 
         init(topology: DataStack.Topology) async throws {
-            folder = try StoreFolder()
+            folder = try TemporaryFolder()
             var options = DataStack.Options()
             options.topology = topology
             stack = try DataStack(model: DataStackTests.library, store: .sqlite(folder.url.appendingPathComponent("Library.sqlite")), options: options)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// A fetched-results controller must show what a new fetch shows after every save, merge and
 /// child's save, and tell each change so that a list applying it ends with those results.
@@ -17,7 +18,7 @@ import Testing
     /// A store of the library model, a context that shows it, and a controller of the books
     /// `format` selects, sorted by title, in sections by genre when `sectioned`.
     final class Fixture: @unchecked Sendable {
-        let folder: StoreFolder
+        let folder: TemporaryFolder
         let store: PersistentStore
         let viewer: ObjectContext
         let controller: FetchedResultsController
@@ -27,7 +28,7 @@ import Testing
         private var observations: [DidSaveObservation] = []
 
         init(_ format: String = "rating >= 3", sectioned: Bool = true) throws {
-            folder = try StoreFolder()
+            folder = try TemporaryFolder()
             store = try PersistentStore.create(at: folder.path("Library.sqlite"), model: JSONModelReader.read(Data(FetchedResultsControllerTests.library.utf8), path: "library.json"))
             viewer = ObjectContext(store: store, name: "viewer")
             let request = FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: format), sortDescriptors: [ObjectSortDescriptor("title")])
@@ -315,7 +316,7 @@ import Testing
     /// with what a new fetch shows.
     @Test(arguments: [(DataStack.Topology.threeTier, false), (.twoTier, false), (.threeTier, true)])
     func concurrentWorkerSavesOfAStackReachTheResults(topology: DataStack.Topology, inViewContext: Bool) async throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let model = try JSONModelReader.read(Data(Self.library.utf8), path: "library.json")
         var options = DataStack.Options()
         options.topology = topology

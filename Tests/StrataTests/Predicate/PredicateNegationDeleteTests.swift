@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// The predicate suite's negations through a batch delete and `strata delete`: `NOT` of every
 /// entry of ``PredicateTableTests`` that a command line can write (no `%@` argument, no
@@ -23,7 +24,7 @@ import Testing
 
     @Test func negationsDeleteWhatTheEvaluatorRejects() throws {
         let library = try TableLibrary()
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         // One file without a -wal, copied afresh for every entry.
         let clean = folder.path("clean.sqlite")
         try library.fixture.store.database.execute("VACUUM INTO '\(clean)'")
@@ -63,7 +64,7 @@ import Testing
     }
 
     /// A copy of the store file `clean` in `folder`, replacing the previous one.
-    static func freshCopy(of clean: String, in folder: StoreFolder) throws -> String {
+    static func freshCopy(of clean: String, in folder: TemporaryFolder) throws -> String {
         let copy = folder.path("entry.sqlite")
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
         try FileManager.default.copyItem(atPath: clean, toPath: copy)

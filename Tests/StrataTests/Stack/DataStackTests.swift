@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct DataStackTests {
     static var library: ObjectModel {
@@ -18,7 +19,7 @@ import Testing
     }
 
     @Test func threeTierSavesReachTheStoreAndTheMainContextMerges() async throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let stack = try DataStack(model: Self.library, modelName: "Library", store: .sqlite(folder.url.appendingPathComponent("Library.sqlite")))
         #expect(stack.createdStore)
         let main = stack.mainContext
@@ -70,7 +71,7 @@ import Testing
     }
 
     @Test func aBatchContextHasItsOwnConnectionAndItsSavesAreObserved() async throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let stack = try DataStack(model: Self.library, store: .sqlite(folder.url.appendingPathComponent("L.sqlite")))
         let commits = Locked(0)
         let observation = stack.observeCommit { _ in commits.withLock { $0 += 1 } }
@@ -86,7 +87,7 @@ import Testing
     }
 
     @Test func resetStoreStartsEmptyAndKeepsContextsAndObserversWorking() async throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Reset.sqlite")
         let stack = try DataStack(model: Self.library, store: .sqlite(url))
         let commits = Locked(0)
@@ -110,7 +111,7 @@ import Testing
     }
 
     @Test func aStoreOfAnotherModelIsRefusedOrResetAsAsked() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Other.sqlite")
         _ = try DataStack(model: ObjectModel(entities: [EntityDescription(name: "Other")]), store: .sqlite(url))
         #expect {
@@ -146,7 +147,7 @@ import Testing
     }
 
     @Test func aLockedStoreIsNeverResetEvenWhenResetOnFailureIsOn() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Locked.sqlite")
         var journal = Database.Configuration()
         journal.journalMode = .delete

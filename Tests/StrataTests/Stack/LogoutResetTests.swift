@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// The design card's "reset the store on user logout": after ``DataStack/resetStore()`` nothing
 /// of the old user's store shows anywhere, and what the app still holds fails clearly.
@@ -8,7 +9,7 @@ import Testing
     /// A stack on a file with three saved tags of the first user, a controller and a monitor
     /// on the main context, and a worker with an unsaved draft.
     final class Session: @unchecked Sendable {
-        let folder: StoreFolder
+        let folder: TemporaryFolder
         let url: URL
         let stack: DataStack
         let controller: FetchedResultsController
@@ -18,7 +19,7 @@ import Testing
         var monitorChanges: [ObjectMonitor.Change] = []
 
         init() async throws {
-            folder = try StoreFolder()
+            folder = try TemporaryFolder()
             url = folder.url.appendingPathComponent("Library.sqlite")
             stack = try DataStack(model: DataStackTests.library, modelName: "Library", store: .sqlite(url))
             stack.register([Tag.self])
@@ -118,7 +119,7 @@ import Testing
     /// non-optional typed property cannot throw: the reset loads such faults first, in the main
     /// context and in a worker below it, so that they read as the old user's data.
     @Test func aHeldFaultNeverReadReadsThroughANonOptionalTypedPropertyAfterTheReset() async throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let stack = try DataStack(model: DataStackTests.library, modelName: "Library", store: .sqlite(folder.url.appendingPathComponent("Library.sqlite")))
         stack.register([NamedTag.self])
         try await stack.save(inBackground: { context in
@@ -177,7 +178,7 @@ import Testing
     }
 
     @Test func aStoreReachedThroughASymbolicLinkIsResetWhereItLivesAndTheLinkKept() async throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let real = folder.url.appendingPathComponent("Real.sqlite")
         let link = folder.url.appendingPathComponent("Link.sqlite")
         _ = try PersistentStore.create(at: real.path, model: DataStackTests.library)

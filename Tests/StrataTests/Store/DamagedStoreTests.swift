@@ -1,14 +1,15 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Stores damaged by accident or on purpose: each is an error naming the store, never a crash,
 /// a hang, or SQL that runs.
 @Suite struct DamagedStoreTests {
-    let folder: StoreFolder
+    let folder: TemporaryFolder
 
     init() throws {
-        folder = try StoreFolder()
+        folder = try TemporaryFolder()
     }
 
     /// A store of a one-entity model, with `change` applied to its database afterwards.

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct DatabaseTests {
     @Test func everyStorageClassRoundTrips() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let database = try Database(path: folder.path("values.sqlite"))
         try database.execute("CREATE TABLE T (V)")
         let values: [DatabaseValue] = [
@@ -20,7 +21,7 @@ import Testing
     /// of every length, several per row, bound again and again, must each arrive whole, and a
     /// text bound for a query must hold while its rows are read.
     @Test func textsBoundAgainAndAgainArriveWhole() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let database = try Database(path: folder.path("texts.sqlite"))
         try database.execute("CREATE TABLE T (A, B, C)")
         var written: [[DatabaseValue]] = []
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func newFilesUseWALWithNormalSyncAndStatementsAreCached() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let database = try Database(path: folder.path("wal.sqlite"))
         #expect(try database.journalMode() == "wal")
         #expect(try database.scalar("PRAGMA synchronous")?.int64Value == 1)
@@ -55,7 +56,7 @@ import Testing
     }
 
     @Test func errorsCarryCodeMessageSQLAndArguments() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let database = try Database(path: folder.path("errors.sqlite"))
         try database.execute("CREATE TABLE T (K TEXT UNIQUE)")
         try database.execute("INSERT INTO T (K) VALUES (?)", [.text("a")])
@@ -105,7 +106,7 @@ import Testing
     /// SQL made from a huge predicate once printed whole, 100 KB in one error message: the text
     /// is cut, the error's values keep everything.
     @Test func longSQLAndManyArgumentsAreCutInTheMessageOnly() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let database = try Database(path: folder.path("long.sqlite"))
         let terms = (1...600).map { "?\($0) = \($0)" }.joined(separator: " AND ")
         let sql = "SELECT 1 WHERE " + terms + " AND abs(-9223372036854775807 - 1)"  // an integer overflow when run
@@ -121,7 +122,7 @@ import Testing
     }
 
     @Test func transactionsRollBackOnErrorAndSavepointsNest() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let database = try Database(path: folder.path("tx.sqlite"))
         try database.execute("CREATE TABLE T (V INTEGER)")
         struct Abort: Error {}
@@ -147,7 +148,7 @@ import Testing
     }
 
     @Test func aSecondWriterWaitsForTheBusyTimeoutThenFails() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("busy.sqlite")
         let first = try Database(path: path)
         try first.execute("CREATE TABLE T (V)")
@@ -163,7 +164,7 @@ import Testing
     }
 
     @Test func readOnlyConnectionsCannotWrite() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("ro.sqlite")
         try Database(path: path).execute("CREATE TABLE T (V)")
         let reader = try Database(path: path, configuration: .readOnly)
@@ -175,10 +176,10 @@ import Testing
 /// Core Data's SQL functions, registered on every connection, as Strata's SQL uses them.
 @Suite struct CoreDataFunctionTests {
     let database: Database
-    let folder: StoreFolder
+    let folder: TemporaryFolder
 
     init() throws {
-        folder = try StoreFolder()
+        folder = try TemporaryFolder()
         database = try Database(path: folder.path("functions.sqlite"))
     }
 

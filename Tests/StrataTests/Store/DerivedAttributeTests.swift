@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Derived attributes as Core Data keeps them: its `Z_DA_` triggers in the store, values
 /// current after each save in the store and in the objects a context holds.
@@ -91,7 +92,7 @@ import Testing
     }
 
     @Test func aCreatedStoreHasCoreDatasTriggers() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try PersistentStore.create(at: folder.path("Books.sqlite"), model: try JSONModelReader.read(Data(Self.model.utf8), path: "m.json"))
         defer { store.close() }
         let found = try triggers(of: store.database)
@@ -114,7 +115,7 @@ import Testing
     }
 
     @Test func valuesAreCurrentAfterInsertsMovesAndDeletesInTheStoreAndInMemory() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try PersistentStore.create(at: folder.path("Books.sqlite"), model: try JSONModelReader.read(Data(Self.model.utf8), path: "m.json"))
         defer { store.close() }
         let context = ObjectContext(store: store)
@@ -175,7 +176,7 @@ import Testing
     }
 
     @Test func aDerivedAttributeCannotBeSet() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try PersistentStore.create(at: folder.path("Books.sqlite"), model: try JSONModelReader.read(Data(Self.model.utf8), path: "m.json"))
         defer { store.close() }
         let context = ObjectContext(store: store)
@@ -198,7 +199,7 @@ import Testing
     }
 
     @Test func contextsThatMergeSeeTheDerivedValuesOfASave() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try PersistentStore.create(at: folder.path("Books.sqlite"), model: try JSONModelReader.read(Data(Self.model.utf8), path: "m.json"))
         defer { store.close() }
         let writer = ObjectContext(store: store), reader = ObjectContext(store: store)
@@ -227,7 +228,7 @@ import Testing
 
     @Test(.enabled(if: Corpus.available, Corpus.skipReason))
     func aSaveToCoreDatasStoreKeepsItsCountCurrent() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("SampleModel2_V1.sqlite")
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: Self.storeSample2.path + suffix) {
             try FileManager.default.copyItem(atPath: Self.storeSample2.path + suffix, toPath: path + suffix)
@@ -336,7 +337,7 @@ import Testing
     /// Typed subclasses read a derived attribute and have no setter for it: codegen writes it so.
     @Test func aTypedDerivedAttributeIsReadOnly() throws {
         let model = try JSONModelReader.read(Data(Self.model.utf8), path: "m.json")
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try PersistentStore.create(at: folder.path("Books.sqlite"), model: model)
         defer { store.close() }
         let context = ObjectContext(store: store)

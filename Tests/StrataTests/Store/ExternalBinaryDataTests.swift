@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Binary attributes that allow external storage, in Core Data's format: `01` + the data in
 /// the row, or `02` + a file name + `00` pointing into `.<Store>_SUPPORT/_EXTERNAL_DATA`.
@@ -15,13 +16,13 @@ import Testing
         """
 
     struct Fixture {
-        let folder: StoreFolder
+        let folder: TemporaryFolder
         let path: String
         let store: PersistentStore
         var files: String { folder.path(".Photos_SUPPORT/_EXTERNAL_DATA") }
 
         init(model: String = ExternalBinaryDataTests.model) throws {
-            folder = try StoreFolder()
+            folder = try TemporaryFolder()
             path = folder.path("Photos.sqlite")
             store = try PersistentStore.create(at: path, model: try JSONModelReader.read(Data(model.utf8), path: "m.json"))
         }

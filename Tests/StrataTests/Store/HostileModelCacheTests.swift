@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// A hostile `Z_MODELCACHE` is refused promptly and in bounded memory: a deflate bomb, a
 /// property list whose containers share objects in a deep binary tree or refer to one object
@@ -142,9 +143,8 @@ import Testing
 
     /// Through a store: `StoreError.modelCacheUnreadable` names the store and what was wrong.
     @Test func aStoreWithADeflateBombForItsModelCacheIsUnreadable() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bomb-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("strata-bomb")
+        let folder = temporary.url
         let path = folder.appendingPathComponent("bomb.sqlite").path
         var book = EntityDescription(name: "Book")
         book.attributes = [AttributeDescription(name: "title", type: .string)]

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// A to-many without an inverse (artsy-energy's `Album.documents`) is kept as Core Data keeps
 /// it: the owner's `Z_PK` in a `Z<n><NAME>` column on the members' rows.
@@ -24,7 +25,7 @@ import Testing
     }
 
     @Test func membersAreSavedReadFetchedAndRemoved() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try PersistentStore.create(at: folder.path("Albums.sqlite"), model: Self.model)
         let context = ObjectContext(store: store, name: "test")
         let albumID = try context.performAndWait {
@@ -59,7 +60,7 @@ import Testing
 
     /// Without its model, the store's `Z1DOCUMENTS` column reads back as the to-many it is.
     @Test func aStoreWithoutItsModelInfersTheToMany() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("Albums.sqlite")
         try PersistentStore.create(at: path, model: Self.model).close()
         let schema = try StoreSchema(reading: try Database(path: path, configuration: .readOnly))

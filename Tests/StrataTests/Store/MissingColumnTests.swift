@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// A store whose tables lack columns its model names (made by hand or by another tool, with
 /// hashes that match): opening says which, what the store holds still reads, and a statement
@@ -26,7 +27,7 @@ import Testing
     ]
 
     /// A store of ``model`` whose Book table another tool made without `isbn` and `author`.
-    private func handMadeStore(_ folder: StoreFolder) throws -> String {
+    private func handMadeStore(_ folder: TemporaryFolder) throws -> String {
         let path = folder.path("Library.sqlite")
         try PersistentStore.create(at: path, model: Self.model).close()
         let database = try Database(path: path)
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func openingNamesEachMissingColumnAndWhatItStandsFor() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try PersistentStore.open(at: try handMadeStore(folder), model: Self.model)
         defer { store.close() }
         // The hashes match: only the columns tell.
@@ -57,7 +58,7 @@ import Testing
     }
 
     @Test func whatTheStoreHoldsReadsAndWhatItLacksIsNamed() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = try handMadeStore(folder)
         let store = try PersistentStore.open(at: path, model: Self.model)
         defer { store.close() }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// The model cache Strata writes (`ModelCacheEncoder`): what Core Data's caches hold, for every
 /// model of the corpus, in every store Strata creates or migrates.
@@ -171,7 +172,7 @@ import Testing
     // MARK: - In stores
 
     @Test func aCreatedStoreHasItsModelInZModelCache() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("Created.sqlite")
         try PersistentStore.create(at: path, model: Self.fullModel).close()
         let database = try Database(path: path)
@@ -190,7 +191,7 @@ import Testing
     }
 
     @Test func aStoreOfACoreDataReleaseBeforeTheCacheHasNone() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("Old.sqlite")
         let store = try PersistentStore.create(at: path, model: Self.fullModel, frameworkVersion: 519)
         defer { store.close() }
@@ -218,7 +219,7 @@ import Testing
     }
 
     @Test func aDataStackOnANewStoreWritesTheCache() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let url = folder.url.appendingPathComponent("Stack.sqlite")
         do {
             let stack = try DataStack(model: Self.fullModel, store: .sqlite(url))

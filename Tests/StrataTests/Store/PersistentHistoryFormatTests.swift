@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Persistent history in Core Data's format: what Strata's saves add to a store Core Data
 /// wrote with history (`coredataplus/SampleModel2_V1.sqlite`, one transaction of 5,468
@@ -9,7 +10,7 @@ import Testing
     static let corpusStore = Corpus.folder.appendingPathComponent("stores/coredataplus/SampleModel2_V1.sqlite")
 
     /// A writable copy of the corpus store, opened with the model in its model cache.
-    private func corpusCopy(_ folder: StoreFolder) throws -> PersistentStore {
+    private func corpusCopy(_ folder: TemporaryFolder) throws -> PersistentStore {
         let path = folder.path("SampleModel2_V1.sqlite")
         try FileManager.default.copyItem(atPath: Self.corpusStore.path, toPath: path)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
@@ -18,7 +19,7 @@ import Testing
 
     @Test(.enabled(if: Corpus.available, Corpus.skipReason))
     func coreDataHistoryReadsAsCoreDataWroteIt() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try corpusCopy(folder)
         defer { store.close() }
         #expect(store.hasPersistentHistory && store.keepsPersistentHistory)
@@ -39,7 +40,7 @@ import Testing
 
     @Test(.enabled(if: Corpus.available, Corpus.skipReason))
     func aSaveAddsOneTransactionAndOneChangePerObject() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try corpusCopy(folder)
         defer { store.close() }
         let context = ObjectContext(store: store, name: "format test")
@@ -88,7 +89,7 @@ import Testing
 
     @Test(.enabled(if: Corpus.available, Corpus.skipReason))
     func aFailedSaveLeavesNoHistory() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try corpusCopy(folder)
         defer { store.close() }
         let other = try PersistentStore.open(at: store.path)
@@ -142,14 +143,14 @@ import Testing
         return ObjectModel(entities: [item, label, part])
     }
 
-    static func trackedStore(_ folder: StoreFolder, name: String = "Tracked.sqlite") throws -> PersistentStore {
+    static func trackedStore(_ folder: TemporaryFolder, name: String = "Tracked.sqlite") throws -> PersistentStore {
         var configuration = Database.Configuration()
         configuration.tracksPersistentHistory = true
         return try PersistentStore.create(at: folder.path(name), model: trackedModel(), configuration: configuration)
     }
 
     @Test func trackingMakesTheTablesAsCoreDataDoes() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try Self.trackedStore(folder)
         defer { store.close() }
         let schema = try normalizedSchema(of: store.database)
@@ -167,7 +168,7 @@ import Testing
     }
 
     @Test func deletionsKeepTombstonesAndToManyMembersMarkTheirOwners() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try Self.trackedStore(folder)
         defer { store.close() }
         let context = ObjectContext(store: store, name: "writer")
@@ -211,7 +212,7 @@ import Testing
     }
 
     @Test func batchRequestsAreRecordedToo() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let store = try Self.trackedStore(folder)
         defer { store.close() }
         let context = ObjectContext(store: store)

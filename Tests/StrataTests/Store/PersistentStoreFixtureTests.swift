@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// The real Core Data stores are the proof of the layout: Strata's schema for their models
 /// must be theirs, and opening them must change nothing.
 @Suite(.enabled(if: Fixtures.available, Fixtures.skipReason))
 struct PersistentStoreFixtureTests {
     @Test func createdTavantTradeStoreHasTheRealStoresSchemaAndHashes() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let model = try ModelLoader.load(Fixtures.model("TavantTrade.xcdatamodeld")).currentVersion.model
         let created = try PersistentStore.create(at: folder.path("TavantTrade.sqlite"), model: model)
         let real = try Fixtures.readOnlyDatabase(at: Fixtures.store("TavantTrade.sqlite").path)
@@ -37,7 +38,7 @@ struct PersistentStoreFixtureTests {
     /// Strata's layout rules, applied to the recovered model, give the store Core Data wrote.
     @Test func layoutOfTheRecoveredModelIsTheFinalCutSchema() throws {
         let store = try PersistentStore.open(at: Fixtures.store("FinalCutEvent.sqlite").path, configuration: .readOnly)
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let created = try PersistentStore.create(at: folder.path("FinalCut.sqlite"), model: store.model)
         #expect(try normalizedSchema(of: created.database) == (try normalizedSchema(of: store.database)))
     }
@@ -71,7 +72,7 @@ struct PersistentStoreFixtureTests {
     /// Regression: opening a store read-write once switched it to WAL, rewriting its header.
     /// Run on writable copies, so that a regression cannot damage the fixtures themselves.
     @Test func openingAStoreWritableChangesNoByte() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         for name in ["CoreDataBooks.sqlite", "TavantTrade.sqlite", "FinalCutEvent.sqlite", "FinalCutLibrary.sqlite"] {
             let copy = folder.path(name)
             try FileManager.default.copyItem(atPath: Fixtures.store(name).path, toPath: copy)
@@ -87,7 +88,7 @@ struct PersistentStoreFixtureTests {
     }
 
     @Test func aFileWithoutWritePermissionOpensReadOnly() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let copy = folder.path("TavantTrade.sqlite")
         try FileManager.default.copyItem(atPath: Fixtures.store("TavantTrade.sqlite").path, toPath: copy)
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: copy)

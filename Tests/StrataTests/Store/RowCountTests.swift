@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Row counts per entity: a table a hierarchy shares is counted per `Z_ENT`, a table one entity
 /// holds alone is counted whole.
 @Suite struct RowCountTests {
-    let folder: StoreFolder
+    let folder: TemporaryFolder
     let path: String
 
     /// `Item` with its sub-entity `SubItem` (one table, `ZITEM`) and `Note` alone in `ZNOTE`.
@@ -22,7 +23,7 @@ import Testing
 
     /// A store with 2 `Item`, 3 `SubItem` and 4 `Note` rows.
     init() throws {
-        folder = try StoreFolder()
+        folder = try TemporaryFolder()
         path = folder.path("Counts.sqlite")
         let store = try PersistentStore.create(at: path, model: Self.model)
         defer { store.close() }

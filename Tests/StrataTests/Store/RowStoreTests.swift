@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct RowStoreTests {
-    let folder: StoreFolder
+    let folder: TemporaryFolder
     let store: PersistentStore
 
     init() throws {
-        folder = try StoreFolder()
+        folder = try TemporaryFolder()
         let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
         store = try PersistentStore.create(at: folder.path("Library.sqlite"), model: model)
     }
@@ -148,7 +149,7 @@ import Testing
 struct RealStoreRowTests {
     /// Rows Core Data wrote and Strata did not touch keep every byte.
     @Test func updatingOneRowLeavesCoreDataRowsUntouched() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("TavantTrade.sqlite")
         try FileManager.default.copyItem(atPath: Fixtures.store("TavantTrade.sqlite").path, toPath: path)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
@@ -171,7 +172,7 @@ struct RealStoreRowTests {
 /// What a store chose is read from the store, never rewritten.
 @Suite struct ExistingLayoutTests {
     @Test func columnNamesTheStoreChoseDifferentlyAreUsed() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("Renamed.sqlite")
         let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
         do {
@@ -185,7 +186,7 @@ struct RealStoreRowTests {
     }
 
     @Test func metadataKeysStrataDoesNotKnowAreKept() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let database = try Database(path: folder.path("meta.sqlite"))
         try database.execute(StoreLayout.bookkeepingStatements[1])
         var metadata = StoreMetadata(model: ObjectModel(entities: [EntityDescription(name: "A")]), uuid: "5F3C1A2B-0000-4000-8000-000000000001")
@@ -200,7 +201,7 @@ struct RealStoreRowTests {
     func realMetadataSurvivesARewrite() throws {
         let real = try StoreMetadata(reading: Fixtures.readOnlyDatabase(at: Fixtures.store("FinalCutEvent.sqlite").path))
         #expect(real.properties["DSm"] == .integer(1))
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let database = try Database(path: folder.path("copy.sqlite"))
         try database.execute(StoreLayout.bookkeepingStatements[1])
         try real.write(to: database)
@@ -210,7 +211,7 @@ struct RealStoreRowTests {
 
 extension ExistingLayoutTests {
     @Test func toOneAndJoinTableColumnsTheStoreChoseAreUsed() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("Renamed.sqlite")
         let model = try ModelLoader.load(Fixtures.exampleModel).currentVersion.model
         do {

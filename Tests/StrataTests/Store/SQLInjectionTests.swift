@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// No name or value from input becomes SQL text: hostile names are refused by the model's
 /// validation (names become table and column names), SQL keywords are fine as names, and
@@ -35,7 +36,7 @@ import Testing
         let issues = model.validate().map(\.description)
         #expect(issues.contains("error: entity '\(name)': the entity name \(rule)") || name.isEmpty, "\(issues)")
         #expect(issues.contains("error: entity 'Shelf', property '\(name)': the property name \(rule)") || name.isEmpty, "\(issues)")
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         #expect(throws: StoreError.self) { try PersistentStore.create(at: folder.path("hostile.sqlite"), model: model) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
     }
@@ -48,7 +49,7 @@ import Testing
         #expect(model.validate().map(\.description) == [
             "error: entity 'Book': the fetch index name 'x ON ZBOOK (ZTITLE); DROP TABLE Z_METADATA; --' must start with a letter or _ and hold only letters, digits and _",
         ])
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         #expect(throws: StoreError.self) { try PersistentStore.create(at: folder.path("index.sqlite"), model: model) }
     }
 

@@ -1,21 +1,6 @@
 import Foundation
 @testable import Strata
 
-/// A temporary folder for store files, removed when the value goes away.
-final class StoreFolder {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-store-\(UUID().uuidString)")
-
-    init() throws {
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
-
 /// The schema of a store as comparable text: each `CREATE` statement of the tables and indexes,
 /// with white space folded, by name.
 func normalizedSchema(of database: Database) throws -> [String: String] {

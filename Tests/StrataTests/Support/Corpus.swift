@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// The corpus of real apps' models and stores in `shared/fixtures/coredata/corpus`: every model
 /// version there shipped in an app, and every store was written by Core Data. `stores.tsv`
@@ -63,7 +64,7 @@ enum Corpus {
     }
 
     /// A copy of `store` (with its `-wal`) in `folder`, for a test that opens it for writing.
-    static func copy(_ store: Store, into folder: StoreFolder) throws -> String {
+    static func copy(_ store: Store, into folder: TemporaryFolder) throws -> String {
         let copy = folder.path(store.url.lastPathComponent)
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: store.url.path + suffix) {
             try FileManager.default.copyItem(atPath: store.url.path + suffix, toPath: copy + suffix)

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// `fileSize(atPath:)` decides whether a store file is new and whether it exists at all: it must
 /// see what SQLite will open.
 @Suite struct FileFactsTests {
     @Test func sizesFollowSymbolicLinksAndMissingFilesHaveNone() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let file = folder.path("store.sqlite")
         try Data(repeating: 7, count: 1234).write(to: URL(fileURLWithPath: file))
         let empty = folder.path("empty.sqlite")

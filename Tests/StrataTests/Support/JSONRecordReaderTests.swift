@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct JSONRecordReaderTests {
     /// Chunk sizes to read every input with: tiny ones put a refill of the window inside every
@@ -296,8 +297,8 @@ import Testing
     // MARK: - Files and memory
 
     @Test func readsFilesAndFileHandles() throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("JSONRecordReaderTests")
+        let folder = temporary.url
         let file = folder.appendingPathComponent("records.ndjson")
         try Data("{\"n\": 1}\n{\"n\": 2}\n".utf8).write(to: file)
 
@@ -313,8 +314,8 @@ import Testing
 
     @Test func aFailedReadIsAnErrorNotTheEndOfTheInput() throws {
         // A folder opens for reading but reading it fails.
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("JSONRecordReaderTests")
+        let folder = temporary.url
         guard let handle = FileHandle(forReadingAtPath: folder.path) else { return }
         defer { try? handle.close() }
         var reader = JSONRecordReader(fileHandle: handle)
@@ -325,8 +326,8 @@ import Testing
     }
 
     @Test func memoryStaysBoundedByOneChunkWhateverTheFileSize() throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TemporaryFolder("JSONRecordReaderTests")
+        let folder = temporary.url
         let file = folder.appendingPathComponent("big.json")
         let recordCount = 120_000
         // A top-level array of about 10 MB, written 100 KB at a time.
@@ -359,11 +360,5 @@ import Testing
         // One chunk, plus the few bytes of a token cut in two by a chunk's end.
         #expect(reader.peakBufferedByteCount <= JSONRecordReader.chunkSize + 64)
         #expect(reader.peakBufferedByteCount < fileSize / 100)
-    }
-
-    private func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("JSONRecordReaderTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
     }
 }
