@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// The command line's manners with a user's slips: the message names what is missing or wrong,
 /// a mistyped command gets a suggestion, and shell completion offers the model's entities.

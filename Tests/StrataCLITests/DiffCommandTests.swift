@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata diff OLD NEW` on two stores of the example Library, both imported from
 /// library.json (2 authors, 3 books, 2 pages, 2 tags), the new one then changed by a script.

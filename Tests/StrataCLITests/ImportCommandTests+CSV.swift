@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata import` reads CSV as `strata export --format csv` and `sqlite3 -csv -header` write
 /// it, so that an export round-trips (issue 34, point 4).

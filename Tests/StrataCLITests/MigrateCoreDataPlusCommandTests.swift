@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata migrate` on CoreDataPlus's store of SampleModel2 (Core Data wrote it), through the
 /// app's mapping model V2toV3, whose compiled models carry uniqueness constraints, with a Lua

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata migrate --script` on a store of the example Library (3 books) migrated to a version
 /// that adds `Book.shelf`, required and without a default value, which Core Data's inferred

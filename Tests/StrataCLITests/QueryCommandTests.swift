@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata query --select` parsed with parentheses and quotes, with date parts, and refusing a
 /// value beside an aggregate without --group-by (issue 34, point 3).

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// What `eval` and the shell print of a long list: a screenful (--max-items, 50) and how many
 /// more, never megabytes; --format json the whole value. On a store of the example Library

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Hashing a model computes each entity's hash once, however deep its hierarchy: a chain of
 /// 200 entities, each the parent of the next, took a minute when every entity recomputed its
@@ -63,7 +64,7 @@ import Testing
     /// that declares it, once, for a table of 100 levels. It walked every ancestor for every
     /// column of every entity (cubic): `strata create` of 250 levels spent 80 s in it.
     @Test func aDeepHierarchysMissingColumnIsNamedAfterItsDeclaringEntity() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let model = Self.chain(100)
         let path = folder.path("Deep.sqlite")
         try PersistentStore.create(at: path, model: model).close()

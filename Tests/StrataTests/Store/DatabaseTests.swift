@@ -76,7 +76,7 @@ import StrataTestSupport
     /// Errors are caught by their named result code, GRDB-style: a primary code matches its
     /// extended codes, an extended code only itself, through a StoreError too.
     @Test func errorsAreCaughtByTheirNamedResultCode() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let database = try Database(path: folder.path("codes.sqlite"))
         try database.execute("CREATE TABLE T (K TEXT UNIQUE, N NOT NULL)")
         try database.execute("INSERT INTO T VALUES ('a', 1)")

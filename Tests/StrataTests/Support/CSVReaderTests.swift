@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// CSV as RFC 4180, `strata export` and `sqlite3 -csv` write it, read a row at a time.
 @Suite struct CSVReaderTests {
@@ -43,7 +44,7 @@ import Testing
     }
 
     @Test func aFileLargerThanAChunkIsReadWhole() throws {
-        let folder = try StoreFolder()
+        let folder = try TemporaryFolder()
         let path = folder.path("big.csv")
         var text = "n,text\n"
         for number in 0..<20_000 { text += "\(number),\"line \(number), with \"\"quotes\"\"\"\n" }
