@@ -74,6 +74,28 @@ import StrataTestSupport
         }
     }
 
+    /// `model convert --store` recovers an app's model from its store: the bundle it writes
+    /// holds one version, named after the store, whose entity hashes are the store's own.
+    @Test(.enabled(if: StrataRunner.fixturesAvailable, "shared/fixtures/coredata not found: fixture test skipped"))
+    func convertWritesTheStoresOwnModel() throws {
+        let temporary = try TemporaryFolder("strata-convert")
+        let store = StrataRunner.sharedFixtures.appendingPathComponent("corpus/stores/easylife/EasyLifeTests/EasyLife 1.5.0.sqlite").path
+        let bundle = temporary.path("EasyLife.xcdatamodeld")
+        let convert = try StrataRunner.run(["model", "convert", "--store", store, "--to", "xcdatamodel", bundle])
+        #expect(convert.status == 0, "\(convert.standardError)")
+        let versions = try StrataRunner.run(["model", "versions", "--model", bundle])
+        #expect(versions.standardOutput.contains("EasyLife 1.5.0"), "\(versions.standardOutput)")
+        let hashes = try StrataRunner.run(["model", "hashes", "--format", "json", "--model", bundle])
+        #expect(hashes.status == 0, "\(hashes.standardError)")
+        let document = try JSONReader.parse(Data(hashes.standardOutput.utf8))
+        let opened = try PersistentStore.open(at: store, configuration: .readOnly)
+        defer { opened.close() }
+        #expect(!opened.metadata.entityVersionHashes.isEmpty)
+        for (entity, hash) in opened.metadata.entityVersionHashes {
+            #expect(document["entities"]?[entity]?.stringValue == hash.hexString, "\(entity)")
+        }
+    }
+
     @Test func versionsMarksTheCurrentVersion() throws {
         let result = try StrataRunner.run(["model", "versions"], environment: ["STRATA_MODEL": Self.example])
         #expect(result.status == 0)

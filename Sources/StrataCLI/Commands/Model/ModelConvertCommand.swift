@@ -12,6 +12,12 @@ struct ModelConvertCommand: AsyncParsableCommand, ReadsModelOrStore {
             an .xcdatamodel folder or, when OUT ends in .xcdatamodeld, a bundle holding every \
             version of the model (only --model-version when given) with the current one marked. \
             OUT is replaced only when the new one is completely written.
+
+            With --store and no --model, the model the store holds is converted (its model \
+            cache, Strata's record of it, or one inferred from its tables), so that an app's \
+            model can be recovered from its store:
+
+              strata model convert --store App.sqlite --to xcdatamodel App.xcdatamodeld
             """)
 
     enum TargetFormat: String, CaseIterable, ExpressibleByArgument {
@@ -37,22 +43,21 @@ struct ModelConvertCommand: AsyncParsableCommand, ReadsModelOrStore {
     }
 
     func run() async throws {
-        let loaded = try options.loadValidatedModel()
+        let (versions, current) = try modelToWrite()
         if output == "-" {
-            print(JSONModelWriter.string(for: loaded.version.model), terminator: "")
+            print(JSONModelWriter.string(for: versions[0].model), terminator: "")
             return
         }
         let url = URL(fileURLWithPath: output)
         let fileManager = FileManager.default
         let exists = fileManager.fileExists(atPath: url.path)
         if exists, !force { throw CLIError("\(output) exists; pass --force to replace it") }
-        let versions = try versionsToWrite(loaded)
 
         // Written beside OUT first and swapped in whole, so that a failure leaves OUT as it was.
         let staging = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).strata-\(UUID().uuidString)")
         let backup = staging.appendingPathExtension("old")
         do {
-            try write(versions, current: loaded.bundle.currentVersionName, to: staging)
+            try write(versions, current: current, to: staging)
             if exists { try fileManager.moveItem(at: url, to: backup) }
             do {
                 try fileManager.moveItem(at: staging, to: url)
@@ -65,6 +70,20 @@ struct ModelConvertCommand: AsyncParsableCommand, ReadsModelOrStore {
             try? fileManager.removeItem(at: staging)
             throw CLIError("cannot write \(output): \(error.localizedDescription)")
         }
+    }
+
+    /// The versions to write and the one to mark current: with --model, the bundle's (see
+    /// ``versionsToWrite(_:)``); with only --store, the model the store holds (its model cache,
+    /// Strata's record, or one inferred from its tables), named after the store's file, so that
+    /// an app's model can be recovered from a store.
+    private func modelToWrite() throws -> (versions: [ModelBundle.Version], current: String) {
+        guard options.modelPaths.isEmpty else {
+            let loaded = try options.loadValidatedModel()
+            return (try versionsToWrite(loaded), loaded.bundle.currentVersionName)
+        }
+        let stored = try options.loadModelOrStoresModel()
+        let name = stored.file.deletingPathExtension().lastPathComponent
+        return ([ModelBundle.Version(name: name, file: stored.file, model: stored.model)], name)
     }
 
     /// The chosen version, or for a bundle written from a bundle every version, each valid.
