@@ -20,24 +20,7 @@ import StrataTestSupport
         #expect(created.status == 0, "\(created.standardError)")
         let opened = try PersistentStore.open(at: store, model: ModelLoader.load(model).currentVersion.model)
         defer { opened.close() }
-        let context = ObjectContext(store: opened)
-        try context.performAndWait {
-            let author = try context.insert("Author")
-            try author.setValue("Le Guin", forKey: "name")
-            for (title, isbn, rating, pages) in [("A", "9780000000001", 0.5, 3), ("B", "9780000000002", 1.5, 2), ("C", "9780000000003", 4.5, 2)] {
-                let book = try context.insert("Book")
-                try book.setValue(title, forKey: "title")
-                try book.setValue(isbn, forKey: "isbn")
-                try book.setValue(rating, forKey: "rating")
-                try book.setValue(author, forKey: "author")
-                for number in 1...pages {
-                    let page = try context.insert("Page")
-                    try page.setValue(number, forKey: "number")
-                    try book.add(page, toKey: "pages")
-                }
-            }
-            try context.save()
-        }
+        try SeededLibraryStore.seed(opened)
     }
 
     private func count(_ entity: String) throws -> Int {

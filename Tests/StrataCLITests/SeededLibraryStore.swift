@@ -1,18 +1,27 @@
 import Foundation
 import Strata
+import StrataTestSupport
 
 /// A Library store (examples/Library) made in a temporary folder of its own, removed with the
 /// value: one author with three books (A rated 0.5 with 3 pages, B 1.5 with 2, C 4.5 with 2).
 final class SeededLibraryStore {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-seeded-\(UUID().uuidString)")
+    /// Removed with the value.
+    private let temporary: TemporaryFolder
+    var folder: URL { temporary.url }
     let model = StrataRunner.repositoryRoot.appendingPathComponent(ModelCommandTests.example)
     let path: String
 
     init() throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        path = folder.appendingPathComponent("Library.sqlite").path
+        temporary = try TemporaryFolder("strata-seeded")
+        path = temporary.path("Library.sqlite")
         let store = try PersistentStore.create(at: path, model: ModelLoader.load(model).currentVersion.model)
         defer { store.close() }
+        try Self.seed(store)
+    }
+
+    /// Saves the author, books and pages described above into `store`, a store of the Library
+    /// model: what the command tests that build their store otherwise start from too.
+    static func seed(_ store: PersistentStore) throws {
         let context = ObjectContext(store: store)
         try context.performAndWait {
             let author = try context.insert("Author")
@@ -31,10 +40,6 @@ final class SeededLibraryStore {
             }
             try context.save()
         }
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
     }
 
     /// The store's bytes, its -wal's included, to show that a command changed nothing.
