@@ -72,7 +72,7 @@ import StrataTestSupport
 
     /// Regression: `inspect`, `fetch` or `export` with a bundle on a store of an older version
     /// failed ("made with another model"). They read it with the version that made it, and
-    /// say so; a version named with --model-version that is not the store's is refused, naming
+    /// say so and what differs in the current one; a version named with --model-version that is not the store's is refused, naming
     /// the store's.
     @Test func readingAStoreOfAnOlderVersionUsesThatVersion() throws {
         let folder = try TemporaryFolder()
@@ -83,6 +83,9 @@ import StrataTestSupport
         #expect(count.status == 0, "\(count.standardError)")
         #expect(Int(count.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 > 0, "\(count.standardOutput)")
         #expect(count.standardError.contains("made with version 'Library' of Library.xcdatamodeld, not 'Library 2'"), "\(count.standardError)")
+        // …and what the bundle's current version changes, entity by entity.
+        #expect(count.standardError.contains("'Library 2' differs from the store in entities "), "\(count.standardError)")
+        #expect(count.standardError.contains("Book (changed)") && count.standardError.contains("Page (changed)"), "\(count.standardError)")
         let named = try StrataRunner.run(["count", "Book", "--store", store, "--model", bundle, "--model-version", "Library 2"])
         #expect(named.status != 0)
         #expect(named.standardError.contains("the store is version 'Library' of the bundle"), "\(named.standardError)")

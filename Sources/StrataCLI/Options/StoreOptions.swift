@@ -100,23 +100,25 @@ struct StoreOptions: ParsableArguments {
             let store = try PersistentStore.open(at: path, model: version.model, modelOrigin: version.file.path, configuration: configuration)
             return (store, version.file.path)
         } catch StoreError.modelMismatch(let path, let comparison) {
-            let mismatch = StoreError.modelMismatch(path: path, comparison: comparison)
-            return try openWithTheVersionThatMadeIt(path, of: loaded, configuration: configuration, refusing: mismatch)
+            return try openWithTheVersionThatMadeIt(path, of: loaded, configuration: configuration, comparedWithChosen: comparison)
         }
     }
 
     /// The store at `path` opened with the version of `loaded`'s bundle that made it, unless
-    /// --model-version named another; else a data error saying `mismatch` and which version
-    /// the store is.
+    /// --model-version named another, with a warning naming that version and the entities in
+    /// which the chosen one (`comparison`) differs from the store; else a data error saying so
+    /// and which version the store is.
     private func openWithTheVersionThatMadeIt(
-        _ path: String, of loaded: ValidatedModel, configuration: Database.Configuration, refusing mismatch: StoreError
+        _ path: String, of loaded: ValidatedModel, configuration: Database.Configuration, comparedWithChosen comparison: HashComparison
     ) throws -> (PersistentStore, origin: String?) {
+        let mismatch = StoreError.modelMismatch(path: path, comparison: comparison)
         let own = try PersistentStore.open(at: path, configuration: configuration)
         let storeVersion = loaded.bundle.version(thatMade: own.metadata, storeModel: own.modelSource == .modelCache ? own.model : nil)
         own.close()
         if let storeVersion, modelVersionName == nil {
+            let differences = comparison.summary.replacingOccurrences(of: "entities that differ: ", with: "entities ")
             Logger(label: "strata.model").warning(
-                "\(path): made with version '\(storeVersion.name)' of \(loaded.bundle.url.lastPathComponent), not '\(loaded.version.name)': read with that version")
+                "\(path): made with version '\(storeVersion.name)' of \(loaded.bundle.url.lastPathComponent), not '\(loaded.version.name)': read with that version; '\(loaded.version.name)' differs from the store in \(differences)")
             let store = try PersistentStore.open(at: path, model: storeVersion.model, modelOrigin: storeVersion.file.path, configuration: configuration)
             return (store, storeVersion.file.path)
         }
