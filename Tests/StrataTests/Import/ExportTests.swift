@@ -41,36 +41,31 @@ import Testing
         let fixture = try ImportFixture(modelJSON: model)
         try fixture.context.performAndWait {
             let context = fixture.context
-            func make(_ entity: String, _ values: [String: Any?]) throws -> ManagedObject {
-                let object = try context.insert(entity)
-                for (key, value) in values { try object.setValue(value, forKey: key) }
-                return object
-            }
-            let leGuin = try make("Author", [
+            let leGuin = try context.make("Author", [
                 "remoteID": 1, "name": "Ursula K. Le Guin", "born": Date(timeIntervalSince1970: -1_268_956_800.5),
                 "photo": Data([0, 1, 2, 255]), "website": URL(string: "https://ursulakleguin.com/a?b=c"), "secret": "not exported",
             ])
-            let herbert = try make("Author", ["remoteID": 2, "name": "Frank \"Dune\" Herbert", "born": Date(timeIntervalSinceReferenceDate: 737_000_000.123456)])
-            _ = try make("Author", ["remoteID": 3])
-            let tags = try ["fantasy", "sf", "classic", "unused"].map { try make("Tag", ["name": $0]) }
-            let chapters = try (1...4).map { try make("Chapter", ["chapterID": Int64($0), "title": "Chapter \($0)"]) }
-            let untitled = try make("Chapter", ["title": "Untitled"])
+            let herbert = try context.make("Author", ["remoteID": 2, "name": "Frank \"Dune\" Herbert", "born": Date(timeIntervalSinceReferenceDate: 737_000_000.123456)])
+            _ = try context.make("Author", ["remoteID": 3])
+            let tags = try ["fantasy", "sf", "classic", "unused"].map { try context.make("Tag", ["name": $0]) }
+            let chapters = try (1...4).map { try context.make("Chapter", ["chapterID": Int64($0), "title": "Chapter \($0)"]) }
+            let untitled = try context.make("Chapter", ["title": "Untitled"])
             let notes = try ["first note", "second note", "third note", "orphan note"].enumerated().map { index, text in
-                try make("Note", ["text": text, "day": Date(timeIntervalSince1970: 1_704_067_200 + Double(index) * 86_400)])
+                try context.make("Note", ["text": text, "day": Date(timeIntervalSince1970: 1_704_067_200 + Double(index) * 86_400)])
             }
-            let tombs = try make("Book", ["isbn": "978-1", "title": "The Tombs of Atuan", "author": leGuin, "tags": [tags[0]], "chapters": [chapters[3], untitled]])
-            _ = try make("Book", [
+            let tombs = try context.make("Book", ["isbn": "978-1", "title": "The Tombs of Atuan", "author": leGuin, "tags": [tags[0]], "chapters": [chapters[3], untitled]])
+            _ = try context.make("Book", [
                 "isbn": "978-0", "title": "A Wizard of Earthsea", "rating": 4.5, "weight": Float(1.25), "price": Decimal(string: "19.99")!,
                 "pageCount": 183, "copies": 100_000, "published": Date(timeIntervalSince1970: -86_400 * 365 + 0.123456), "inPrint": true,
                 "uuid": UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!, "cover": Data("cover\n".utf8),
                 "publisherName": "Parnassus", "publisherCity": "Berkeley", "author": leGuin, "tags": [tags[0], tags[2]],
                 "chapters": [chapters[2], chapters[0], chapters[1]], "notes": [notes[0], notes[1]], "sequel": tombs,
             ])
-            let dune = try make("Book", [
+            let dune = try context.make("Book", [
                 "isbn": "978-2", "title": "Dune", "rating": 0.1, "price": Decimal(string: "0.1")!, "inPrint": false, "author": herbert,
                 "tags": [tags[1], tags[2]], "notes": [notes[2]],
             ])
-            _ = try make("Book", ["isbn": "978-3", "title": "Orphan, with a comma", "sequel": dune])
+            _ = try context.make("Book", ["isbn": "978-3", "title": "Orphan, with a comma", "sequel": dune])
             try leGuin.setValue([dune], forKey: "favourites")
             try context.save()
         }
@@ -379,20 +374,15 @@ import Testing
         let source = try ImportFixture(modelJSON: model)
         try source.context.performAndWait {
             let context = source.context
-            func make(_ entity: String, _ values: [String: Any?]) throws -> ManagedObject {
-                let object = try context.insert(entity)
-                for (key, value) in values { try object.setValue(value, forKey: key) }
-                return object
-            }
-            let publishers = try ["Ace", "Tor"].map { try make("Publisher", ["name": $0]) }
-            let shelves = try ["top", "bottom"].map { try make("Shelf", ["label": $0]) }
+            let publishers = try ["Ace", "Tor"].map { try context.make("Publisher", ["name": $0]) }
+            let shelves = try ["top", "bottom"].map { try context.make("Shelf", ["label": $0]) }
             for index in 1...5 {
-                _ = try make("Book", ["remoteID": Int64(index), "title": "Book \(index)", "publisher": publishers[index % 2]])
-                _ = try make("Note", ["text": "Note \(index)", "shelf": shelves[index % 2]])
+                _ = try context.make("Book", ["remoteID": Int64(index), "title": "Book \(index)", "publisher": publishers[index % 2]])
+                _ = try context.make("Note", ["text": "Note \(index)", "shelf": shelves[index % 2]])
             }
-            _ = try make("Book", ["title": "Without identity value", "publisher": publishers[0]])
-            _ = try make("Book", ["remoteID": Int64(9), "title": "Alone"])
-            _ = try make("Note", ["text": "Loose"])
+            _ = try context.make("Book", ["title": "Without identity value", "publisher": publishers[0]])
+            _ = try context.make("Book", ["remoteID": Int64(9), "title": "Alone"])
+            _ = try context.make("Note", ["text": "Loose"])
             try context.save()
         }
         let text = try source.context.performAndWait {

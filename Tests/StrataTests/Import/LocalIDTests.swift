@@ -32,23 +32,18 @@ import Testing
         let fixture = try ImportFixture(modelJSON: model)
         try fixture.context.performAndWait {
             let context = fixture.context
-            func make(_ entity: String, _ values: [String: Any?]) throws -> ManagedObject {
-                let object = try context.insert(entity)
-                for (key, value) in values { try object.setValue(value, forKey: key) }
-                return object
-            }
-            let artists = try ["Hepworth", "Riley"].map { try make("Artist", ["name": $0]) }
+            let artists = try ["Hepworth", "Riley"].map { try context.make("Artist", ["name": $0]) }
             for (index, artist) in [0, 0, 1, 0].enumerated() {
-                _ = try make(index == 3 ? "Document" : "ArtistDocument", ["title": "Doc \(index)", "artist": artists[artist]])
+                _ = try context.make(index == 3 ? "Document" : "ArtistDocument", ["title": "Doc \(index)", "artist": artists[artist]])
             }
-            _ = try make("ArtistDocument", ["title": "Unattributed", "pages": Int16(3)])
-            let covers = [try make("Photo", ["caption": "Sea", "camera": "Leica"]), try make("Image", ["caption": "Drawn"])]
+            _ = try context.make("ArtistDocument", ["title": "Unattributed", "pages": Int16(3)])
+            let covers = [try context.make("Photo", ["caption": "Sea", "camera": "Leica"]), try context.make("Image", ["caption": "Drawn"])]
             for (index, cover) in [0, 0, 1].enumerated() {
-                _ = try make("Book", ["remoteID": Int64(index + 1), "title": "Book \(index + 1)", "cover": covers[cover]])
+                _ = try context.make("Book", ["remoteID": Int64(index + 1), "title": "Book \(index + 1)", "cover": covers[cover]])
             }
-            let songs = try ["One", "Two", "Three", "Four"].map { try make("Song", ["title": $0]) }
-            _ = try make("Playlist", ["name": "Road", "songs": [songs[2], songs[0], songs[1]]])
-            _ = try make("Playlist", ["name": "Home", "songs": [songs[1], songs[2], songs[3]]])
+            let songs = try ["One", "Two", "Three", "Four"].map { try context.make("Song", ["title": $0]) }
+            _ = try context.make("Playlist", ["name": "Road", "songs": [songs[2], songs[0], songs[1]]])
+            _ = try context.make("Playlist", ["name": "Home", "songs": [songs[1], songs[2], songs[3]]])
             try context.save()
         }
         return fixture
