@@ -210,6 +210,54 @@ import Testing
         #expect(body["_P"]?.integerValue.map { $0 & 0x30 } == 0x30)
     }
 
+    /// A store opened without its model keeps the model's rules: the minimum, maximum and
+    /// pattern archived in its cache are read back as the model states them.
+    @Test func validationRulesAreReadBackFromTheCache() throws {
+        var entity = EntityDescription(name: "Note")
+        var count = AttributeDescription(name: "count", type: .integer16)
+        count.minValue = "-2"
+        var due = AttributeDescription(name: "due", type: .date)
+        due.minValue = "0"
+        due.maxValue = "86400.25"
+        var rating = AttributeDescription(name: "rating", type: .double)
+        rating.minValue = "0.5"
+        rating.maxValue = "5"
+        var title = AttributeDescription(name: "title", type: .string)
+        title.minValue = "3"
+        title.maxValue = "50"
+        title.regularExpression = "[A-Z].*"
+        entity.attributes = [count, due, rating, title, AttributeDescription(name: "body", type: .string)]
+        let archive = try ModelCacheEncoder.archive(of: ObjectModel(entities: [entity]))
+        let decoded = try ModelCacheDecoder.model(fromArchive: try BinaryPropertyListReader.read(archive))
+        let read = try #require(decoded.entity(named: "Note")).attributes
+        #expect(read.count == entity.attributes.count)
+        for original in entity.attributes {
+            let attribute = try #require(read.first { $0.name == original.name })
+            #expect(attribute.minValue == original.minValue, "\(original.name)")
+            #expect(attribute.maxValue == original.maxValue, "\(original.name)")
+            #expect(attribute.regularExpression == original.regularExpression, "\(original.name)")
+        }
+    }
+
+    /// EasyLife 1.5.0's cache, as Core Data wrote it, gives `repeats` the minimum its model file
+    /// states.
+    @Test(.enabled(if: Corpus.available, Corpus.skipReason))
+    func coreDatasValidationRuleIsReadBack() throws {
+        let store = try #require(Corpus.stores.first { $0.path.hasSuffix("EasyLife 1.5.0.sqlite") })
+        let cached = try ModelCacheDecoder.model(fromArchive: try BinaryPropertyListReader.read(try ModelCacheWriterTests.inflatedCache(of: store.url)))
+        let stated = try Corpus.model(of: store)
+        var compared = 0
+        for entity in stated.entities {
+            for attribute in entity.attributes where attribute.minValue != nil || attribute.maxValue != nil {
+                let read = try #require(cached.entity(named: entity.name)?.attributes.first { $0.name == attribute.name })
+                #expect(read.minimumBound == attribute.minimumBound, "\(entity.name).\(attribute.name)")
+                #expect(read.maximumBound == attribute.maximumBound, "\(entity.name).\(attribute.name)")
+                compared += 1
+            }
+        }
+        #expect(compared >= 1)
+    }
+
     // MARK: - Helpers
 
     private static func fetchRequest(of property: String, in archive: KeyedArchive) -> PropertyListValue? {

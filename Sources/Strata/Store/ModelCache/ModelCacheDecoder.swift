@@ -161,6 +161,7 @@ enum ModelCacheDecoder {
         attribute.valueTransformerName = archive.string(object["NSValueTransformerName"])
         if attribute.type == .transformable { attribute.customClassName = archive.string(object["NSAttributeValueClassName"]) }
         attribute.allowsExternalBinaryDataStorage = object["NSAllowsExternalBinaryDataStorage"]?.boolValue ?? false
+        readValidationRules(into: &attribute, from: object, in: archive)
         // Core Data keeps "preserve after deletion" as bit 0x10 of NSFlagsKey (Person.id of the
         // CoreDataPlus SampleModel store, the only one the model marks, is the only 16 there).
         let flags = object["NSFlagsKey"]?.integerValue ?? 0
