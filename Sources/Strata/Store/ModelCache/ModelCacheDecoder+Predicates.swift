@@ -102,15 +102,37 @@ extension ModelCacheDecoder {
         case 2: return archive.string(object["NSVariable"]).map { "$" + $0 }
         case 10: return archive.string(object["NSKeyPath"])
         case 3, 4:
+            guard let selector = archive.string(object["NSSelectorName"]) else { return nil }
+            guard selector == "valueForKey:" || selector == "valueForKeyPath:" else { return functionText(selector, object, in: archive, depth: depth) }
             // `valueForKey:`/`valueForKeyPath:` of a key on an operand: the operand's path, then the key.
-            guard let selector = archive.string(object["NSSelectorName"]), selector == "valueForKey:" || selector == "valueForKeyPath:",
-                let key = archive.array(object["NSArguments"]).first.flatMap({ keyText(archive.object($0), in: archive) })
-            else { return nil }
+            guard let key = archive.array(object["NSArguments"]).first.flatMap({ keyText(archive.object($0), in: archive) }) else { return nil }
             let operand = archive.object(object["NSOperand"])
             if operand == nil || operand?["NSExpressionType"]?.integerValue == 1 { return key }
             return expressionOperand(operand, in: archive, depth: depth + 1).map { "\($0).\(key)" }
         default: return nil
         }
+    }
+
+    /// A function expression as the parser reads it, in the forms ``KeyedArchiveWriter`` writes
+    /// them: `CAST(x, "NSDate")`; one of Foundation's built-ins (whose receiver is the class
+    /// `_NSPredicateUtilities`) by the selector's first word, which the parser takes for the
+    /// selector (`add(rating, 1)` for `rating + 1`, `sqrt(rating)`, `now()`); a method called on
+    /// another receiver as `FUNCTION(receiver, 'selector', arguments…)`.
+    private static func functionText(_ selector: String, _ object: PropertyListValue, in archive: KeyedArchive, depth: Int) -> String? {
+        let arguments = archive.array(object["NSArguments"]).map { expressionOperand(archive.object($0), in: archive, depth: depth + 1) }
+        guard !arguments.contains(nil) else { return nil }
+        let texts = arguments.compactMap { $0 }
+        let receiver = archive.object(object["NSOperand"])
+        let isBuiltIn = receiver.flatMap { archive.string($0["NSConstantValueClassName"]) } == "_NSPredicateUtilities"
+        guard isBuiltIn else {
+            guard let receiverText = expressionOperand(receiver, in: archive, depth: depth + 1) else { return nil }
+            let quoted = "'" + selector.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+            return "FUNCTION(" + ([receiverText, quoted] + texts).joined(separator: ", ") + ")"
+        }
+        if selector == "castObject:toType:", texts.count == 2 { return "CAST(\(texts[0]), \(texts[1]))" }
+        // A built-in Strata does not know is left out with its predicate, as other unknown forms are.
+        guard let function = ExpressionFunction(rawValue: selector) else { return nil }
+        return "\(function.shortName)(" + texts.joined(separator: ", ") + ")"
     }
 
     /// The key a `valueForKey:` argument names: a key path specifier or a string constant.
