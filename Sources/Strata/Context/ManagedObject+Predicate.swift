@@ -45,3 +45,6 @@ extension ManagedObject: PredicateSubject {
         return false
     }
 }
+
+/// Its ID, an object compared by identity: `%"author" == tolkien`, `ObjectPredicate(format: "author == %@", tolkien)`.
+extension ManagedObject: PredicateValueConvertible { public var predicateValue: PredicateValue { .objectID(objectID) } }

@@ -42,7 +42,7 @@ extension ObjectContext {
             deletion = try store.withConnection {
                 try store.database.inTransaction {
                     store.setHistoryOrigin(author: transactionAuthor, contextName: name)
-                    let deletion = try store.deleteRows(plan, collectsReferences: collects, willDelete: logsRows)
+                    let deletion = try store.deleteRows(plan.rowSelection, collectsReferences: collects, willDelete: logsRows)
                     if let shouldCommit, !shouldCommit(result(of: deletion, for: request)) { throw CancellationError() }
                     return deletion
                 }
@@ -118,7 +118,7 @@ extension ObjectContext {
         }
         guard !values.isEmpty else { throw BatchRequestError("a batch update of \(plan.entity.name) needs at least one attribute to set") }
         let collects = request.returnsObjectIDs || !registered.isEmpty || hearsBatchChanges
-        let (count, rows) = try writingToStore { try store.updateRows(plan, values: values, collectsReferences: collects) }
+        let (count, rows) = try writingToStore { try store.updateRows(plan.rowSelection, values: values, collectsReferences: collects) }
         let updated = rows.map(objectID(for:))
         if collects { announceBatchChanges(inserted: [], updated: updated, deleted: []) }
         return BatchWriteResult(count: count, objectIDs: request.returnsObjectIDs ? updated : [])

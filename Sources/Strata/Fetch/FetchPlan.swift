@@ -128,20 +128,16 @@ struct FetchPlan {
         return try compiler.condition(predicate, in: Self.root(entity))
     }
 
-    /// Whether the request orders or limits what it selects.
-    var isWindowed: Bool {
-        request.fetchLimit > 0 || request.fetchOffset > 0 || !sortKeys.isEmpty
-    }
-
-    /// `SELECT columns FROM … WHERE …`, with the request's order, offset and limit when it is
-    /// windowed: the rows a batch request works on.
-    mutating func selection(of columns: String) -> String {
-        var sql = "SELECT \(columns) FROM \(table.tableName) t0 WHERE \(condition)"
-        if isWindowed {
-            sql += " \(orderBy) LIMIT \(bind(.integer(Int64(request.fetchLimit > 0 ? request.fetchLimit : -1))))"
-            sql += " OFFSET \(bind(.integer(Int64(request.fetchOffset))))"
-        }
-        return sql
+    /// The rows the request selects, with its order, offset and limit when it has them: what a
+    /// batch request hands the store (``PersistentStore/deleteRows(_:collectsReferences:willDelete:)``).
+    var rowSelection: RowSelection {
+        let isWindowed = request.fetchLimit > 0 || request.fetchOffset > 0 || !sortKeys.isEmpty
+        return RowSelection(
+            entity: entity, table: table, condition: condition,
+            window: isWindowed
+                ? RowSelection.Window(orderBy: orderBy, limit: request.fetchLimit > 0 ? request.fetchLimit : -1, offset: request.fetchOffset)
+                : nil,
+            arguments: arguments)
     }
 
     /// Binds `value` as the next parameter and returns its placeholder.

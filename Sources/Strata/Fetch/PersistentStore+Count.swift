@@ -1,5 +1,8 @@
 import Foundation
 
+/// The number of objects a request selects, counted in SQL, sub-entities' objects included
+/// unless the request says otherwise; the store's own ``rowCountsExcludingSubentities()`` counts
+/// the rows of each entity alone, without a request.
 extension PersistentStore {
     /// The number of stored objects of `entityName` (its sub-entities' too, unless
     /// `includesSubentities` is false) that satisfy `predicate`, counted in SQL.

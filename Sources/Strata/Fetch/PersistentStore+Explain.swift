@@ -37,8 +37,8 @@ extension PersistentStore {
             return try counting(FetchPlan(request, store: self))
         case .delete:
             // What `deleteRows` selects into its list of rows to delete.
-            var plan = try FetchPlan(request, store: self)
-            return (plan.selection(of: "t0.Z_PK, t0.Z_ENT"), plan.arguments)
+            var selection = try FetchPlan(request, store: self).rowSelection
+            return (selection.selection(of: "t0.Z_PK, t0.Z_ENT"), selection.arguments)
         case .fetch where request.resultType == .dictionary:
             let query = try DictionaryQuery(request, store: self)
             return (query.sql, query.arguments)

@@ -79,7 +79,7 @@ struct MappedStepRun {
             try handle.close()
             let store = try PersistentStore.open(at: outputPath, model: step.mapping.destination, configuration: .readOnly)
             defer { store.close() }
-            return try store.withConnection { try store.rowCounts() }
+            return try store.withConnection { try store.rowCountsExcludingSubentities() }
         } catch {
             throw error.asMigrationError(path: storePath, step: step.name)
         }

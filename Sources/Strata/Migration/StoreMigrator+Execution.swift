@@ -102,7 +102,7 @@ extension StoreMigrator {
                 guard integrity == ["ok"] else {
                     throw MigrationError.verificationFailed(path: storePath, reason: "after the custom step, SQLite's integrity check says: " + integrity.prefix(5).joined(separator: "; "))
                 }
-                return try store.rowCounts()
+                return try store.rowCountsExcludingSubentities()
             }
         } catch {
             throw error.asMigrationError(path: storePath, step: "checking after the custom step")

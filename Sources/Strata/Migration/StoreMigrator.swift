@@ -114,7 +114,7 @@ public struct StoreMigrator: Sendable {
             // Counted with the store's own model, whose layout the store has.
             let source = try PersistentStore.open(at: storePath, model: chain[0].model, requiresMatchingModel: false, configuration: .readOnly)
             defer { source.close() }
-            counts = try source.withConnection { try source.rowCounts() }
+            counts = try source.withConnection { try source.rowCountsExcludingSubentities() }
         } catch let error as StoreError {
             throw .store(error)
         } catch {

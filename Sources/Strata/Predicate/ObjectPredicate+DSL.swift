@@ -283,9 +283,6 @@ extension UUID: PredicateValueConvertible { public var predicateValue: Predicate
 /// `.objectID`, an object compared by identity: `%"author" == tolkien.objectID`.
 extension ObjectID: PredicateValueConvertible { public var predicateValue: PredicateValue { .objectID(self) } }
 
-/// Its ID, an object compared by identity: `%"author" == tolkien`, `ObjectPredicate(format: "author == %@", tolkien)`.
-extension ManagedObject: PredicateValueConvertible { public var predicateValue: PredicateValue { .objectID(objectID) } }
-
 /// `.string`, its absolute string, as a URI attribute compares: `%"homepage" == URL(string: "https://example.org")!`.
 extension URL: PredicateValueConvertible { public var predicateValue: PredicateValue { .string(absoluteString) } }
 

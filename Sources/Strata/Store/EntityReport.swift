@@ -62,7 +62,7 @@ public struct EntityReport: Sendable {
     public var relationships: [RelationshipStorage]
     /// Indexes on the entity's table, as `(name, CREATE INDEX statement)`.
     public var indexes: [(name: String, sql: String)]
-    /// Rows of the entity itself, sub-entities' not included, as ``PersistentStore/rowCount(of:)``
+    /// Rows of the entity itself, sub-entities' not included, as ``PersistentStore/rowCountExcludingSubentities(of:)``
     /// counts them.
     public var rowCount: Int
     /// The first rows of the entity and its sub-entities, in key order.
@@ -111,7 +111,7 @@ public struct EntityReport: Sendable {
             return storage
         }
         indexes = store.schema.indexes.filter { $0.table.caseInsensitiveCompare(layout.tableName) == .orderedSame }.map { ($0.name, $0.sql) }
-        rowCount = try store.rowCount(of: entity.name)
+        rowCount = try store.rowCountExcludingSubentities(of: entity.name)
         firstRows = try store.rows(entity.name, limit: rowLimit)
     }
 

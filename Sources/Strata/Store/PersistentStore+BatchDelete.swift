@@ -38,7 +38,7 @@ extension PersistentStore {
     ///   - willDelete: called with the rows about to go, a thousand at a time, when not `nil`.
     /// - Throws: ``BatchDeleteRefusal``, or ``DatabaseError``.
     func deleteRows(
-        _ plan: FetchPlan, collectsReferences: Bool, willDelete: (([RowReference]) throws -> Void)? = nil
+        _ plan: RowSelection, collectsReferences: Bool, willDelete: (([RowReference]) throws -> Void)? = nil
     ) throws -> BatchDeletion {
         if plan.table.holdsTableAlone, model.allRelationships(of: plan.entity).isEmpty {
             return try deleteUnrelatedRows(plan, collectsReferences: collectsReferences, willDelete: willDelete)
@@ -63,7 +63,7 @@ extension PersistentStore {
     /// ``deleteRows(_:collectsReferences:willDelete:)`` for an entity with neither relationships
     /// nor a table shared with other entities: no rule to keep, one statement.
     private func deleteUnrelatedRows(
-        _ plan: FetchPlan, collectsReferences: Bool, willDelete: (([RowReference]) throws -> Void)?
+        _ plan: RowSelection, collectsReferences: Bool, willDelete: (([RowReference]) throws -> Void)?
     ) throws -> BatchDeletion {
         var plan = plan
         let table = plan.table.tableName, name = plan.table.name

@@ -33,7 +33,7 @@ extension PersistentStore {
     /// sort, offset and limit apply), and moves each row's `Z_OPT` on, in one statement.
     ///
     /// - Returns: how many rows changed, and which when `collectsReferences`.
-    func updateRows(_ plan: FetchPlan, values: [String: DatabaseValue], collectsReferences: Bool) throws -> (count: Int, rows: [RowReference]) {
+    func updateRows(_ plan: RowSelection, values: [String: DatabaseValue], collectsReferences: Bool) throws -> (count: Int, rows: [RowReference]) {
         var plan = plan
         let entity = plan.table
         var assignments: [String] = []

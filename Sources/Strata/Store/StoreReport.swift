@@ -15,7 +15,7 @@ public struct StoreReport: Sendable {
         public var subentities: [String]
         /// The table holding the entity's rows: its root entity's `Z<NAME>` table, such as `ZBOOK`.
         public var table: String
-        /// The entity's own rows, sub-entities' not included, as ``PersistentStore/rowCounts()``
+        /// The entity's own rows, sub-entities' not included, as ``PersistentStore/rowCountsExcludingSubentities()``
         /// counts them.
         public var rowCount: Int
     }
@@ -79,7 +79,7 @@ public struct StoreReport: Sendable {
         modelSource = store.modelSource
         comparison = store.modelSource == .inferred ? nil : store.comparison
         missingColumns = store.missingColumns
-        let counts = try store.rowCounts()
+        let counts = try store.rowCountsExcludingSubentities()
         entities = store.layout.entities.map { entity in
             let description = store.model.entity(named: entity.name)
             return EntitySummary(

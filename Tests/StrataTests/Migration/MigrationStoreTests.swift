@@ -142,7 +142,7 @@ import StrataTestSupport
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
         let store = try PersistentStore.open(at: path)
         let cached = store.model
-        let counts = try store.rowCounts()
+        let counts = try store.rowCountsExcludingSubentities()
         store.close()
         // The next version adds an attribute to the first entity that is not abstract.
         var next = cached
@@ -156,7 +156,7 @@ import StrataTestSupport
         #expect(!plan.steps[0].leftOut.contains("table Z_MODELCACHE"), "the new store gets a model cache of its own")
         try StoreMigrator(storePath: path, bundle: bundle).migrate(plan)
         let migrated = try PersistentStore.open(at: path, model: next)
-        #expect(try migrated.rowCounts() == counts)
+        #expect(try migrated.rowCountsExcludingSubentities() == counts)
         let cache = try #require(try migrated.database.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE")?.dataValue)
         #expect(try ModelCacheDecoder.decode(cache).entityVersionHashes() == next.entityVersionHashes())
         #expect(try migrated.withConnection { try migrated.database.rows("PRAGMA integrity_check") } == [[.text("ok")]])

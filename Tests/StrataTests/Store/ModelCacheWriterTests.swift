@@ -215,7 +215,7 @@ import StrataTestSupport
         #expect(opened.modelSource == .modelCache)
         #expect(opened.comparison.isMatch)
         #expect(opened.model.entity(named: "Note")?.attributes.map(\.name).sorted() == ["body", "title"])
-        #expect(try opened.rowCount(of: "Note") == 1)
+        #expect(try opened.rowCountExcludingSubentities(of: "Note") == 1)
     }
 
     @Test func aDataStackOnANewStoreWritesTheCache() throws {

@@ -36,9 +36,9 @@ import StrataTestSupport
 
     @Test func aSharedTableIsCountedPerEntityAndASingleEntityTableWhole() throws {
         let store = try PersistentStore.open(at: path, configuration: .readOnly)
-        #expect(try store.rowCounts() == ["Item": 2, "SubItem": 3, "Note": 4])
+        #expect(try store.rowCountsExcludingSubentities() == ["Item": 2, "SubItem": 3, "Note": 4])
         for (name, count) in ["Item": 2, "SubItem": 3, "Note": 4] {
-            #expect(try store.rowCount(of: name) == count, "\(name)")
+            #expect(try store.rowCountExcludingSubentities(of: name) == count, "\(name)")
             #expect(try EntityReport(store: store, entityName: name, rowLimit: 0).rowCount == count, "\(name)")
         }
         #expect(try StoreReport(store: store).entities.map(\.rowCount) == [2, 3, 4])
@@ -51,8 +51,8 @@ import StrataTestSupport
             try database.execute("INSERT INTO ZNOTE (Z_PK, Z_ENT, Z_OPT, ZTEXT) VALUES (100, NULL, 1, 'no entity number')")
         }
         let store = try PersistentStore.open(at: path, configuration: .readOnly)
-        #expect(try store.rowCount(of: "Note") == 5)
-        #expect(try store.rowCounts()["Note"] == 5)
+        #expect(try store.rowCountExcludingSubentities(of: "Note") == 5)
+        #expect(try store.rowCountsExcludingSubentities()["Note"] == 5)
     }
 
     @Test func aSubEntityTheModelLacksIsNotCountedAsItsParent() throws {
@@ -60,12 +60,12 @@ import StrataTestSupport
         // as Item's.
         let partial = ObjectModel(entities: Self.model.entities.filter { $0.name != "SubItem" })
         let store = try PersistentStore.open(at: path, model: partial, requiresMatchingModel: false, configuration: .readOnly)
-        #expect(try store.rowCounts() == ["Item": 2, "Note": 4])
-        #expect(try store.rowCount(of: "Item") == 2)
+        #expect(try store.rowCountsExcludingSubentities() == ["Item": 2, "Note": 4])
+        #expect(try store.rowCountExcludingSubentities(of: "Item") == 2)
     }
 
     @Test func countingAnUnknownEntityNamesTheKnownOnes() throws {
         let store = try PersistentStore.open(at: path, configuration: .readOnly)
-        #expect { try store.rowCount(of: "Nothing") } throws: { String(describing: $0).contains("Nothing") }
+        #expect { try store.rowCountExcludingSubentities(of: "Nothing") } throws: { String(describing: $0).contains("Nothing") }
     }
 }

@@ -174,10 +174,9 @@ extension ModelCacheEncoder {
     }
 
     /// An `NSFetchRequest` with the keys of the corpus caches' ones. Its predicate is archived
-    /// by the encoder's ``PredicateArchiver`` (the parser belongs to a layer above the store);
-    /// without one, or for text it cannot archive, it is `$null`, and Strata's copy of the
-    /// model in the metadata keeps the predicate. `NSFetchRequestFlags` is 30 in every cache,
-    /// meaning unknown.
+    /// by the encoder's ``PredicateArchiver``; without one, or for text it cannot archive, it
+    /// is `$null`, and Strata's copy of the model in the metadata keeps the predicate.
+    /// `NSFetchRequestFlags` is 30 in every cache, meaning unknown.
     mutating func fetchRequest(_ request: FetchRequestTemplate) -> PropertyListValue {
         let predicate = request.predicate.flatMap { text in predicates?.archived(text, into: &writer) }
         return object("NSFetchRequest", ["NSPersistentStoreRequest"], [

@@ -11,10 +11,9 @@ import Foundation
 ///
 /// Predicates: an attribute's minimum, maximum and regular expression become its
 /// `NSValidationPredicates` and `NSValidationWarnings`, as Xcode compiles them; the predicates
-/// of fetched properties and fetch request templates are text in the model, which only the
-/// ``PredicateArchiver`` given by the layer that creates the store can turn into `NSPredicate`
-/// objects (the parser sits above the store): without one they are `$null`, as they are where
-/// the archiver cannot archive a predicate.
+/// of fetched properties and fetch request templates are text in the model, which the
+/// ``PredicateArchiver`` given by whoever creates the store turns into `NSPredicate` objects:
+/// without one they are `$null`, as they are where the archiver cannot archive a predicate.
 ///
 /// Not archived: composites (no cache shows them, and no store can hold them yet) and Xcode's
 /// settings. Strata keeps all of these in its own copy of the model in the store's metadata.

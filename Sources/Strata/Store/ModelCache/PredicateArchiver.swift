@@ -1,10 +1,9 @@
 /// Turns a predicate's format text into the `NSPredicate` objects Core Data keeps in a store's
 /// `Z_MODELCACHE`: the predicates of fetched properties and fetch request templates.
 ///
-/// The store layer writes the model cache but cannot read predicate text: the parser sits in
-/// the layer above it. Whoever creates or migrates a store passes an archiver down instead;
-/// Strata's own is ``PredicateArchiver/objectPredicates``, which parses the text as
-/// `ObjectPredicate` does:
+/// The store writes the model cache; whoever creates or migrates a store chooses whether the
+/// predicates in it are archived, and how, by passing an archiver. Strata's own is
+/// ``PredicateArchiver/objectPredicates``, which parses the text as `ObjectPredicate` does:
 ///
 /// ```swift
 /// let store = try PersistentStore.create(at: "Library.sqlite", model: model, predicates: .objectPredicates)

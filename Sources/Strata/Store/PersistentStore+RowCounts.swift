@@ -1,16 +1,23 @@
 import Foundation
 
-/// Row counts per entity, as `strata inspect` reports them and migrations check them.
+/// Row counts per entity, as `strata inspect` reports them and migrations check them: the rows
+/// whose `Z_ENT` is the entity itself, read from the tables without a predicate. The number of
+/// objects a request selects, sub-entities included unless it says otherwise, is the fetch
+/// layer's ``count(for:)`` and ``count(of:matching:includesSubentities:)``.
 extension PersistentStore {
     /// The number of rows of each entity of ``layout``, sub-entities' rows not included; 0 for
     /// an entity whose table the file lacks.
+    ///
+    /// ```swift
+    /// let counts = try store.rowCountsExcludingSubentities()   // ["Book": 3, "EBook": 2]
+    /// ```
     ///
     /// A table that one entity holds alone (no other entity of the layout shares it, and
     /// `Z_PRIMARYKEY` records the entity as a root without sub-entities) is counted whole, as
     /// Core Data counts such an entity (`SELECT COUNT(*) FROM ZITEM`). A table that a hierarchy
     /// shares is counted per `Z_ENT`; rows whose `Z_ENT` names no entity of that table count
     /// for none.
-    public func rowCounts() throws -> [String: Int] {
+    public func rowCountsExcludingSubentities() throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for (table, entities) in Dictionary(grouping: layout.entities, by: \.tableName).sorted(by: { $0.key < $1.key }) {
             counts.merge(try rowCounts(inTable: table, of: entities)) { _, new in new }
@@ -18,9 +25,9 @@ extension PersistentStore {
         return counts
     }
 
-    /// The number of rows of `entityName` itself, counted as ``rowCounts()`` counts it, reading
-    /// only the entity's own table.
-    public func rowCount(of entityName: String) throws -> Int {
+    /// The number of rows of `entityName` itself, sub-entities' rows not included, counted as
+    /// ``rowCountsExcludingSubentities()`` counts it, reading only the entity's own table.
+    public func rowCountExcludingSubentities(of entityName: String) throws -> Int {
         let entity = try layoutEntity(entityName)
         let sharing = layout.entities.filter { $0.tableName == entity.tableName }
         return try rowCounts(inTable: entity.tableName, of: sharing)[entity.name] ?? 0
