@@ -71,8 +71,11 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Flag(help: "After the import, delete the objects of every imported entity (nested ones too) that the records did not hold.")
     var prune = false
 
-    @Option(name: .customLong("prune-where"), parsing: .unconditional, help: ArgumentHelp("Prune only ENTITY's objects that satisfy this predicate (a page of a paginated payload).", valueName: "predicate"))
-    var pruneWhere: String?
+    @Option(
+        name: .customLong("prune-where"), parsing: .unconditional,
+        help: ArgumentHelp("Prune only ENTITY's objects that satisfy this predicate (a page of a paginated payload).", valueName: "predicate"),
+        transform: PredicateArgument.predicate)
+    var pruneWhere: ObjectPredicate?
 
     @Option(help: ArgumentHelp("Find the objects of ENTITY by this attribute instead of the model's conventions.", valueName: "attribute"))
     var identity: String?
@@ -112,12 +115,6 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     }
 
     func run() async throws {
-        let prunePredicate: ObjectPredicate?
-        do {
-            prunePredicate = try pruneWhere.map { try ObjectPredicate(format: $0) }
-        } catch {
-            throw CLIError("--prune-where: \(error)", status: .usage)
-        }
         let inputs = files.isEmpty ? ["-"] : files
         for file in inputs { try Self.checkReadable(file) }
         CommandInterruption.start()
@@ -127,7 +124,7 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
         let store = try options.openStoreForWriting(creatingIfMissing: create)
         defer { store.close() }
         var records = StreamingImport(entity: entity, format: format, identities: identity.map { [entity: .attribute($0)] } ?? [:], batchSize: batchSize)
-        records.pruning = prunePredicate.map { .entity(where: $0) } ?? (prune ? .all : .none)
+        records.pruning = pruneWhere.map { .entity(where: $0) } ?? (prune ? .all : .none)
         records.isDryRun = dryRun
         records.allowsUnresolvedLinks = allowUnresolved
         records.allowsUnknownKeys = allowUnknownKeys
