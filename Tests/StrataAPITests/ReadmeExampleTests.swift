@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 /// The README's Swift examples, as written there, compiled in a file that imports Foundation
@@ -118,13 +119,32 @@ import Testing
         #expect(merged == ["widget"])
     }
 
+    /// The streaming import example: an NDJSON file of two books into a new store.
+    @Test func theStreamingImportExampleRuns() throws {
+        let stack = try DataStack(modelAt: URL(fileURLWithPath: "examples/Library/Library.xcdatamodeld"), store: .inMemory)
+        let folder = try TemporaryFolder()
+        let booksFile = folder.url.appendingPathComponent("books.ndjson")
+        try Data("""
+            {"isbn": "9780547773742", "title": "A Wizard of Earthsea"}
+            {"isbn": "9780544003415", "title": "The Lord of the Rings"}
+
+            """.utf8).write(to: booksFile)
+        var books = StreamingImport(entity: "Book", batchSize: 5_000)   // JSON, NDJSON or CSV: by the file
+        books.pruning = .all                                            // as --prune
+        books.progress = { print("\($0.recordsImported) records") }     // after each saved batch
+        let report = try books.run([.file(booksFile)], into: stack.store)
+        print(report)                                                   // Book: 2 created
+        #expect(report.description == "Book: 2 created")
+        #expect(try stack.store.count(of: "Book") == 2)
+    }
+
     @Test func everyReadmeExampleIsHere() throws {
         let readme = try String(contentsOf: URL(fileURLWithPath: "README.md"), encoding: .utf8)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         let sourceLines = Self.codeLines(source)
         let imports = Set(sourceLines.filter { $0.hasPrefix("import ") })
         let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
-        #expect(blocks.count == 6)
+        #expect(blocks.count == 7)
         for block in blocks {
             let lines = Self.codeLines(block)
             #expect(lines.filter { $0.hasPrefix("import ") }.allSatisfy(imports.contains), "\(block)")

@@ -98,13 +98,26 @@ extension BadInputTests {
         (["import", "Book", "{dir}/one.json", "--identity", "nope"], 3, "strata: {dir}/one.json: entity Book has no attribute 'nope' to identify records by"),
         (["import", "Book", "{dir}/missing.json"], 1, "strata: {dir}/missing.json: no such file"),
         (["import", "Book", "{dir}"], 1, "strata: {dir}: is a folder, not a JSON file"),
-        (["import", "Book", "{dir}/one.json", "--prune-where", "rating >"], 2,
-         "strata: --prune-where: expected a value after '>', found 'the end of the predicate'\n  rating >\n          ^"),
     ])
     func aBadImportCommand(command: [String], status: Int32, error: String) throws {
         let setup = try Setup()
         try setup.write("one.json", #"{"isbn": "9780000000001", "title": "One"}"#)
         try Self.refuses(command + ["--store", "{store}", "--model", "{model}"], in: setup, status: status, error: error)
+    }
+
+    /// A --prune-where predicate that does not parse is a usage error of argument parsing,
+    /// before the store is opened.
+    @Test func aPrunePredicateThatDoesNotParse() throws {
+        let setup = try Setup()
+        try setup.write("one.json", #"{"isbn": "9780000000001", "title": "One"}"#)
+        let before = Self.checksum(setup.store)
+        let result = try StrataRunner.run(["import", "Book", "{dir}/one.json", "--prune-where", "rating >", "--store", "{store}", "--model", "{model}"].map(setup.expand))
+        #expect(result.status == 2)
+        #expect(
+            result.standardError.hasPrefix(
+                "Error: The value 'rating >' is invalid for '--prune-where <predicate>': expected a value after '>', found 'the end of the predicate'\n  rating >\n          ^\n"),
+            "\(result.standardError)")
+        #expect(Self.checksum(setup.store) == before)
     }
 
     /// A failed import into a store that did not exist leaves no store behind.

@@ -9,13 +9,6 @@ extension BadInputTests {
     static let deepPredicate = String(repeating: "(", count: 101) + "title == 1" + String(repeating: ")", count: 101)
 
     @Test(arguments: [
-        (["fetch", "Book", "--where", "title =="], "--where: expected a value after '==', found 'the end of the predicate'\n  title ==\n          ^"),
-        (["count", "Book", "--where", #"title == "a" AND"#],
-         "--where: expected a key path or value, found 'the end of the predicate'\n  title == \"a\" AND\n                  ^"),
-        (["fetch", "Book", "--where", #"title == "abc"#], "--where: unterminated string\n  title == \"abc\n           ^"),
-        (["query", "Book", "--where", "rating BETWEEN 1"], "--where: BETWEEN needs {low, high}\n  rating BETWEEN 1\n         ^"),
-        (["count", "Book", "--where", deepPredicate],
-         "--where: the predicate nests deeper than 100 levels (parentheses, NOT, arrays, functions and subqueries)\n  \(deepPredicate)\n  \(String(repeating: " ", count: 100))^"),
         (["fetch", "Book", "--where", "nope == 1"],
          "entity 'Book' has no property 'nope' (in nope); properties: isbn, published, rating, title, author, pages, tags"),
         (["fetch", "Book", "--where", "author.nope == 1"],
@@ -23,10 +16,31 @@ extension BadInputTests {
         (["count", "Book", "--where", "title.length == 1"], "entity 'Book', key path title.length: 'title' is an attribute, so nothing can follow it"),
         (["fetch", "Book", "--sort", "nope"], "entity 'Book' has no property 'nope' (in nope); properties: isbn, published, rating, title, author, pages, tags"),
         (["fetch", "Nope"], "{store}: no entity 'Nope'; entities: Author, Book, EBook, Page, Tag"),
-        (["delete", "Book", "--where", "title ==", "--yes"], "--where: expected a value after '==', found 'the end of the predicate'\n  title ==\n          ^"),
     ])
     func aBadPredicateOrKeyPath(command: [String], error: String) throws {
         try Self.refuses(command + ["--store", "{store}"], in: try Setup(), status: 2, error: "strata: " + error)
+    }
+
+    /// A predicate that does not parse is a usage error of argument parsing, which shows it
+    /// with a caret where it stops, then the option's help and the command's usage.
+    @Test(arguments: [
+        (["fetch", "Book", "--where", "title =="], "expected a value after '==', found 'the end of the predicate'\n  title ==\n          ^"),
+        (["count", "Book", "--where", #"title == "a" AND"#],
+         "expected a key path or value, found 'the end of the predicate'\n  title == \"a\" AND\n                  ^"),
+        (["fetch", "Book", "--where", #"title == "abc"#], "unterminated string\n  title == \"abc\n           ^"),
+        (["query", "Book", "--where", "rating BETWEEN 1"], "BETWEEN needs {low, high}\n  rating BETWEEN 1\n         ^"),
+        (["count", "Book", "--where", deepPredicate],
+         "the predicate nests deeper than 100 levels (parentheses, NOT, arrays, functions and subqueries)\n  \(deepPredicate)\n  \(String(repeating: " ", count: 100))^"),
+        (["delete", "Book", "--where", "title ==", "--yes"], "expected a value after '==', found 'the end of the predicate'\n  title ==\n          ^"),
+    ])
+    func aPredicateThatDoesNotParse(command: [String], error: String) throws {
+        let setup = try Setup()
+        let before = Self.checksum(setup.store)
+        let result = try StrataRunner.run((command + ["--store", "{store}"]).map(setup.expand))
+        #expect(result.status == 2)
+        #expect(result.standardError.hasPrefix("Error: The value '\(command[3])' is invalid for '--where <predicate>': \(error)\nHelp:  --where <predicate>"), "\(result.standardError)")
+        #expect(result.standardOutput.isEmpty)
+        #expect(Self.checksum(setup.store) == before)
     }
 
     // MARK: - Lua

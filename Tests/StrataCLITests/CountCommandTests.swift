@@ -61,7 +61,7 @@ struct CountCommandTests {
     }
 
     @Test(arguments: [
-        ("title == AND", "strata: --where: expected a value after '==', found 'AND'\n  title == AND\n           ^\n"),
+        ("title == AND", "Error: The value 'title == AND' is invalid for '--where <predicate>': expected a value after '==', found 'AND'\n  title == AND\n           ^\n"),
         ("titel == 'x'", "did you mean 'title'?"),
     ])
     func aBadPredicateIsAUsageErrorThatPointsAtIt(predicate: String, message: String) throws {

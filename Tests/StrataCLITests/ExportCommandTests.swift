@@ -152,7 +152,7 @@ struct ExportCommandTests {
         (["Book", "--format", "csv"], "strata: --format csv writes the records of one entity, and Book has sub-entities (EBook): add --exclude-subentities for Book's own objects, or use --format json"),
         (["Bok"], "strata: "),
         (["Book", "--where", "titel == 'x'"], "strata: entity 'Book' has no property 'titel'"),
-        (["Book", "--where", "title =="], "strata: --where: "),
+        (["Book", "--where", "title =="], "Error: The value 'title ==' is invalid for '--where <predicate>': expected a value after '=='"),
     ])
     func mistakesAreUsageErrors(arguments: [String], message: String) throws {
         let folder = try TemporaryFolder()

@@ -275,8 +275,8 @@ struct FetchCommandTests {
 
     @Test(arguments: [
         (["fetch", "Book", "--sort", "titel"], "strata: entity 'Book' has no property 'titel' (in titel); did you mean 'title'?"),
-        (["fetch", "Book", "--sort", "title:up"], "strata: --sort: sort key 'title:up': unknown modifier 'up' (use asc, desc or nocase)"),
-        (["fetch", "Book", "--select", "title,,author"], "strata: --select: item 2 is empty"),
+        (["fetch", "Book", "--sort", "title:up"], "Error: The value 'title:up' is invalid for '--sort <key[:desc]>': sort key 'title:up': unknown modifier 'up' (use asc, desc or nocase)"),
+        (["fetch", "Book", "--select", "title,,author"], "Error: The value 'title,,author' is invalid for '--select <a,b,…>': item 2 is empty"),
         (["query", "Book", "--select", "avg(title)"], "strata: avg(title): avg needs a numeric attribute; 'title' is a string attribute"),
         (["query", "Book", "--select", "title, count(*)", "--group-by", "author"], "strata: 'title' is fetched but neither grouped nor aggregated"),
         (["query", "Book", "--select", "author, count(*)", "--having", "n > 1"], "Error: --having needs --group-by"),
@@ -290,7 +290,8 @@ struct FetchCommandTests {
         // Each matched nothing with exit status 0.
         (["count", "Book", "--where", "title MATCHES '(unclosed'"], "strata: MATCHES '(unclosed' is not a valid ICU regular expression"),
         (["fetch", "Book", "--where", "copyright > 'soon'"], "strata: 'Book.copyright' is a date compared with the text \"soon\", which is no ISO 8601 date"),
-        (["fetch", "Book", "--where", "FUNCTION(SELF, 'fullTitle') == 'x'"], "strata: --where: FUNCTION cannot call 'fullTitle': Strata calls Foundation's methods by name"),
+        (["fetch", "Book", "--where", "FUNCTION(SELF, 'fullTitle') == 'x'"],
+         "Error: The value 'FUNCTION(SELF, 'fullTitle') == 'x'' is invalid for '--where <predicate>': FUNCTION cannot call 'fullTitle': Strata calls Foundation's methods by name"),
     ])
     func mistakesAreUsageErrors(arguments: [String], message: String) throws {
         let result = try StrataRunner.run(arguments + ["--store", Self.books])

@@ -107,7 +107,7 @@ extension ObjectContext {
     private func externalChanges(passingTo requester: ObjectContext?) throws(ContextError) -> (notification: ContextDidSave, change: ObjectsDidChange)? {
         var notification: ContextDidSave
         if let parent {
-            guard let fromParent = try parent.performAndWaitTyped({ () throws(ContextError) in try parent.externalChanges(passingTo: self) }) else {
+            guard let fromParent = try parent.performAndWait({ () throws(ContextError) in try parent.externalChanges(passingTo: self) }) else {
                 return nil
             }
             notification = fromParent.notification

@@ -31,7 +31,7 @@ extension ObjectContext {
         let deletedObjectIDs = deleted.map(\.objectID)
         let holdsParentsNotices = isCommitting
         var parentBefore: Savepoint?
-        try parent.performAndWaitTyped { () throws(ContextError) in
+        try parent.performAndWait { () throws(ContextError) in
             if holdsParentsNotices {
                 parent.holdChangeNotices()
                 parentBefore = parent.savepoint()
@@ -185,7 +185,7 @@ extension ObjectContext {
     /// one is left to hear it; use ``commit(wait:completion:)`` to hear it.
     public func commit(wait: Bool) throws(ContextError) {
         if wait {
-            try performAndWaitTyped { () throws(ContextError) in try commit() }
+            try performAndWait { () throws(ContextError) in try commit() }
         } else {
             commit(wait: false) { failure in
                 guard let failure else { return }
@@ -238,7 +238,7 @@ extension ObjectContext {
             try committingStep { () throws(ContextError) in try save() }
             permanent = parent == nil ? lastPermanentIDs : [:]
             for context in chain {
-                let saved = try context.performAndWaitTyped { () throws(ContextError) -> [ObjectID: ObjectID] in
+                let saved = try context.performAndWait { () throws(ContextError) -> [ObjectID: ObjectID] in
                     try context.committingStep { () throws(ContextError) in try context.save() }
                     guard context.parent == nil else { return [:] }
                     context.releaseChangeNotices()

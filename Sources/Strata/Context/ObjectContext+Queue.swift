@@ -20,15 +20,19 @@ extension ObjectContext {
     /// (where Linux runs the main queue on a worker thread). A context waits only for its
     /// ancestors (a child's fetch or save waits for its parent, never the other way round), so
     /// blocks that wait for contexts of one chain cannot deadlock each other.
-    public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
+    ///
+    /// The error `body` throws comes out with its type: a body that throws only a
+    /// ``ContextError`` makes a call that throws only a ``ContextError``, and one that throws
+    /// nothing needs no `try`.
+    ///
+    /// ```swift
+    /// let count = try context.performAndWait { try context.count(for: FetchRequest(entityName: "Book")) }
+    /// ```
+    public func performAndWait<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         if queueToken.isHeldByThisThread { return try body() }
-        return try QueueToken.sync(queue, token: queueToken, body)
-    }
-
-    /// ``performAndWait(_:)`` for work that throws a ``ContextError``, keeping the error's type.
-    func performAndWaitTyped<T>(_ body: () throws(ContextError) -> T) throws(ContextError) -> T {
-        let result = performAndWait { () -> Result<T, ContextError> in
-            do throws(ContextError) {
+        // The queue's `sync` rethrows untyped: the typed error crosses it as a value.
+        let result = QueueToken.sync(queue, token: queueToken) { () -> Result<T, E> in
+            do throws(E) {
                 return .success(try body())
             } catch {
                 return .failure(error)

@@ -350,7 +350,7 @@ public final class ObjectContext: @unchecked Sendable {
         guard object.isFault else { return }
         if let parent {
             let id = object.objectID
-            let snapshot = try parent.performAndWaitTyped { () throws(ContextError) -> (PropertyValues, Int64) in
+            let snapshot = try parent.performAndWait { () throws(ContextError) -> (PropertyValues, Int64) in
                 let source = parent.object(with: id)
                 guard !parent.deletedIDs.contains(id) else { throw .objectNotFound(id) }
                 try parent.fireFault(source)
@@ -439,7 +439,7 @@ public final class ObjectContext: @unchecked Sendable {
     func storedToMany(_ object: ManagedObject, _ relationship: String) throws(ContextError) -> [ObjectID] {
         if let parent {
             let id = object.objectID
-            return try parent.performAndWaitTyped { () throws(ContextError) -> [ObjectID] in
+            return try parent.performAndWait { () throws(ContextError) -> [ObjectID] in
                 guard case .toMany(let ids) = try parent.object(with: id).propertyValue(relationship) else { return [] }
                 return ids
             }

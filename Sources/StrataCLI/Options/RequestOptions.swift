@@ -5,8 +5,11 @@ import Strata
 /// The options that choose what a read command looks at: an entity's objects narrowed by a
 /// predicate, or a model's fetch request template with its variables.
 struct PredicateOptions: ParsableArguments {
-    @Option(name: .customLong("where"), parsing: .unconditional, help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format.", valueName: "predicate"))
-    var predicate: String?
+    @Option(
+        name: .customLong("where"), parsing: .unconditional,
+        help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format.", valueName: "predicate"),
+        transform: PredicateArgument.predicate)
+    var predicate: ObjectPredicate?
 
     @Option(help: ArgumentHelp("Run the model's fetch request template of this name (ENTITY may then be left out).", valueName: "name"))
     var template: String?
@@ -44,13 +47,7 @@ struct PredicateOptions: ParsableArguments {
             throw CLIError("name the ENTITY, or a --template", status: .usage)
         }
         if let predicate {
-            let parsed: ObjectPredicate
-            do {
-                parsed = try ObjectPredicate(format: predicate)
-            } catch {
-                throw CLIError("--where: \(error)", status: .usage)
-            }
-            request.predicate = request.predicate.map { .and([$0, parsed]) } ?? parsed
+            request.predicate = request.predicate.map { .and([$0, predicate]) } ?? predicate
         }
         return request
     }
@@ -69,8 +66,9 @@ struct RequestOptions: ParsableArguments {
 
     @Option(
         name: .customLong("sort"),
-        help: ArgumentHelp("Order by this key path; repeat for more keys. Add :desc to reverse, :nocase to ignore case.", valueName: "key[:desc]"))
-    var sortKeys: [String] = []
+        help: ArgumentHelp("Order by this key path; repeat for more keys. Add :desc to reverse, :nocase to ignore case.", valueName: "key[:desc]"),
+        transform: PredicateArgument.sortKey)
+    var sortKeys: [ObjectSortDescriptor] = []
 
     // Parsed unconditionally, as the other numeric options are: `--limit -1` is a value that
     // validate() refuses by name, not an option left without its value.
@@ -97,11 +95,7 @@ struct RequestOptions: ParsableArguments {
     /// The request for `entity` (or the template's) with the options applied.
     func makeRequest(entity: String?, model: ObjectModel) throws -> FetchRequest {
         var request = try selection.makeRequest(entity: entity, model: model)
-        do {
-            request.sortDescriptors += try sortKeys.map { try ObjectSortDescriptor(parsing: $0) }
-        } catch {
-            throw CLIError("--sort: \(error)", status: .usage)
-        }
+        request.sortDescriptors += sortKeys
         if let limit { request.fetchLimit = limit }
         if let offset { request.fetchOffset = offset }
         return request

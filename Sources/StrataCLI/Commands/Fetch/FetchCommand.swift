@@ -37,8 +37,11 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     @OptionGroup var request: RequestOptions
 
-    @Option(help: ArgumentHelp("Print only these properties, comma-separated (attributes, to-one relationships, fetched properties, key paths through relationships).", valueName: "a,b,…"))
-    var select: String?
+    // Only the list's shape is read here: its key paths are checked once the store's model is known.
+    @Option(
+        help: ArgumentHelp("Print only these properties, comma-separated (attributes, to-one relationships, fetched properties, key paths through relationships).", valueName: "a,b,…"),
+        transform: Self.keyList)
+    var select: [String]?
 
     @Option(name: .customLong("include"), help: ArgumentHelp("Add this to-many relationship as a list of object URIs; repeatable.", valueName: "relationship"))
     var includes: [String] = []
@@ -55,15 +58,15 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
         fetch.resultType = .managedObject
         fetch.relationshipKeyPathsForPrefetching = includes
         if explanation.explain {
-            return ExplainOptions.print(try ObjectTable.explain(fetch, store: store, select: try selection(), includes: includes, format: request.format))
+            return ExplainOptions.print(try ObjectTable.explain(fetch, store: store, select: select, includes: includes, format: request.format))
         }
-        try ObjectTable.write(fetch, store: store, select: try selection(), includes: includes, format: request.format, pages: !request.noPager)
+        try ObjectTable.write(fetch, store: store, select: select, includes: includes, format: request.format, pages: !request.noPager)
     }
 
-    private func selection() throws -> [String]? {
-        guard let select else { return nil }
-        let keys = select.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        if let empty = keys.firstIndex(of: "") { throw CLIError("--select: item \(empty + 1) is empty", status: .usage) }
+    /// `title, author.name` as its key paths; an empty item is a usage error naming it.
+    @Sendable static func keyList(_ text: String) throws -> [String] {
+        let keys = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        if let empty = keys.firstIndex(of: "") { throw ValidationError("item \(empty + 1) is empty") }
         return keys
     }
 }

@@ -48,8 +48,10 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Option(name: .customLong("group-by"), help: ArgumentHelp("Group by this key path, expression or selected name; repeatable.", valueName: "key"))
     var groupBy: [String] = []
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Keep only the groups that satisfy this predicate over the selected names.", valueName: "predicate"))
-    var having: String?
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Keep only the groups that satisfy this predicate over the selected names.", valueName: "predicate"),
+        transform: PredicateArgument.predicate)
+    var having: ObjectPredicate?
 
     @Flag(help: "Print each distinct row once.")
     var distinct = false
@@ -75,11 +77,7 @@ struct QueryCommand: AsyncParsableCommand, ReadsModelOrStore {
         fetch.propertiesToFetch = select
         fetch.propertiesToGroupBy = groupBy
         fetch.returnsDistinctResults = distinct
-        do {
-            fetch.havingPredicate = try having.map { try ObjectPredicate(format: $0) }
-        } catch {
-            throw CLIError("--having: \(error)", status: .usage)
-        }
+        fetch.havingPredicate = having
         if explanation.explain { return ExplainOptions.print(try store.explain(fetch)) }
         let fetched = try store.fetchDictionaries(fetch)
         var writer = RowWriter(columns: fetched.first?.names ?? fetch.propertiesToFetch?.map(\.name) ?? [], format: request.format, pages: !request.noPager)

@@ -60,8 +60,11 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
     @Argument(help: ArgumentHelp("The entities to export; none exports every entity that is not abstract.", valueName: "entity"), completion: EntityCompletion.kind)
     var entities: [String] = []
 
-    @Option(name: .customLong("where"), parsing: .unconditional, help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format; every exported entity must have its keys.", valueName: "predicate"))
-    var predicate: String?
+    @Option(
+        name: .customLong("where"), parsing: .unconditional,
+        help: ArgumentHelp("Only objects that satisfy this predicate, in Core Data's format; every exported entity must have its keys.", valueName: "predicate"),
+        transform: PredicateArgument.predicate)
+    var filter: ObjectPredicate?
 
     @OptionGroup var output: FormatOptions<ExportFormat>
 
@@ -95,12 +98,6 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
     }
 
     func run() async throws {
-        let filter: ObjectPredicate?
-        do {
-            filter = try predicate.map { try ObjectPredicate(format: $0) }
-        } catch {
-            throw CLIError("--where: \(error)", status: .usage)
-        }
         let (store, _) = try options.openStoreForReading()
         defer { store.close() }
         let model = store.model

@@ -66,13 +66,16 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     var files: [String] = []
 
     @Option(help: ArgumentHelp("How the input is written: json, ndjson or csv; by default CSV for a .csv file, else JSON or NDJSON as the contents show.", valueName: "format"))
-    var format: ImportFormat?
+    var format: StreamingImport.Format?
 
     @Flag(help: "After the import, delete the objects of every imported entity (nested ones too) that the records did not hold.")
     var prune = false
 
-    @Option(name: .customLong("prune-where"), parsing: .unconditional, help: ArgumentHelp("Prune only ENTITY's objects that satisfy this predicate (a page of a paginated payload).", valueName: "predicate"))
-    var pruneWhere: String?
+    @Option(
+        name: .customLong("prune-where"), parsing: .unconditional,
+        help: ArgumentHelp("Prune only ENTITY's objects that satisfy this predicate (a page of a paginated payload).", valueName: "predicate"),
+        transform: PredicateArgument.predicate)
+    var pruneWhere: ObjectPredicate?
 
     @Option(help: ArgumentHelp("Find the objects of ENTITY by this attribute instead of the model's conventions.", valueName: "attribute"))
     var identity: String?
@@ -112,45 +115,41 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
     }
 
     func run() async throws {
-        let prunePredicate: ObjectPredicate?
-        do {
-            prunePredicate = try pruneWhere.map { try ObjectPredicate(format: $0) }
-        } catch {
-            throw CLIError("--prune-where: \(error)", status: .usage)
-        }
         let inputs = files.isEmpty ? ["-"] : files
-        for file in inputs { try ImportRun.checkReadable(file) }
+        for file in inputs { try Self.checkReadable(file) }
         CommandInterruption.start()
         let path = try options.requireStorePath()
         let isNewStore = !FileManager.default.fileExists(atPath: path)
         if isNewStore, !create { throw CLIError("\(path): no such store; pass --create (with --model) to make one") }
         let store = try options.openStoreForWriting(creatingIfMissing: create)
         defer { store.close() }
+        var records = StreamingImport(entity: entity, format: format, identities: identity.map { [entity: .attribute($0)] } ?? [:], batchSize: batchSize)
+        records.pruning = pruneWhere.map { .entity(where: $0) } ?? (prune ? .all : .none)
+        records.isDryRun = dryRun
+        records.allowsUnresolvedLinks = allowUnresolved
+        records.allowsUnknownKeys = allowUnknownKeys
+        var progress = ImportProgress()
+        records.progress = { batch in
+            try CommandInterruption.check()
+            progress.show(batch)
+        }
         let result: ImportReport
+        var failure: (any Error)?
         do {
-            guard store.model.entity(named: entity) != nil else {
-                throw StoreError.unknownEntity(path: store.path, name: entity, known: store.model.entities.map(\.name).sorted())
-            }
-            let run = ImportRun(
-                store: store, entity: entity, files: inputs, format: format, identities: identity.map { [entity: .attribute($0)] } ?? [:],
-                batchSize: batchSize, prune: prunePredicate.map { .entity(where: $0) } ?? (prune ? .all : .none), dryRun: dryRun,
-                allowsUnresolved: allowUnresolved, allowsUnknownKeys: allowUnknownKeys)
-            result = try run.execute()
-        } catch let refusal as ImportRun.Refusal {
-            if isNewStore {
-                store.close()
-                PersistentStore.removeFiles(ofStoreAt: path)
-            }
-            StrataCLI.printError(Self.warnings(of: refusal.report).joined(separator: "\n"))
-            throw CLIError(Self.refusal(refusal), status: .dataError)
+            result = try records.run(inputs.map { $0 == "-" ? .standardInput : .file(URL(fileURLWithPath: $0)) }, into: store)
         } catch {
+            failure = error
+            result = ImportReport()
+        }
+        if let failure {
             // A failed import leaves no store where there was none: the one made for it goes.
             if isNewStore {
                 store.close()
                 PersistentStore.removeFiles(ofStoreAt: path)
             }
-            throw error
+            throw Self.commandError(for: failure)
         }
+        progress.finish()
         switch report {
         case .text:
             print(result.description.isEmpty ? "nothing imported" : result.description)
@@ -162,6 +161,27 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
             print(JSONWriter.string(from: result.json(dryRun: dryRun)))
         }
         if let problems = problems(of: result) { throw CLIError(problems, status: .completedWithProblems) }
+    }
+
+    /// Fails, before the store is opened, for a file that is not there or not a file, naming it.
+    static func checkReadable(_ file: String) throws {
+        guard file != "-" else { return }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isFolder) else {
+            throw CLIError("\(file): no such file")
+        }
+        if isFolder.boolValue { throw CLIError("\(file): is a folder, not a JSON file") }
+    }
+
+    /// The error a failed import ends the command with: a refusal lists what it refused on
+    /// standard error first; the input's problems are data errors (exit status 3).
+    static func commandError(for error: any Error) -> any Error {
+        guard let error = error as? StreamingImportError else { return error }
+        if case .refused(let report, let unresolved, let unknownKeys) = error {
+            StrataCLI.printError(warnings(of: report).joined(separator: "\n"))
+            return CLIError(refusal(report, unresolved: unresolved, unknownKeys: unknownKeys), status: .dataError)
+        }
+        return CLIError(error.description, status: .dataError)
     }
 
     /// What makes the import complete with problems (exit status 4), unless allowed; nil when
@@ -189,15 +209,15 @@ extension ImportCommand {
     }
 
     /// Why the import was rolled back, with the options that would accept it.
-    static func refusal(_ refusal: ImportRun.Refusal) -> String {
+    static func refusal(_ report: ImportReport, unresolved: Bool, unknownKeys: Bool) -> String {
         func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
         var reasons: [String] = []
-        if refusal.unresolved {
-            let count = refusal.report.unresolvedLinks.count
+        if unresolved {
+            let count = report.unresolvedLinks.count
             reasons.append("\(counted(count, "link")) named no object (--allow-unresolved saves the import with \(count == 1 ? "it" : "them") unset)")
         }
-        if refusal.unknownKeys {
-            let count = refusal.report.ignoredKeys.count
+        if unknownKeys {
+            let count = report.ignoredKeys.count
             reasons.append("\(counted(count, "key")) no property reads (--allow-unknown-keys saves the import without \(count == 1 ? "it" : "them"))")
         }
         return reasons.joined(separator: "; ") + "; nothing was imported, the store is as it was"

@@ -1,5 +1,4 @@
 import Foundation
-import Strata
 
 /// Reads records on a thread of its own, a few chunks ahead of the import that takes them, so
 /// that parsing the JSON and writing the store use two cores rather than taking turns on one.
