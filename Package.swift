@@ -58,21 +58,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "strata",
-            dependencies: ["StrataCLI"],
-            // A release build links the Swift runtime and Foundation into the executable, so
-            // that a process starts without loading and binding their shared libraries: most
-            // of the time of a short command (issue 35; BENCHMARKS.md, cases 8 and 8b). The
-            // libraries are named because the objects are compiled for the shared runtime,
-            // whose link entries name Foundation alone; these are what Swift 6.3's static
-            // Foundation needs on Linux (libxml2 for FoundationXML stays shared).
-            linkerSettings: [.unsafeFlags(
-                ["-static-stdlib"] + [
-                    "FoundationXML", "_CFXMLInterface", "xml2", "Foundation", "FoundationInternationalization",
-                    "FoundationEssentials", "CoreFoundation", "_FoundationICU", "_FoundationCollections", "_FoundationCShims",
-                    "swiftSynchronization", "swiftDispatch", "dispatch", "BlocksRuntime", "swift_Concurrency",
-                    "swift_StringProcessing", "swift_RegexParser", "swiftGlibc", "stdc++", "uuid",
-                ].map { "-l" + $0 },
-                .when(platforms: [.linux], configuration: .release))]),
+            dependencies: ["StrataCLI"]),
 
         // MARK: - Tests
 
