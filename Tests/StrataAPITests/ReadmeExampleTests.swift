@@ -23,7 +23,7 @@ import Testing
         let bundle = try ModelLoader.load(URL(fileURLWithPath: "examples/Library/Library.xcdatamodeld"))
         let model = try bundle.currentVersion.model
         for issue in model.validate() { print(issue) }
-        print(model.entityVersionHashes()["Book"]!.hexString)
+        print(model.entityVersionHashes()["Book"]!.base64EncodedString())
 
         let stack = try DataStack(modelAt: URL(fileURLWithPath: "examples/Library/Library.xcdatamodeld"), store: .inMemory)
         try await stack.save(inBackground: { context in

@@ -82,6 +82,7 @@ extension CrashSafetyTests {
             let work = try TemporaryFolder()
             let store = work.url.appendingPathComponent("Stress.sqlite").path
             let process = try SpawnedStrata(["create", "--store", store, "--model", bundle])
+            // The wait is the subject: it picks the moment of the kill.
             Thread.sleep(forTimeInterval: (duration * ((Double(point - 1) + Double.random(in: 0..<1)) / Double(StressHarness.killPoints))).seconds)
             if process.kill() { #expect(process.finish() == 0, "create ended on its own but failed: \(process.standardError)") }
             let label: String

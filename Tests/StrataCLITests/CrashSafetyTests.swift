@@ -147,6 +147,7 @@ import StrataTestSupport
             try StressHarness.copyStore(base, to: store)
             let delay = duration * ((Double(point - 1) + Double.random(in: 0..<1)) / Double(StressHarness.killPoints))
             let process = try SpawnedStrata(arguments(store))
+            // The wait is the subject: it picks the moment of the kill.
             Thread.sleep(forTimeInterval: delay.seconds)
             let completed = process.kill()
             if completed { #expect(process.finish() == 0, "\(name) ended on its own but failed: \(process.standardError)") }

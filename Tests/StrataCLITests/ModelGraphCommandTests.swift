@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 /// `strata model graph`: the model drawn as DOT and Mermaid, checked against the model itself:
@@ -91,10 +92,8 @@ import Testing
     }
 
     @Test func withoutGraphvizSVGAsksToInstallIt() throws {
-        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("strata-nopath-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: empty) }
-        let result = try StrataRunner.run(["model", "graph", "--model", Self.library.path, "--format", "svg"], environment: ["PATH": empty.path])
+        let empty = try TemporaryFolder("strata-nopath")
+        let result = try StrataRunner.run(["model", "graph", "--model", Self.library.path, "--format", "svg"], environment: ["PATH": empty.url.path])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError.contains("install graphviz") && result.standardError.contains("--format dot"), "\(result.standardError)")
@@ -106,10 +105,8 @@ import Testing
         #expect(svg.status == 0, "\(svg.standardError)")
         #expect(svg.standardOutput.contains("<svg") && svg.standardOutput.contains("EBook"))
         #expect(svg.standardError.isEmpty, "dot read the DOT without a warning: \(svg.standardError)")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-graph-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let png = folder.appendingPathComponent("model.png")
+        let folder = try TemporaryFolder("strata-graph")
+        let png = folder.url.appendingPathComponent("model.png")
         let drawn = try StrataRunner.run(["model", "graph", "--model", Self.library.path, "--format", "png", "--output", png.path])
         #expect(drawn.status == 0, "\(drawn.standardError)")
         #expect(try Data(contentsOf: png).prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))

@@ -242,6 +242,8 @@ import StrataTestSupport
             """)
         let (terminal, process) = try runOnATerminal(path)
         var shown = try terminal.read(until: "name?\r\n")
+        // The wait is the subject: the status line appears after a second without output, and
+        // must not while the script reads.
         Thread.sleep(forTimeInterval: 1.6)
         try terminal.send("bob\n")
         shown += try terminal.read(until: "hello bob\r\n")
@@ -368,26 +370,35 @@ import StrataTestSupport
     @Test(.disabled(if: StrataRunner.isThreadSanitized, "ThreadSanitizer runs a signal's handler only at a call it intercepts, which a running Lua loop never makes"))
     func ctrlCInterruptsTheScript() throws {
         let path = try script("loop.lua", "ctx:create('Tag', {name = 'never'})\nprint('ready')\nwhile true do end\n")
-        let output = folder.url.appendingPathComponent("out"), errors = folder.url.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let output = Pipe(), errors = folder.url.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let process = Process()
         process.executableURL = StrataRunner.binary
         // No budget: on a loaded machine (or under a sanitizer) the default one could end the
         // loop before the interrupt arrives.
         process.arguments = ["run", path, "--store", store, "--model", Self.model, "--budget", "0"]
-        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errors)
         process.standardInput = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while (try? String(contentsOf: output, encoding: .utf8)) != "ready\n", Date() < deadline, process.isRunning {
-            Thread.sleep(forTimeInterval: 0.05)
+        // The interrupt goes once the script has printed `ready` (or ended early): its output is
+        // read until then, with a limit in case it prints nothing.
+        let ready = DispatchSemaphore(value: 0)
+        let reader = output.fileHandleForReading
+        DispatchQueue.global().async {
+            var shown = ""
+            while !shown.contains("ready\n") {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                shown += String(decoding: chunk, as: UTF8.self)
+            }
+            ready.signal()
         }
+        if ready.wait(timeout: .now() + 30) == .timedOut { Issue.record("the script printed no `ready` within 30 s") }
         process.interrupt()
-        let ending = Date().addingTimeInterval(60)
-        while process.isRunning, Date() < ending { Thread.sleep(forTimeInterval: 0.05) }
-        if process.isRunning {
+        if exited.wait(timeout: .now() + 60) == .timedOut {
             Issue.record("the script did not stop within 60 s of the interrupt")
             kill(process.processIdentifier, SIGKILL)
         }

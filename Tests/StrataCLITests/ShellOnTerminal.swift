@@ -9,6 +9,8 @@ final class ShellOnTerminal {
     let terminal: PseudoTerminal
     let process = Process()
     var transcript = ""
+    /// Signalled when the shell ends, so that a test waits on the exit itself.
+    private let exited = DispatchSemaphore(value: 0)
 
     init(store: String, home: URL) throws {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
@@ -22,6 +24,7 @@ final class ShellOnTerminal {
         process.standardInput = terminal.secondary
         process.standardOutput = terminal.secondary
         process.standardError = terminal.secondary
+        process.terminationHandler = { [exited] _ in exited.signal() }
         try process.run()
         transcript = try terminal.read(until: "strata> ")
     }
@@ -39,9 +42,9 @@ final class ShellOnTerminal {
 
     /// Waits (30 seconds at most) for the shell to end; its status, or nil.
     func waitForExit() -> Int32? {
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        return process.isRunning ? nil : process.terminationStatus
+        guard exited.wait(timeout: .now() + 30) == .success else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 }
 
@@ -72,6 +75,7 @@ final class PseudoTerminal {
         let deadline = Date().addingTimeInterval(30)
         var settings = termios()
         while tcgetattr(primary, &settings) == 0, settings.c_lflag & tcflag_t(ICANON) != 0, Date() < deadline {
+            // A terminal's mode has no event to wait on: it is polled.
             Thread.sleep(forTimeInterval: 0.01)
         }
         let bytes = Array(text.utf8)

@@ -3,58 +3,58 @@
 ///
 /// An object is named by the key it was matched by: its entity's identity attribute
 /// (`Book isbn="978-0"`), or its primary key (`Book Z_PK=12`) when the entity has none.
-public struct ObjectDifference: Sendable {
+package struct ObjectDifference: Sendable {
     /// How the object differs: only in the new store, only in the old one, or in both with
     /// other values.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         case added, removed, changed
     }
 
     /// One property whose value differs: an attribute's value, or a relationship's
     /// destinations, named by their keys (a to-one's destination key, a to-many's sorted list).
-    public struct PropertyChange: Sendable {
-        public var property: String
+    package struct PropertyChange: Sendable {
+        package var property: String
         /// The value in the old store, as JSON (as `strata export` writes it; `null` for nil).
-        public var old: JSONValue
+        package var old: JSONValue
         /// The value in the new store.
-        public var new: JSONValue
+        package var new: JSONValue
     }
 
     /// The entity of the object (its own entity, not a parent's).
-    public var entityName: String
-    public var kind: Kind
+    package var entityName: String
+    package var kind: Kind
     /// The name of the attribute the object was matched by, or `Z_PK`.
-    public var keyName: String
+    package var keyName: String
     /// The object's value of ``keyName``: in the new store, or the old one for a removed object.
-    public var key: JSONValue
+    package var key: JSONValue
     /// The object's `Z_PK` in the old store, if it is there.
-    public var oldPrimaryKey: Int64?
+    package var oldPrimaryKey: Int64?
     /// The object's `Z_PK` in the new store, if it is there.
-    public var newPrimaryKey: Int64?
+    package var newPrimaryKey: Int64?
     /// What changed, in the order of the entity's properties; empty when added or removed.
-    public var changes: [PropertyChange] = []
+    package var changes: [PropertyChange] = []
 }
 
 extension StoreComparison {
     /// What a comparison found in one entity.
-    public struct EntitySummary: Sendable {
-        public var entityName: String
+    package struct EntitySummary: Sendable {
+        package var entityName: String
         /// What its objects were matched by: an attribute's name, or `Z_PK`.
-        public var keyName: String
+        package var keyName: String
         /// Its objects in the old and the new store (0 where the store has no such entity).
-        public var oldCount = 0, newCount = 0
-        public var added = 0, removed = 0, changed = 0
+        package var oldCount = 0, newCount = 0
+        package var added = 0, removed = 0, changed = 0
         /// Properties one store has and the other lacks, so not compared.
-        public var onlyInOld: [String] = [], onlyInNew: [String] = []
+        package var onlyInOld: [String] = [], onlyInNew: [String] = []
 
-        public var isEqual: Bool { added == 0 && removed == 0 && changed == 0 }
+        package var isEqual: Bool { added == 0 && removed == 0 && changed == 0 }
     }
 
     /// What a whole comparison found: per entity, in order of entity name.
-    public struct Summary: Sendable {
-        public var entities: [EntitySummary]
+    package struct Summary: Sendable {
+        package var entities: [EntitySummary]
 
         /// Whether no object was added, removed or changed.
-        public var isEqual: Bool { entities.allSatisfy(\.isEqual) }
+        package var isEqual: Bool { entities.allSatisfy(\.isEqual) }
     }
 }

@@ -28,13 +28,13 @@ import Foundation
 /// }
 /// if summary.isEqual { print("no differences") }
 /// ```
-public struct StoreComparison {
-    public let old: PersistentStore
-    public let new: PersistentStore
+package struct StoreComparison {
+    package let old: PersistentStore
+    package let new: PersistentStore
     let plans: [EntityPlan]
 
     /// Plans the comparison of `old` with `new`; neither is read until ``run(_:)``.
-    public init(old: PersistentStore, new: PersistentStore) {
+    package init(old: PersistentStore, new: PersistentStore) {
         self.old = old
         self.new = new
         plans = Self.plans(old: old, new: new)
@@ -46,7 +46,7 @@ public struct StoreComparison {
     /// - Throws: ``DatabaseError`` or ``StoreError`` when a store cannot be read, or what
     ///   `report` throws; the stores are only read.
     @discardableResult
-    public func run(_ report: (ObjectDifference) throws -> Void) throws -> Summary {
+    package func run(_ report: (ObjectDifference) throws -> Void) throws -> Summary {
         var summaries: [EntitySummary] = []
         for plan in plans {
             summaries.append(try old.withConnection { try new.withConnection { try compare(plan, report) } })

@@ -24,8 +24,10 @@ public struct BatchDeleteRequest: Sendable {
     /// The objects to delete: its entity (sub-entities included unless it says otherwise),
     /// predicate, and sort with offset and limit. Unsaved changes do not count: the store's rows do.
     public var fetchRequest: FetchRequest
+    /// Whether the result lists the deleted objects' IDs besides the counts.
     public var resultType: ResultType = .count
 
+    /// Deletes the objects `fetchRequest` selects in the store.
     public init(fetchRequest: FetchRequest) {
         self.fetchRequest = fetchRequest
     }

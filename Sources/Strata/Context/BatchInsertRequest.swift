@@ -10,12 +10,14 @@
 /// try context.execute(request)
 /// ```
 public struct BatchInsertRequest: Sendable {
+    /// The entity of the objects to insert (not an abstract one).
     public var entityName: String
     /// One dictionary of attribute values per object, by attribute name.
     public var objects: [[String: AttributeValue?]]
     /// Whether the result lists the new objects' IDs besides their number.
     public var returnsObjectIDs = false
 
+    /// Inserts one object of `entityName` per dictionary in `objects`.
     public init(entityName: String, objects: [[String: AttributeValue?]]) {
         self.entityName = entityName
         self.objects = objects

@@ -19,6 +19,7 @@ public struct BatchUpdateRequest: Sendable {
     /// Whether the result lists the changed objects' IDs besides their number.
     public var returnsObjectIDs = false
 
+    /// Sets `propertiesToUpdate` on the objects `fetchRequest` selects in the store.
     public init(fetchRequest: FetchRequest, propertiesToUpdate: [String: AttributeValue?] = [:]) {
         self.fetchRequest = fetchRequest
         self.propertiesToUpdate = propertiesToUpdate

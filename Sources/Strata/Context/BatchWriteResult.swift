@@ -9,8 +9,10 @@ public struct BatchWriteResult: Sendable {
 /// A batch request that cannot run: an unknown entity or attribute, a value of the wrong
 /// type, a required attribute without one. Nothing was written.
 public struct BatchRequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, naming the entity, attribute or value at fault.
     public var message: String
 
+    /// An error saying `message`.
     public init(_ message: String) {
         self.message = message
     }

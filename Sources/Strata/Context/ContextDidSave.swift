@@ -4,8 +4,11 @@
 public struct ContextDidSave: Sendable {
     /// The name of the context that saved.
     public let contextName: String?
+    /// The objects the save inserted, by their permanent IDs when the save reached the store.
     public let insertedObjectIDs: Set<ObjectID>
+    /// The objects whose values the save changed.
     public let updatedObjectIDs: Set<ObjectID>
+    /// The objects the save deleted.
     public let deletedObjectIDs: Set<ObjectID>
     /// The permanent IDs temporary objects received in this save (a save to the store), by
     /// their temporary ID.

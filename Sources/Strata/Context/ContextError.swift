@@ -59,10 +59,14 @@ public enum ContextError: Error, Sendable {
 
 /// One object that failed validation, and why.
 public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
+    /// The object that failed.
     public var object: ObjectID
+    /// The property at fault; `nil` for a rule about the whole object.
     public var property: String?
+    /// Why, in words: `title is required`.
     public var reason: String
 
+    /// A failure of `object` (at `property`, when one is at fault) for `reason`.
     public init(object: ObjectID, property: String?, reason: String) {
         self.object = object
         self.property = property

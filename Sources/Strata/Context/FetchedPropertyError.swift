@@ -35,8 +35,11 @@ public struct FetchedPropertyError: Error, Sendable, Equatable, CustomStringConv
     public var predicate: String?
     /// The part of the predicate (or the destination's name) at fault, when one is.
     public var token: String?
+    /// What is wrong with the fetched property.
     public var reason: Reason
 
+    /// An error about `property` of `entity`, whose request fetches `destination` with `predicate`;
+    /// `token` names the part at fault.
     public init(entity: String, property: String, destination: String, predicate: String?, token: String? = nil, reason: Reason) {
         self.entity = entity
         self.property = property

@@ -5,8 +5,11 @@ import Foundation
 /// ``ObjectMonitor``) bring themselves up to date from, Core Data's objects-did-change
 /// notification as a commit sees it.
 public struct ObjectsDidChange: Sendable {
+    /// Objects that entered the context (inserted, or merged in from another context's save).
     public var inserted: Set<ObjectID> = []
+    /// Objects whose values changed.
     public var updated: Set<ObjectID> = []
+    /// Objects that were deleted.
     public var deleted: Set<ObjectID> = []
     /// The permanent IDs that objects known by a temporary ID received, by temporary ID.
     public var permanentIDs: [ObjectID: ObjectID] = [:]
@@ -20,6 +23,7 @@ public struct ObjectsDidChange: Sendable {
     /// fetch again to find them. (From a store that keeps history, ``inserted`` lists them.)
     public var storeChangedElsewhere = false
 
+    /// A change listing the given objects; the context makes these, a test may make its own.
     public init(
         inserted: Set<ObjectID> = [], updated: Set<ObjectID> = [], deleted: Set<ObjectID> = [], permanentIDs: [ObjectID: ObjectID] = [:],
         changedKeys: [ObjectID: Set<String>] = [:], isReset: Bool = false

@@ -37,6 +37,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// The store's model. Kept here, not asked of the store each time: property access looks
     /// it up for every value, and a stack's reset moves the context to a store of the same model.
     public let model: ObjectModel
+    /// Whether the context runs its work on a private queue or on the main queue.
     public let concurrencyType: ConcurrencyType
     /// A name for the context in logs and descriptions.
     public var name: String? {

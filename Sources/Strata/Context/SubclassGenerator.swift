@@ -13,6 +13,7 @@ public enum SubclassGenerator {
     public struct File: Sendable, Equatable {
         /// `Book.swift`.
         public var name: String
+        /// The Swift source of the file.
         public var contents: String
     }
 

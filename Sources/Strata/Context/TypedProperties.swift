@@ -131,6 +131,7 @@ public struct Attribute<Value: AttributeRepresentable> {
     public let key: String
 
     @inlinable
+    /// Binds the property to the attribute named `key` in the model.
     public init(_ key: String) {
         self.key = key
     }
@@ -190,6 +191,7 @@ public struct DerivedAttribute<Value: AttributeRepresentable> {
     public let key: String
 
     @inlinable
+    /// Binds the property to the derived attribute named `key` in the model.
     public init(_ key: String) {
         self.key = key
     }
@@ -215,6 +217,7 @@ public struct ToOne<Destination: ManagedObject> {
     public let key: String
 
     @inlinable
+    /// Binds the property to the to-one relationship named `key` in the model.
     public init(_ key: String) {
         self.key = key
     }
@@ -251,6 +254,7 @@ public struct ToMany<Destination: ManagedObject> {
     public let key: String
 
     @inlinable
+    /// Binds the property to the to-many relationship named `key` in the model.
     public init(_ key: String) {
         self.key = key
     }
@@ -289,6 +293,7 @@ public struct Fetched<Destination: ManagedObject> {
     public let key: String
 
     @inlinable
+    /// Binds the property to the fetched property named `key` in the model.
     public init(_ key: String) {
         self.key = key
     }

@@ -49,6 +49,7 @@ public struct FetchRequest: Sendable, Equatable {
     /// first used, instead of all at once; they come as faults whatever
     /// ``returnsObjectsAsFaults`` says.
     public var fetchBatchSize = 0
+    /// Whether objects of the entity's sub-entities match too (they do by default, as in Core Data).
     public var includesSubentities = true
     /// Whether the context's unsaved inserts, changes and deletes (and its parents') count:
     /// objects that match only after a change come back, deleted ones do not. Dictionary
@@ -72,6 +73,7 @@ public struct FetchRequest: Sendable, Equatable {
     public var havingPredicate: ObjectPredicate?
     /// For dictionary results: leaves out repeated rows of values.
     public var returnsDistinctResults = false
+    /// What the fetch returns: objects (the default), their IDs, a count, or dictionaries of values.
     public var resultType = ResultType.managedObject
 
     /// A request for objects of `entityName`.
@@ -92,8 +94,10 @@ extension FetchRequest {
 
 /// Why a fetch request cannot run, naming the part of the request at fault.
 public struct FetchRequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong with the request, naming the key path, entity or property at fault.
     public var message: String
 
+    /// An error saying `message`.
     public init(_ message: String) {
         self.message = message
     }

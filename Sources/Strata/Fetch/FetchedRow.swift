@@ -12,6 +12,7 @@ public struct FetchedRow: Sendable, Hashable {
     /// The non-nil values, by name.
     public let values: [String: FetchedValue]
 
+    /// A row of `values` named in the order of `names` (a name without a value stands for nil).
     public init(names: [String], values: [String: FetchedValue]) {
         self.names = names
         self.values = values

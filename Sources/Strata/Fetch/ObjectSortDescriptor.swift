@@ -12,11 +12,15 @@ import Foundation
 /// try ObjectSortDescriptor(parsing: "rating:desc")
 /// ```
 public struct ObjectSortDescriptor: Sendable, Hashable, CustomStringConvertible {
+    /// The key path sorted by: an attribute, or to-one relationships leading to one (`author.name`).
     public var keyPath: String
+    /// Whether smaller values come first.
     public var ascending: Bool
     /// Compares strings without regard to case (`caseInsensitiveCompare:`).
     public var caseInsensitive: Bool
 
+    /// Sorts by `keyPath`, ascending unless told otherwise; `caseInsensitive` compares strings
+    /// as `caseInsensitiveCompare` does.
     public init(_ keyPath: String, ascending: Bool = true, caseInsensitive: Bool = false) {
         self.keyPath = keyPath
         self.ascending = ascending

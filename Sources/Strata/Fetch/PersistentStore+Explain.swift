@@ -19,7 +19,7 @@ extension PersistentStore {
     /// - Throws: what running the request would throw for the request itself (an unknown
     ///   entity or key with the nearest names, ``PredicateCompileError``, ``FetchRequestError``),
     ///   and ``DatabaseError`` when SQLite cannot plan the statement.
-    public func explain(_ request: FetchRequest, for operation: QueryExplanation.Operation = .fetch) throws -> QueryExplanation {
+    package func explain(_ request: FetchRequest, for operation: QueryExplanation.Operation = .fetch) throws -> QueryExplanation {
         try withConnection {
             let (sql, arguments) = try statement(of: request, for: operation)
             let plan = try database.makeStatement("EXPLAIN QUERY PLAN " + sql).rows(arguments).map { row in

@@ -8,9 +8,9 @@
 /// print(explanation.arguments)  // [4, -1, 0]
 /// print(explanation.planText)   // SCAN t0
 /// ```
-public struct QueryExplanation: Sendable {
+package struct QueryExplanation: Sendable {
     /// What the explained statement is for.
-    public enum Operation: String, Sendable, CaseIterable {
+    package enum Operation: String, Sendable, CaseIterable {
         /// The rows a fetch reads, in the form its ``FetchRequest/resultType`` reads them.
         case fetch
         /// The count of the rows a fetch would read.
@@ -21,28 +21,28 @@ public struct QueryExplanation: Sendable {
     }
 
     /// One step of SQLite's plan: a row of `EXPLAIN QUERY PLAN`.
-    public struct Step: Sendable, Equatable {
+    package struct Step: Sendable, Equatable {
         /// The step's number, which its children name as their ``parent``.
-        public var id: Int
+        package var id: Int
         /// The step this one belongs to; 0 for a top-level step.
-        public var parent: Int
+        package var parent: Int
         /// SQLite's words for the step: `SCAN t0`, `SEARCH t0 USING INDEX … (Z_ENT=?)`,
         /// `USE TEMP B-TREE FOR ORDER BY`.
-        public var detail: String
+        package var detail: String
     }
 
     /// What the statement is for.
-    public var operation: Operation
+    package var operation: Operation
     /// The statement, with `?N` placeholders.
-    public var sql: String
+    package var sql: String
     /// The values bound to the placeholders, in order.
-    public var arguments: [DatabaseValue]
+    package var arguments: [DatabaseValue]
     /// SQLite's plan for the statement with these arguments, in the order SQLite gives it.
-    public var plan: [Step]
+    package var plan: [Step]
 
     /// The plan as a tree, one step a line, children indented under their parent, as the
     /// `sqlite3` shell's `.eqp on` prints it.
-    public var planText: String {
+    package var planText: String {
         var lines: [String] = []
         func visit(_ parent: Int, depth: Int) {
             for step in plan where step.parent == parent {

@@ -148,6 +148,7 @@ private let dateFormatters = Locked<[String: DateFormatter]>([:])
 /// Why a JSON value does not fit an attribute.
 /// Why a JSON value does not fit an attribute, in words (`"a string that is not a number"`).
 public struct ImportValueMismatch: Error, Sendable {
+    /// The mismatch, in words.
     public let reason: String
 }
 

@@ -26,7 +26,7 @@ import Foundation
 ///     if let record = try records.record(row) { batch.append(record) }
 /// }
 /// ```
-public struct CSVRecords: Sendable {
+package struct CSVRecords: Sendable {
     /// What a column holds, found once from its header key.
     private enum Column: Sendable {
         case text
@@ -41,7 +41,7 @@ public struct CSVRecords: Sendable {
     /// The columns of `header` for records of `entity`.
     ///
     /// - Throws: ``ImportError`` for an unknown entity, an empty or repeated header key.
-    public init(header: [CSVReader.Field], entity: String, model: ObjectModel) throws(ImportError) {
+    package init(header: [CSVReader.Field], entity: String, model: ObjectModel) throws(ImportError) {
         guard let description = model.entity(named: entity) else {
             throw ImportError("no entity '\(entity)'\(didYouMean(entity, among: model.entities.map(\.name)))")
         }
@@ -59,7 +59,7 @@ public struct CSVRecords: Sendable {
     }
 
     /// The header's keys, in order.
-    public var keyNames: [String] { keys.map { $0.path.joined(separator: ".") } }
+    var keyNames: [String] { keys.map { $0.path.joined(separator: ".") } }
 
     private static func column(for path: [String], in mapping: EntityImportMapping) -> Column {
         let lowercased = path.map { $0.lowercased() }
@@ -78,7 +78,7 @@ public struct CSVRecords: Sendable {
     ///
     /// - Throws: ``ImportError`` naming the line for a row of the wrong length, and the line
     ///   and column of a Transformable value that is not JSON.
-    public func record(_ row: [CSVReader.Field]) throws(ImportError) -> JSONValue? {
+    package func record(_ row: [CSVReader.Field]) throws(ImportError) -> JSONValue? {
         let location = row.first?.location ?? SourceLocation(line: 0, column: 0)
         if row.count == 1, keys.count > 1, row[0].text.isEmpty, !row[0].isQuoted { return nil }
         guard row.count == keys.count else {

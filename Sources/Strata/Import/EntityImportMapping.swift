@@ -146,8 +146,10 @@ extension ObjectModel {
 /// Why an import stopped: a record that does not fit the model, named by its place and the
 /// key, attribute and value at fault. Nothing of the import is saved.
 public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong: the record's place, and the key, attribute and value at fault.
     public var message: String
 
+    /// An error saying `message`.
     public init(_ message: String) {
         self.message = message
     }

@@ -24,6 +24,7 @@ public struct ImportHooks {
     /// import's time checks its clock here).
     public var beforeBatch: ((Int) throws -> Void)?
 
+    /// No hooks: every record is imported and updated as it comes.
     public init() {}
 
     /// The hook of `table` for `entity`: its own, else its nearest ancestor's.

@@ -43,15 +43,18 @@ public struct ImportReport: Sendable, Equatable, CustomStringConvertible {
 
     /// An object the import deleted as invalid.
     public struct InvalidObject: Sendable, Equatable, CustomStringConvertible {
+        /// The object's entity.
         public var entity: String
         /// The object as the log names it: its identity value, or its ID.
         public var object: String
+        /// Why it was invalid: `title is required`.
         public var reason: String
 
         /// `Book 9780261103252: title is required`.
         public var description: String { "\(entity) \(object): \(reason)" }
     }
 
+    /// An empty report, to be filled in by an import.
     public init() {}
 
     /// How many objects of `entity` ended in `state`.

@@ -26,6 +26,7 @@ import Logging
 /// entity and batch, never one per record. Changes stay in the context: save it, or roll it
 /// back to leave the store as it was.
 public final class ImportSession {
+    /// The context the session imports into; its changes wait there until it is saved.
     public let context: ObjectContext
     /// The context's model, read once: each read of `context.model` locks and copies it.
     let model: ObjectModel
@@ -88,6 +89,9 @@ public final class ImportSession {
     var unsavedLocalIDs: [String] = []
     let activity: EntityActivityLog
 
+    /// A session importing into `context`; `identities` says, per entity, which attribute
+    /// identifies a record's object (by default the model's `identityAttribute` userInfo, else
+    /// none: every record inserts).
     public init(context: ObjectContext, identities: [String: ImportIdentity] = [:]) {
         self.context = context
         self.identities = identities

@@ -10,10 +10,12 @@ import Logging
 /// // info [Book] inserted 3 objects    (when Book has strata.verbose = YES)
 /// ```
 public struct EntityActivityLog: Sendable {
+    /// The logger the messages go to.
     public var logger: Logger
     /// The entities whose activity is logged at info level.
     public var verboseEntities: Set<String>
 
+    /// Logs to `logger`, at info level for `verboseEntities` and at verbose level for the rest.
     public init(logger: Logger, verboseEntities: Set<String> = []) {
         self.logger = logger
         self.verboseEntities = verboseEntities

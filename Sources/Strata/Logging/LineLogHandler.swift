@@ -14,27 +14,27 @@ import Logging
 /// ```swift
 /// LoggingSystem.bootstrap { label in LineLogHandler(label: label, level: .info) }
 /// ```
-public struct LineLogHandler: LogHandler {
+package struct LineLogHandler: LogHandler {
     /// The metadata key that names the entity an event concerns.
-    public static let entityKey = "entity"
+    static let entityKey = "entity"
 
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level
     private let write: @Sendable (String) -> Void
 
     /// A handler showing events at `level` and above, writing each line with `write`
     /// (standard error by default).
-    public init(label: String, level: LogLevel, write: @escaping @Sendable (String) -> Void = LineLogHandler.writeToStandardError) {
+    package init(label: String, level: LogLevel, write: @escaping @Sendable (String) -> Void = LineLogHandler.writeToStandardError) {
         self.logLevel = level.loggerLevel
         self.write = write
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         var line = LogLevel(event.level).rawValue
         if let entity = merged[Self.entityKey] { line += " [\(entity)]" }
@@ -46,7 +46,7 @@ public struct LineLogHandler: LogHandler {
     }
 
     /// Writes `line` and a newline to standard error.
-    public static let writeToStandardError: @Sendable (String) -> Void = { line in
+    package static let writeToStandardError: @Sendable (String) -> Void = { line in
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }

@@ -46,6 +46,7 @@ public struct MappingModel: Sendable {
     public struct EntityMapping: Sendable {
         /// Its name, which relationship expressions use (`BookToBook`).
         public var name: String
+        /// What the mapping does: copy, transform, add or remove the entity's objects, or a custom policy's work.
         public var kind: Kind
         /// The source entity, or `nil` for ``Kind/add``.
         public var sourceEntityName: String?
@@ -104,6 +105,7 @@ public struct MappingModel: Sendable {
         /// The user info the mapping model sets on it.
         public var userInfo: [String: String]
 
+        /// A property mapping that sets `name` to `valueExpression` evaluated on each source object.
         public init(name: String, valueExpression: ObjectPredicate.Expression?, userInfo: [String: String] = [:]) {
             self.name = name
             self.valueExpression = valueExpression

@@ -18,6 +18,7 @@ public struct MappingModelError: Error, Sendable, CustomStringConvertible {
     /// The error underneath, kept as it was (a model or predicate that cannot be read).
     public var underlying: (any Error & Sendable)?
 
+    /// An error about `path` (and `element` in it), keeping the error underneath as it was.
     public init(path: String, element: String? = nil, message: String, underlying: (any Error & Sendable)? = nil) {
         self.path = path
         self.element = element

@@ -264,6 +264,7 @@ public struct MigrationManagerError: Error, Sendable, CustomStringConvertible {
     public var mapping: String
     /// The attribute or relationship mapping, if one is at fault.
     public var property: String?
+    /// What went wrong.
     public var message: String
 
     public var description: String {

@@ -49,7 +49,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// lightweight mapping is never inferred for a step that has a mapping model.
     ///
     /// - Throws: ``ModelMappingError`` with every change that cannot be inferred.
-    public init(
+    package init(
         from source: (name: String, model: ObjectModel), to destination: (name: String, model: ObjectModel),
         sourceSchema: StoreSchema?, sourceCounts: [String: Int], mappingModels: [MappingModel] = []
     ) throws(ModelMappingError) {

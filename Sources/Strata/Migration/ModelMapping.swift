@@ -285,6 +285,7 @@ struct RenamingMatch<Element: NamedElement> {
 
 /// The model changes a migration cannot infer, each naming the entity and property.
 public struct ModelMappingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// One sentence per change that cannot be inferred, naming entity and property.
     public var reasons: [String]
 
     public var description: String { reasons.joined(separator: "\n") }

@@ -15,6 +15,7 @@ public struct MigrationProgress: Sendable {
     public var step: String
     /// Objects copied so far in this step, and how many it copies.
     public var copied: Int
+    /// How many objects the step copies in all.
     public var total: Int
 }
 

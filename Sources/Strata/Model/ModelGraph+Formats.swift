@@ -2,7 +2,7 @@ extension ModelGraph {
     /// The graph in Graphviz's DOT language, for `dot -Tsvg` or `dot -Tpng`: an entity a box
     /// (a record listing its attributes when ``showsAttributes``), a relationship a line in
     /// crow's-foot notation labelled at each end, and inheritance a hollow-headed arrow.
-    public var dot: String {
+    package var dot: String {
         var lines = ["digraph model {", "  rankdir=LR;", "  node [shape=box, fontname=\"Helvetica\"];", "  edge [fontname=\"Helvetica\", fontsize=10];"]
         for entity in model.entities {
             let title = (entity.isAbstract ? "«abstract» " : "") + entity.name
@@ -36,7 +36,7 @@ extension ModelGraph {
     /// The graph as a Mermaid class diagram, for a ```` ```mermaid ```` block in Markdown: a
     /// class per entity (`<<abstract>>` when it is), a link per relationship or inverse pair
     /// with UML multiplicities at its ends, and `<|--` for inheritance.
-    public var mermaid: String {
+    package var mermaid: String {
         var lines = ["classDiagram"]
         for entity in model.entities {
             let members = (entity.isAbstract ? ["<<abstract>>"] : [])

@@ -13,33 +13,33 @@
 /// end labelled by the relationship that leads to it and its delete rule. Inheritance is UML's
 /// hollow-headed arrow from the sub-entity to its parent. Mermaid's class diagram is used
 /// rather than its ER diagram because only a class diagram can draw inheritance.
-public struct ModelGraph: Sendable {
+package struct ModelGraph: Sendable {
     /// The model drawn.
-    public var model: ObjectModel
+    package var model: ObjectModel
     /// Whether each entity lists its own attributes (inherited ones are listed by its parent).
-    public var showsAttributes: Bool
+    package var showsAttributes: Bool
 
     /// A graph of `model`; with `showsAttributes`, each entity lists its attributes and types.
-    public init(model: ObjectModel, showsAttributes: Bool = false) {
+    package init(model: ObjectModel, showsAttributes: Bool = false) {
         self.model = model
         self.showsAttributes = showsAttributes
     }
 
     /// One line of the picture: a relationship and, when it has one, its inverse.
-    public struct Link: Sendable, Equatable {
+    package struct Link: Sendable, Equatable {
         /// The entity that declares ``relationship``.
-        public var source: String
+        package var source: String
         /// The relationship drawn, from ``source`` to ``destination``.
-        public var relationship: RelationshipDescription
+        package var relationship: RelationshipDescription
         /// ``relationship``'s destination entity.
-        public var destination: String
+        package var destination: String
         /// The inverse relationship, declared on ``destination`` (or one of its parents).
-        public var inverse: RelationshipDescription?
+        package var inverse: RelationshipDescription?
     }
 
     /// Every relationship of the model once, an inverse pair as one ``Link``, in the order the
     /// model declares them: the lines a picture draws.
-    public var links: [Link] {
+    package var links: [Link] {
         var links: [Link] = []
         var drawn: Set<String> = []
         for entity in model.entities {

@@ -22,6 +22,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// The store and entity the ID belongs to: one shared instance per pair, so that an ID is
     /// copied, hashed and compared as plain bits, without counting references to two strings.
     unowned(unsafe) let scope: ObjectIDScope
+    /// The row the ID names: temporary until the object's first save, then its `Z_PK`.
     public var key: Key
 
     /// The object's entity (a sub-entity's objects name the sub-entity).
@@ -36,6 +37,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         set { self = ObjectID(entityName: entityName, storeIdentifier: newValue, key: key) }
     }
 
+    /// The ID of the object of `entityName` with `key` in the store whose UUID is `storeIdentifier`.
     public init(entityName: String, storeIdentifier: String, key: Key) {
         self.init(scope: .named(entityName, inStore: storeIdentifier), key: key)
     }

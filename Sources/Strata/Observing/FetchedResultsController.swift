@@ -43,12 +43,15 @@ public protocol FetchedResultsControllerDelegate: AnyObject {
 /// section reads through a relationship, a change to another entity's objects makes the
 /// controller fetch again and compare.
 public final class FetchedResultsController: @unchecked Sendable {
+    /// The request whose results the controller keeps: its entity, predicate and sort.
     public let fetchRequest: FetchRequest
+    /// The context the controller fetches in and follows.
     public let context: ObjectContext
     /// The key path whose value names each object's section; `nil` for one section.
     public let sectionNameKeyPath: String?
     /// Called with each change, after the controller took it in.
     public var onChange: ((ResultsChange) -> Void)?
+    /// Told of each change, as ``onChange`` is; held weakly.
     public weak var delegate: (any FetchedResultsControllerDelegate)?
 
     /// An object of the results and what orders it: its section's value and name, then the

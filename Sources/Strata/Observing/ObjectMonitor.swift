@@ -13,6 +13,7 @@ import Foundation
 ///
 /// Use it on the object's context's queue, where its changes are delivered.
 public final class ObjectMonitor: @unchecked Sendable {
+    /// What happened to the monitored object.
     public enum Change: Sendable, Equatable {
         /// The object's values changed; it is the object with this ID, and `keys` names the
         /// properties that changed (empty where a batch request, a reset or another process
@@ -22,6 +23,7 @@ public final class ObjectMonitor: @unchecked Sendable {
         case deleted(ObjectID)
     }
 
+    /// The context whose changes the monitor follows.
     public let context: ObjectContext
     /// The object's ID, permanent once a save gave it one.
     public private(set) var objectID: ObjectID

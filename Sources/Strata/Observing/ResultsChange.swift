@@ -1,9 +1,12 @@
 /// A place in a ``FetchedResultsController``'s results: the section, then the object's
 /// position within it (Core Data's index path of a section and a row).
 public struct ResultsIndex: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The section's number, from 0.
     public var section: Int
+    /// The object's position within its section, from 0.
     public var item: Int
 
+    /// The place of `item` in `section`.
     public init(item: Int, section: Int) {
         self.item = item
         self.section = section
@@ -31,6 +34,7 @@ public struct ResultsIndex: Hashable, Comparable, Sendable, CustomStringConverti
 /// ``ResultsSnapshot/applying(_:)`` applies a change this way: the results before the change,
 /// so changed, are the results after it.
 public struct ResultsChange: Sendable, Equatable {
+    /// Sections that went, by their old numbers.
     public var deletedSections: [Int] = []
     /// Sections that appeared, at their new numbers, with their names.
     public var insertedSections: [(index: Int, name: String)] = []
@@ -43,6 +47,7 @@ public struct ResultsChange: Sendable, Equatable {
     /// Objects that changed without moving, at their old places.
     public var updated: [(index: ResultsIndex, id: ObjectID)] = []
 
+    /// A change that changes nothing, to be filled in.
     public init() {}
 
     /// Whether the change changes nothing.
@@ -60,18 +65,24 @@ public struct ResultsChange: Sendable, Equatable {
 /// A ``FetchedResultsController``'s results as identifiers: each section's name and its
 /// objects' IDs in order, what a diffable data source shows.
 public struct ResultsSnapshot: Sendable, Equatable {
+    /// One section: its name and its objects' IDs in order.
     public struct Section: Sendable, Equatable {
+        /// The section's name: its objects' value at the section key path (empty without one).
         public var name: String
+        /// Its objects' IDs, in the results' order.
         public var objectIDs: [ObjectID]
 
+        /// A section named `name` holding `objectIDs`.
         public init(name: String, objectIDs: [ObjectID]) {
             self.name = name
             self.objectIDs = objectIDs
         }
     }
 
+    /// The sections, in order.
     public var sections: [Section]
 
+    /// A snapshot of `sections`.
     public init(sections: [Section] = []) {
         self.sections = sections
     }

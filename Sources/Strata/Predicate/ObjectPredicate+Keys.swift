@@ -100,6 +100,7 @@ extension ObjectPredicate.Expression {
 public struct PredicateKeyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The entity the bad key was looked up on.
     public var entity: String
+    /// The key that the entity does not have.
     public var key: String
     /// The whole key path the key is part of.
     public var keyPath: String

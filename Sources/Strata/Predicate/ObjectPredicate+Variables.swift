@@ -74,6 +74,7 @@ extension ObjectPredicate.Expression {
 
 /// Variables a predicate uses that were given no value.
 public struct PredicateSubstitutionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The names of the variables without a value, in the order the predicate uses them.
     public var missing: [String]
 
     public var description: String {

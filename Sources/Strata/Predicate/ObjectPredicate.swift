@@ -25,13 +25,18 @@ public indirect enum ObjectPredicate: Sendable, Hashable {
 
     /// One comparison of a predicate.
     public struct Comparison: Sendable, Hashable {
+        /// What is compared: usually a key path.
         public var left: ObjectPredicate.Expression
+        /// How the two sides are compared.
         public var `operator`: ComparisonOperator
+        /// What it is compared with: usually a constant.
         public var right: ObjectPredicate.Expression
+        /// How strings are compared (`[c]`, `[d]`).
         public var options: ComparisonOptions
         /// `ANY`/`SOME`, `ALL` or `NONE` before a to-many key path; `nil` otherwise.
         public var quantifier: Quantifier?
 
+        /// Compares `left` with `right` by `operator`.
         public init(
             _ left: ObjectPredicate.Expression, _ operator: ComparisonOperator, _ right: ObjectPredicate.Expression,
             options: ComparisonOptions = [], quantifier: Quantifier? = nil
@@ -69,10 +74,14 @@ public enum ComparisonOperator: String, Sendable, CaseIterable {
 
 /// The string options of a comparison: `[c]` case-insensitive, `[d]` diacritic-insensitive.
 public struct ComparisonOptions: OptionSet, Sendable, Hashable {
+    /// The options as bits.
     public let rawValue: Int
+    /// The options whose bits are `rawValue`.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
+    /// `[c]`: letters compare without regard to case.
     public static let caseInsensitive = ComparisonOptions(rawValue: 1)
+    /// `[d]`: letters compare without regard to accents.
     public static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
 }
 

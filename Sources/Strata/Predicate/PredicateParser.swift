@@ -54,8 +54,10 @@ extension ObjectPredicate.Expression {
 public struct PredicateArgument: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
 {
+    /// The value the placeholder takes.
     public var value: PredicateValue
 
+    /// An argument holding `value`.
     public init(_ value: PredicateValue) { self.value = value }
     public init(stringLiteral value: String) { self.value = .string(value) }
     public init(integerLiteral value: Int64) { self.value = .integer(value) }

@@ -7,6 +7,7 @@
 ///           ^
 /// ```
 public struct PredicateSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, in words.
     public var message: String
     /// The format string.
     public var predicate: String

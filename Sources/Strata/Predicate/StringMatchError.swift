@@ -23,10 +23,12 @@ public struct StringMatchError: Error, Sendable, Equatable, CustomStringConverti
     public var operatorName: String
     /// The pattern, whole.
     public var pattern: String
+    /// Why the operator gave no answer.
     public var reason: Reason
     /// What the value was: `Book.title`, when the predicate compared an attribute.
     public var place: String?
 
+    /// An error about `operatorName` with `pattern`; `place` names the value compared, when known.
     public init(operatorName: String, pattern: String, reason: Reason, place: String? = nil) {
         self.operatorName = operatorName
         self.pattern = pattern

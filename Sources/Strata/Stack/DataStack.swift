@@ -34,6 +34,7 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
 
     /// How the stack is set up.
     public struct Options: Sendable {
+        /// How the stack's contexts are arranged: three-tier (the default) or two-tier.
         public var topology: Topology = .threeTier
         /// Whether a store made with another version of the model is migrated to it, in one
         /// step inferred straight from that version, as Core Data's automatic migration (see
@@ -76,12 +77,14 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
         /// is posted (Core Data's `NSPersistentStoreRemoteChangeNotificationPostOptionKey`).
         public var remoteChangePollInterval: Duration?
 
+        /// The default options: three-tier, migrating automatically, no polling for remote changes.
         public init() {}
     }
 
     /// The version of Strata.
     public static let version = "0.1.0"
 
+    /// The model the stack's store and contexts use.
     public let model: ObjectModel
     /// The model's name, used for the default file name and in descriptions.
     public let modelName: String

@@ -8,7 +8,7 @@ import Foundation
 
 extension AttributeValue {
     /// The value as its column holds it.
-    public var databaseValue: DatabaseValue {
+    var databaseValue: DatabaseValue {
         switch self {
         case .integer(let value): .integer(value)
         case .double(let value): .real(value)

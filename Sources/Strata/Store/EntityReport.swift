@@ -1,41 +1,41 @@
 /// What `strata inspect ENTITY` shows of one entity: its properties with the columns or join
 /// tables that store them, its indexes, its row count and its first rows.
-public struct EntityReport: Sendable {
+package struct EntityReport: Sendable {
     /// An attribute and its column (`nil` for a transient attribute, which has none).
-    public struct AttributeColumn: Sendable {
+    package struct AttributeColumn: Sendable {
         /// The attribute's name as the model spells it.
-        public var name: String
+        package var name: String
         /// The attribute's Core Data type (Integer 64, String, Date, …), which decides its column type.
-        public var type: AttributeType
+        package var type: AttributeType
         /// The column holding the attribute in the entity's table, such as `ZTITLE`; `nil` for a
         /// transient attribute.
-        public var column: String?
+        package var column: String?
         /// Whether the attribute is inherited from an ancestor rather than declared by the entity.
-        public var isInherited: Bool
+        package var isInherited: Bool
     }
 
     /// A relationship and where the store keeps it.
-    public struct RelationshipStorage: Sendable {
+    package struct RelationshipStorage: Sendable {
         /// The relationship's name as the model spells it.
-        public var name: String
+        package var name: String
         /// The name of the destination entity.
-        public var destination: String
+        package var destination: String
         /// The name of the inverse relationship on the destination; `nil` when there is none.
-        public var inverse: String?
+        package var inverse: String?
         /// `to-one`, `to-many` or `ordered to-many`.
-        public var cardinality: String
+        package var cardinality: String
         /// The table that stores the relationship: the entity's own (to-one), the destination's
         /// (one-to-many, keyed by the inverse), or the join table (many-to-many); `nil` when
         /// the store keeps nothing for it (a to-many without inverse, a transient).
-        public var table: String?
+        package var table: String?
         /// The columns of ``table`` that hold it: the key, then the entity and order columns.
-        public var columns: [String]
+        package var columns: [String]
         /// Whether ``table`` is a many-to-many join table.
-        public var isJoinTable: Bool
+        package var isJoinTable: Bool
 
         /// Where the relationship is stored, in words: `ZAUTHOR`, `ZPAGE.ZBOOK, ZPAGE.Z_FOK_BOOK`,
         /// `join table Z_2TAGS`, or `-`.
-        public var storageDescription: String {
+        package var storageDescription: String {
             guard let table else { return "-" }
             if isJoinTable { return "join table \(table)" }
             return columns.map { table == ownTable ? $0 : "\(table).\($0)" }.joined(separator: ", ")
@@ -46,30 +46,30 @@ public struct EntityReport: Sendable {
     }
 
     /// The entity's name as the model spells it.
-    public var name: String
+    package var name: String
     /// `Z_ENT`: the entity's number in `Z_PRIMARYKEY` and in its rows.
-    public var number: Int
+    package var number: Int
     /// The table holding the entity's rows: its root entity's `Z<NAME>` table, such as `ZBOOK`.
-    public var table: String
+    package var table: String
     /// The name of the entity's direct superentity; `nil` for a root entity.
-    public var parent: String?
+    package var parent: String?
     /// The names of the entity's direct sub-entities, in model order.
-    public var subentities: [String]
+    package var subentities: [String]
     /// Every attribute of the entity, inherited ones first (from the root down), with its column.
-    public var attributes: [AttributeColumn]
+    package var attributes: [AttributeColumn]
     /// Every relationship of the entity, inherited ones first (from the root down), with where
     /// the store keeps it.
-    public var relationships: [RelationshipStorage]
+    package var relationships: [RelationshipStorage]
     /// Indexes on the entity's table, as `(name, CREATE INDEX statement)`.
-    public var indexes: [(name: String, sql: String)]
+    package var indexes: [(name: String, sql: String)]
     /// Rows of the entity itself, sub-entities' not included, as ``PersistentStore/rowCountExcludingSubentities(of:)``
     /// counts them.
-    public var rowCount: Int
+    package var rowCount: Int
     /// The first rows of the entity and its sub-entities, in key order.
-    public var firstRows: [RowSnapshot]
+    package var firstRows: [RowSnapshot]
 
     /// Gathers the report of `entityName` in `store`, with up to `rowLimit` rows.
-    public init(store: PersistentStore, entityName: String, rowLimit: Int) throws {
+    package init(store: PersistentStore, entityName: String, rowLimit: Int) throws {
         guard let entity = store.model.entity(named: entityName), let layout = store.layout.entity(named: entityName) else {
             throw StoreError.unknownEntity(path: store.path, name: entityName, known: store.model.entities.map(\.name))
         }

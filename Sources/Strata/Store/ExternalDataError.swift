@@ -1,5 +1,6 @@
 /// A value kept in a file beside the store (external binary data) that cannot be read.
 public struct ExternalDataError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why the file could not be read.
     public enum Reason: Sendable, Equatable {
         /// The file the row names is not there.
         case missing
@@ -13,6 +14,7 @@ public struct ExternalDataError: Error, Sendable, Equatable, CustomStringConvert
     public var file: String
     /// The attribute and object whose value it is: `Book.cover of p3`.
     public var place: String
+    /// Why the file could not be read.
     public var reason: Reason
 
     public var description: String {

@@ -28,8 +28,10 @@ public struct MissingColumn: Sendable, Equatable, CustomStringConvertible {
     public var entity: String
     /// The attribute or relationship the column stands for.
     public var property: String
+    /// What the column would hold.
     public var kind: Kind
 
+    /// A missing column `column` of `table`, standing for `property` of `entity`.
     public init(table: String, column: String, entity: String, property: String, kind: Kind) {
         self.table = table
         self.column = column

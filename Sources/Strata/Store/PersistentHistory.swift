@@ -27,29 +27,29 @@ import Foundation
 /// external binary storage, whose values Core Data is reported not to keep). Core Data fills
 /// these tables with SQLite
 /// triggers; the stores hold none, so Strata's are temporary ones of its own connection.
-public enum PersistentHistory {
+enum PersistentHistory {
     /// The table of changes, one row per object a transaction inserted, updated or deleted.
-    public static let changeTable = "ACHANGE"
+    static let changeTable = "ACHANGE"
     /// The table of transactions, one row per save.
-    public static let transactionTable = "ATRANSACTION"
+    static let transactionTable = "ATRANSACTION"
     /// The table of interned strings (authors, bundles, context names, processes).
-    public static let stringTable = "ATRANSACTIONSTRING"
+    static let stringTable = "ATRANSACTIONSTRING"
     /// The three tables, in `Z_ENT` order.
-    public static let tables = [changeTable, transactionTable, stringTable]
+    static let tables = [changeTable, transactionTable, stringTable]
 
     /// The `Z_PRIMARYKEY` numbers and names of the three tables.
-    public static let changeEntity = (number: 16001, name: "CHANGE")
-    public static let transactionEntity = (number: 16002, name: "TRANSACTION")
-    public static let stringEntity = (number: 16003, name: "TRANSACTIONSTRING")
+    static let changeEntity = (number: 16001, name: "CHANGE")
+    static let transactionEntity = (number: 16002, name: "TRANSACTION")
+    static let stringEntity = (number: 16003, name: "TRANSACTIONSTRING")
     static let primaryKeyRows = [changeEntity, transactionEntity, stringEntity]
 
     /// Whether a `Z_PRIMARYKEY` row is one of the history tables' rather than an entity's.
-    public static func isHistoryRow(number: Int, name: String) -> Bool {
+    static func isHistoryRow(number: Int, name: String) -> Bool {
         primaryKeyRows.contains { $0.number == number && $0.name == name }
     }
 
     /// Whether `table` is one of the three history tables.
-    public static func isHistoryTable(_ table: String) -> Bool {
+    static func isHistoryTable(_ table: String) -> Bool {
         tables.contains { $0.caseInsensitiveCompare(table) == .orderedSame }
     }
 

@@ -22,6 +22,7 @@ public struct PersistentHistoryChange: Sendable, Equatable {
 
     /// The change's own number, `ACHANGE.Z_PK`.
     public var changeID: Int64
+    /// Whether the save inserted, updated or deleted the object.
     public var changeType: ChangeType
     /// The object's entity (a sub-entity's name for its rows, not its root's).
     public var entityName: String
@@ -36,6 +37,8 @@ public struct PersistentHistoryChange: Sendable, Equatable {
     /// The number of the transaction the change belongs to.
     public var transactionNumber: Int64
 
+    /// A change as a transaction records it; ``PersistentStore/fetchHistory(after:)`` makes these,
+    /// and a test or a sync engine may make its own to compare with them.
     public init(
         changeID: Int64, changeType: ChangeType, entityName: String, primaryKey: Int64, updatedProperties: Set<String>? = nil,
         tombstone: [String: AttributeValue]? = nil, transactionNumber: Int64

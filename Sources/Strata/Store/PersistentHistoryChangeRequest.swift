@@ -38,7 +38,9 @@ public struct PersistentHistoryChangeRequest: Sendable, Equatable {
         case count
     }
 
+    /// Whether the request fetches (or counts) the transactions or deletes them.
     public var operation: Operation
+    /// Which transactions the request covers: after or before a token or a date.
     public var bound: Bound
     /// Only the transactions of this author (a fetch; a deletion ignores it, as Core Data's).
     public var author: String?
@@ -46,8 +48,11 @@ public struct PersistentHistoryChangeRequest: Sendable, Equatable {
     public var entityNames: Set<String>?
     /// At most this many transactions, the earliest first.
     public var fetchLimit: Int?
+    /// What a fetch returns: transactions with their changes (the default), without them, or a count.
     public var resultType: ResultType = .transactionsAndChanges
 
+    /// A request of `operation` over the transactions `bound` selects; the static
+    /// ``fetchHistory(after:)-(PersistentHistoryToken?)`` and ``deleteHistory(before:)-(PersistentHistoryToken?)`` say the same more briefly.
     public init(operation: Operation, bound: Bound) {
         (self.operation, self.bound) = (operation, bound)
     }
@@ -69,6 +74,7 @@ public struct PersistentHistoryResult: Sendable, Equatable {
     /// How many transactions the request fetched, counted or deleted.
     public var count: Int = 0
 
+    /// A result holding `transactions` and `count`, as ``PersistentStore/execute(_:)`` returns one.
     public init(transactions: [PersistentHistoryTransaction] = [], count: Int = 0) {
         (self.transactions, self.count) = (transactions, count)
     }

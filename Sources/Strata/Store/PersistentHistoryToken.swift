@@ -19,6 +19,8 @@ public struct PersistentHistoryToken: Sendable, Hashable, Codable, Comparable, C
     /// The transaction's number, `ATRANSACTION.Z_PK`.
     public var transactionNumber: Int64
 
+    /// The token of transaction `transactionNumber` in the store whose UUID is `storeUUID`,
+    /// as ``PersistentHistoryTransaction/token`` makes it.
     public init(storeUUID: String, transactionNumber: Int64) {
         (self.storeUUID, self.transactionNumber) = (storeUUID, transactionNumber)
     }

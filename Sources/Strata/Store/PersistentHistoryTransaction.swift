@@ -27,6 +27,8 @@ public struct PersistentHistoryTransaction: Sendable, Equatable {
         PersistentHistoryToken(storeUUID: storeUUID, transactionNumber: transactionNumber)
     }
 
+    /// A transaction as the store records it; ``PersistentStore/fetchHistory(after:)`` makes
+    /// these, and a test or a sync engine may make its own to compare with them.
     public init(
         transactionNumber: Int64, timestamp: Date, author: String? = nil, bundleID: String? = nil, contextName: String? = nil,
         processID: String? = nil, storeUUID: String, changes: [PersistentHistoryChange] = []

@@ -3,7 +3,7 @@ import Foundation
 /// Reading and pruning persistent history (Core Data's `NSPersistentHistoryChangeRequest`).
 extension PersistentStore {
     /// Whether the file holds Core Data's history tables, recorded or not on this connection.
-    public var hasPersistentHistory: Bool {
+    package var hasPersistentHistory: Bool {
         (try? withConnection { hasHistoryTables }) ?? false
     }
 

@@ -7,7 +7,7 @@ extension PersistentStore {
     /// opened with ``Database/Configuration/tracksPersistentHistory``) and is writable. Every
     /// transaction on its connection then adds one `ATRANSACTION` row and one `ACHANGE` row
     /// per object inserted, updated or deleted.
-    public var keepsPersistentHistory: Bool {
+    var keepsPersistentHistory: Bool {
         (try? withConnection { historyRecorder != nil }) ?? false
     }
 
@@ -16,7 +16,7 @@ extension PersistentStore {
     /// made in one transaction, with their `Z_PRIMARYKEY` rows.
     ///
     /// - Throws: ``StoreError`` when the store is read-only or cannot be written.
-    public func enablePersistentHistory() throws(StoreError) {
+    func enablePersistentHistory() throws(StoreError) {
         do {
             try withConnection { try startRecordingHistory(creatingTables: true) }
         } catch let error as StoreError {
@@ -76,7 +76,7 @@ extension PersistentStore {
     /// Names who the transaction under way is recorded for: Core Data's transaction author
     /// and the saving context's name. Call it inside the transaction, before it commits; it
     /// holds until the transaction's history is written.
-    public func setHistoryOrigin(author: String?, contextName: String?) {
+    func setHistoryOrigin(author: String?, contextName: String?) {
         guard let recorder = historyRecorder else { return }
         (recorder.author, recorder.contextName) = (author, contextName)
     }

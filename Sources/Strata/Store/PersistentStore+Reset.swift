@@ -35,7 +35,7 @@ extension PersistentStore {
     /// - Throws: ``StoreError/inUse(path:processIDs:)`` while another connection has the store
     ///   open (the processes named where `/proc` tells them); ``StoreError`` when the new store
     ///   cannot be made; nothing is changed then.
-    public static func resetFiles(
+    static func resetFiles(
         at path: String, model: ObjectModel, configuration: Database.Configuration = Database.Configuration(), predicates: PredicateArchiver? = nil
     ) throws(StoreError) -> [String] {
         guard let location = StoreFileLocation(path) else { throw .symbolicLinkLoop(path: path) }

@@ -17,7 +17,7 @@ extension PersistentStore {
     /// Core Data counts such an entity (`SELECT COUNT(*) FROM ZITEM`). A table that a hierarchy
     /// shares is counted per `Z_ENT`; rows whose `Z_ENT` names no entity of that table count
     /// for none.
-    public func rowCountsExcludingSubentities() throws -> [String: Int] {
+    func rowCountsExcludingSubentities() throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for (table, entities) in Dictionary(grouping: layout.entities, by: \.tableName).sorted(by: { $0.key < $1.key }) {
             counts.merge(try rowCounts(inTable: table, of: entities)) { _, new in new }
@@ -27,7 +27,7 @@ extension PersistentStore {
 
     /// The number of rows of `entityName` itself, sub-entities' rows not included, counted as
     /// ``rowCountsExcludingSubentities()`` counts it, reading only the entity's own table.
-    public func rowCountExcludingSubentities(of entityName: String) throws -> Int {
+    package func rowCountExcludingSubentities(of entityName: String) throws -> Int {
         let entity = try layoutEntity(entityName)
         let sharing = layout.entities.filter { $0.tableName == entity.tableName }
         return try rowCounts(inTable: entity.tableName, of: sharing)[entity.name] ?? 0

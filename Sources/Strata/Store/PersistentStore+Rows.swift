@@ -12,7 +12,7 @@ extension PersistentStore {
     /// behind the table or is negative (a store damaged or edited elsewhere): counting on
     /// `Z_MAX` alone would hand out keys already in use. The table's largest `Z_PK` is its
     /// largest rowid, which SQLite reads from the end of the table's B-tree without a scan.
-    public func allocatePrimaryKeys(for entityName: String, count: Int = 1) throws -> ClosedRange<Int64> {
+    func allocatePrimaryKeys(for entityName: String, count: Int = 1) throws -> ClosedRange<Int64> {
         precondition(count > 0, "allocate at least one key")
         try requireTransaction()
         let root = try rootEntity(of: entityName)
@@ -30,7 +30,7 @@ extension PersistentStore {
     /// New primary keys for rows of the entities named, one per name, in one statement per
     /// table: within a table (an entity and its sub-entities share one), keys rise in the order
     /// the names are given, as they would one row at a time.
-    public func allocatePrimaryKeys(forRowsOf entityNames: [String]) throws -> [Int64] {
+    func allocatePrimaryKeys(forRowsOf entityNames: [String]) throws -> [Int64] {
         var rootByEntity: [String: String] = [:]
         var positionsByRoot: [String: [Int]] = [:]
         var roots: [String] = []
@@ -58,7 +58,7 @@ extension PersistentStore {
     /// Inserts a row of `entityName` with `values` (by property name) and to-one references,
     /// at version 1, and returns its primary key.
     @discardableResult
-    public func insert(
+    package func insert(
         _ entityName: String, values: [String: DatabaseValue], toOne: [String: RowReference?] = [:], primaryKey: Int64? = nil
     ) throws -> Int64 {
         let plan = try rowWritePlan(for: entityName, attributes: values.keys.sorted(), toOnes: toOne.keys.sorted())
@@ -75,7 +75,7 @@ extension PersistentStore {
 
     /// Moves `Z_MAX` of `entityName`'s table past `primaryKey`, a key the caller chose, so
     /// that keys handed out later never collide with it. Call it inside a transaction.
-    public func claimPrimaryKey(_ primaryKey: Int64, for entityName: String) throws {
+    func claimPrimaryKey(_ primaryKey: Int64, for entityName: String) throws {
         try requireTransaction()
         try database.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_ENT = ?")
             .execute([.integer(primaryKey), .integer(Int64(try rootEntity(of: entityName).number))])
@@ -83,7 +83,7 @@ extension PersistentStore {
 
     /// Inserts a row under a key that ``allocatePrimaryKeys(for:count:)`` handed out, at
     /// version 1: what a save does for each new object, without touching `Z_MAX` again.
-    public func insert(_ entityName: String, values: [String: DatabaseValue], toOne: [String: RowReference?] = [:], allocatedKey key: Int64) throws {
+    package func insert(_ entityName: String, values: [String: DatabaseValue], toOne: [String: RowReference?] = [:], allocatedKey key: Int64) throws {
         let plan = try rowWritePlan(for: entityName, attributes: values.keys.sorted(), toOnes: toOne.keys.sorted())
         try insertRow(plan, key: key, values: plan.attributes.map { values[$0] ?? .null }, toOne: plan.toOnes.map { toOne[$0] ?? nil })
     }
@@ -94,7 +94,7 @@ extension PersistentStore {
     ///
     /// - Returns: the row's new version.
     @discardableResult
-    public func update(
+    package func update(
         _ entityName: String, primaryKey: Int64, expectedVersion: Int64, values: [String: DatabaseValue],
         toOne: [String: RowReference?] = [:]
     ) throws -> Int64 {
@@ -106,7 +106,7 @@ extension PersistentStore {
 
     /// Deletes a row, checking its version when `expectedVersion` is given, and removes it
     /// from the join tables of its many-to-many relationships.
-    public func delete(_ entityName: String, primaryKey: Int64, expectedVersion: Int64? = nil) throws {
+    package func delete(_ entityName: String, primaryKey: Int64, expectedVersion: Int64? = nil) throws {
         let entity = try layoutEntity(entityName)
         // The row may be of a sub-entity, whose own many-to-many rows go too.
         let rowEntityNumber = try database.cachedStatement("SELECT Z_ENT FROM \(entity.tableName) WHERE Z_PK = ? AND \(entity.kindCondition)")
@@ -134,7 +134,7 @@ extension PersistentStore {
 
     /// Adds `destination` to the many-to-many (or inverseless to-many) `relationship` of the row
     /// `source` of `entityName`.
-    public func link(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
+    package func link(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
         if let (table, column) = toManyKeyColumn(entityName, relationship) {
             try database.cachedStatement("UPDATE \(table) SET \(column) = ? WHERE Z_PK = ?").execute([.integer(source), .integer(destination)])
             return
@@ -146,7 +146,7 @@ extension PersistentStore {
 
     /// Removes `destination` from the many-to-many (or inverseless to-many) `relationship` of
     /// the row `source`.
-    public func unlink(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
+    func unlink(_ entityName: String, _ relationship: String, source: Int64, destination: Int64) throws {
         if let (table, column) = toManyKeyColumn(entityName, relationship) {
             try database.cachedStatement("UPDATE \(table) SET \(column) = NULL WHERE Z_PK = ? AND \(column) = ?")
                 .execute([.integer(destination), .integer(source)])
@@ -160,7 +160,7 @@ extension PersistentStore {
     /// Writes the positions of the destinations of the ordered many-to-many `relationship` of
     /// the row `source`, in the order of `destinations`; a relationship that is not ordered
     /// has none to write.
-    public func setLinkPositions(_ entityName: String, _ relationship: String, source: Int64, destinations: [Int64]) throws {
+    func setLinkPositions(_ entityName: String, _ relationship: String, source: Int64, destinations: [Int64]) throws {
         if toManyKeyColumn(entityName, relationship) != nil { return }
         let (join, sourceColumn, destinationColumn, order) = try joinColumns(entityName, relationship)
         guard let order else { return }
@@ -172,7 +172,7 @@ extension PersistentStore {
 
     /// The primary keys the many-to-many `relationship` of row `source` holds, in order for an
     /// ordered one.
-    public func linkedKeys(_ entityName: String, _ relationship: String, source: Int64) throws -> [Int64] {
+    func linkedKeys(_ entityName: String, _ relationship: String, source: Int64) throws -> [Int64] {
         if let (table, column) = toManyKeyColumn(entityName, relationship) {
             return try database.cachedStatement("SELECT Z_PK FROM \(table) WHERE \(column) = ? ORDER BY Z_PK")
                 .rows([.integer(source)]).compactMap { $0[0].int64Value }
@@ -186,13 +186,13 @@ extension PersistentStore {
     // MARK: - Reading
 
     /// The row of `entityName` (or a sub-entity) with `primaryKey`, or `nil`.
-    public func row(_ entityName: String, primaryKey: Int64) throws -> RowSnapshot? {
+    package func row(_ entityName: String, primaryKey: Int64) throws -> RowSnapshot? {
         try rows(entityName, where: "Z_PK = ?", [.integer(primaryKey)]).first
     }
 
     /// Rows of `entityName` and its sub-entities in key order, optionally filtered by an SQL
     /// condition over the entity's table with bound arguments.
-    public func rows(
+    package func rows(
         _ entityName: String, where condition: String? = nil, _ arguments: [DatabaseValue] = [], limit: Int? = nil, offset: Int = 0
     ) throws -> [RowSnapshot] {
         let entity = try layoutEntity(entityName)
@@ -206,7 +206,7 @@ extension PersistentStore {
 
     /// The version (`Z_OPT`) of each of the rows `primaryKeys` of `entityName`, in one query;
     /// a key whose row is gone is missing from the result.
-    public func versions(_ entityName: String, primaryKeys: [Int64]) throws -> [Int64: Int64] {
+    package func versions(_ entityName: String, primaryKeys: [Int64]) throws -> [Int64: Int64] {
         let entity = try layoutEntity(entityName)
         let sql = "SELECT Z_PK, Z_OPT FROM \(entity.tableName) WHERE Z_PK IN (SELECT value FROM json_each(?)) AND \(entity.kindCondition)"
         var versions: [Int64: Int64] = [:]
@@ -220,13 +220,13 @@ extension PersistentStore {
     /// The rows a to-many `relationship` of the row `primaryKey` of `entityName` holds: through
     /// the destination's key column (one-to-many, in `Z_FOK_` order when ordered) or the join
     /// table (many-to-many, in key order).
-    public func toManyReferences(_ entityName: String, _ relationship: String, primaryKey: Int64) throws -> [RowReference] {
+    package func toManyReferences(_ entityName: String, _ relationship: String, primaryKey: Int64) throws -> [RowReference] {
         try toManyReferences(entityName, relationship, primaryKeys: [primaryKey])[primaryKey] ?? []
     }
 
     /// ``toManyReferences(_:_:primaryKey:)`` for each of the rows `primaryKeys`, in one query;
     /// a row that holds none is left out.
-    public func toManyReferences(_ entityName: String, _ relationship: String, primaryKeys: [Int64]) throws -> [Int64: [RowReference]] {
+    package func toManyReferences(_ entityName: String, _ relationship: String, primaryKeys: [Int64]) throws -> [Int64: [RowReference]] {
         try toManyRows(entityName, relationship, owners: primaryKeys, readsValues: false).mapValues { rows in
             rows.map { RowReference(entityName: $0.entityName, primaryKey: $0.primaryKey) }
         }
@@ -322,7 +322,7 @@ extension PersistentStore {
 
     /// Writes the position of the row `primaryKey` in its owner's ordered to-many: the
     /// `Z_FOK_` column of its to-one `relationship` (the inverse of the ordered to-many).
-    public func setOrderPosition(_ entityName: String, _ relationship: String, primaryKey: Int64, position: Int) throws {
+    func setOrderPosition(_ entityName: String, _ relationship: String, primaryKey: Int64, position: Int) throws {
         let entity = try layoutEntity(entityName)
         guard let order = entity.toOneColumns[relationship]?.order else { return }
         try database.cachedStatement("UPDATE \(entity.tableName) SET \(order) = ? WHERE Z_PK = ?")

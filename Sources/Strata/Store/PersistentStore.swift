@@ -23,7 +23,7 @@ import Foundation
 /// connection there (see ``keepsPersistentHistory``).
 public final class PersistentStore: @unchecked Sendable {
     /// Where the store's model came from.
-    public enum ModelSource: Sendable, Equatable, CustomStringConvertible {
+    package enum ModelSource: Sendable, Equatable, CustomStringConvertible {
         /// Given by the caller, described by `origin` (usually a file path).
         case given(origin: String)
         /// Decoded from the store's `Z_MODELCACHE`, which Core Data and Strata write into every
@@ -41,7 +41,7 @@ public final class PersistentStore: @unchecked Sendable {
 
         /// The source as `strata inspect` shows it: the given origin as is, or a short phrase
         /// naming the model cache or the inference.
-        public var description: String {
+        package var description: String {
             switch self {
             case .given(let origin): origin
             case .modelCache: "model cache (Z_MODELCACHE)"
@@ -60,7 +60,7 @@ public final class PersistentStore: @unchecked Sendable {
     public let database: Database
     /// The tables, indexes and `Z_PRIMARYKEY` rows of the file as read when the store was opened
     /// or created; not refreshed afterwards.
-    public let schema: StoreSchema
+    package let schema: StoreSchema
     /// The store's `Z_METADATA` row: its UUID and the property list with
     /// `NSStoreModelVersionHashes`, as read on opening or as written on creating.
     public let metadata: StoreMetadata
@@ -69,17 +69,17 @@ public final class PersistentStore: @unchecked Sendable {
     public let model: ObjectModel
     /// Where ``model`` came from: the caller, the store's `Z_MODELCACHE`, or inference from the
     /// schema.
-    public let modelSource: ModelSource
+    package let modelSource: ModelSource
     /// Where ``model``'s entities live in this file: `Z_ENT` numbers, tables, columns, join tables
     /// and indexes, with the names the file already uses where they differ from Strata's choice.
-    public let layout: StoreLayout
+    package let layout: StoreLayout
     /// How the store's recorded hashes compare with ``model``'s.
-    public let comparison: HashComparison
+    package let comparison: HashComparison
     /// The columns ``layout`` expects that the store's tables lack (a store made by hand or by
     /// another tool): opening logs them as a warning, what the store holds reads as usual, and
     /// a statement that needs one fails with ``StoreError/missingColumn(path:_:cause:)``.
     /// Empty for a store Core Data or Strata made for its model.
-    public let missingColumns: [MissingColumn]
+    package let missingColumns: [MissingColumn]
     /// The plans of row writes made so far (see ``rowWritePlan(for:attributes:toOnes:)``); used
     /// with the connection held, like the connection's statements.
     var rowWritePlans: [RowWritePlan.Key: RowWritePlan] = [:]
@@ -91,7 +91,7 @@ public final class PersistentStore: @unchecked Sendable {
     /// The author persistent history records for a transaction whose saving context names
     /// none (see ``ObjectContext/transactionAuthor``): a tool that writes the store on behalf
     /// of someone else sets it once (`strata` records its saves as `strata`). `nil` by default.
-    public var defaultTransactionAuthor: String? {
+    package var defaultTransactionAuthor: String? {
         get { connectionLock.withLock { defaultAuthor } }
         set { connectionLock.withLock { defaultAuthor = newValue } }
     }
@@ -143,7 +143,7 @@ public final class PersistentStore: @unchecked Sendable {
     /// A number that changes whenever the store's connection writes: a row read before it
     /// changed may be out of date. Inside a transaction it is -1, since a rollback could undo
     /// what was read without the number changing back.
-    public var writeGeneration: Int64 {
+    var writeGeneration: Int64 {
         get throws { try withConnection { database.isInTransaction ? -1 : database.totalChangedRowCount } }
     }
 
@@ -165,7 +165,7 @@ public final class PersistentStore: @unchecked Sendable {
     /// (`.<Name>_SUPPORT`), for a store that is closed and should not be there (one made for
     /// work that failed). Missing files are fine. A store reached through a symbolic link is
     /// removed where it lives, and the link, which the work did not make, is kept.
-    public static func removeFiles(ofStoreAt path: String) {
+    package static func removeFiles(ofStoreAt path: String) {
         guard let file = SymbolicLinks.finalPath(of: path) else { return }
         for file in [file] + journalFiles(of: file) { try? FileManager.default.removeItem(atPath: file) }
         if let support = StoreFileLocation(file)?.support { try? FileManager.default.removeItem(atPath: support) }

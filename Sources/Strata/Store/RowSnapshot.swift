@@ -6,13 +6,13 @@ protocol RowCells {
 }
 
 /// One entity row as the store keeps it: its key, entity, version and column values.
-public struct RowSnapshot: RowCells, Sendable, Equatable {
+package struct RowSnapshot: RowCells, Sendable, Equatable {
     /// The row's entity (a sub-entity's rows name the sub-entity).
-    public var entityName: String
+    package var entityName: String
     /// `Z_PK`.
-    public var primaryKey: Int64
+    package var primaryKey: Int64
     /// `Z_OPT`: raised on every save of the row; an update names the version it read.
-    public var version: Int64
+    package var version: Int64
     /// Where the row's properties are among ``cells``; `nil` for a row read without its values.
     let columns: RowColumns?
     /// The values selected, as the statement returned them: ``columns`` counts positions from
@@ -39,14 +39,14 @@ public struct RowSnapshot: RowCells, Sendable, Equatable {
     }
 
     /// The values by property name: attributes, and to-one relationships as the destination's `Z_PK`.
-    public var values: [String: DatabaseValue] {
+    package var values: [String: DatabaseValue] {
         guard let columns else { return [:] }
         return Dictionary(columns.values.map { ($0.property, cell($0.position)) }, uniquingKeysWith: { _, last in last })
     }
 
     /// The to-one relationships that hold a row, by relationship name, with the destination's
     /// exact entity (read from the `Z<n>_` column where the destination has sub-entities).
-    public var references: [String: RowReference] {
+    package var references: [String: RowReference] {
         guard let columns else { return [:] }
         var references: [String: RowReference] = [:]
         for index in columns.references.indices {
@@ -60,7 +60,7 @@ public struct RowSnapshot: RowCells, Sendable, Equatable {
         columns?.reference(index, in: self)
     }
 
-    public static func == (lhs: RowSnapshot, rhs: RowSnapshot) -> Bool {
+    package static func == (lhs: RowSnapshot, rhs: RowSnapshot) -> Bool {
         lhs.entityName == rhs.entityName && lhs.primaryKey == rhs.primaryKey && lhs.version == rhs.version
             && lhs.values == rhs.values && lhs.references == rhs.references
     }

@@ -6,13 +6,13 @@
 /// let plan = try store.rowWritePlan(for: "Book")                  // every stored property
 /// try store.insertRow(plan, key: key, values: [.text("Dune"), .real(4.5)], toOne: [author])
 /// ```
-public final class RowWritePlan: Sendable {
+final class RowWritePlan: Sendable {
     /// The entity whose rows the plan writes.
-    public let entityName: String
+    let entityName: String
     /// The stored attributes written, in the order their values are given.
-    public let attributes: [String]
+    let attributes: [String]
     /// The stored to-one relationships written, in the order their references are given.
-    public let toOnes: [String]
+    let toOnes: [String]
     /// Which to-ones also write their destination's `Z_ENT` (a destination with sub-entities).
     let writesDestinationEntity: [Bool]
     let table: StoreLayout.Entity
@@ -59,7 +59,7 @@ extension PersistentStore {
     /// - Throws: ``StoreError/unknownEntity(path:name:known:)``, or
     ///   ``StoreError/unknownProperty(path:entity:property:known:)`` for a property the entity's
     ///   table has no column for.
-    public func rowWritePlan(for entityName: String, attributes: [String]? = nil, toOnes: [String]? = nil) throws -> RowWritePlan {
+    func rowWritePlan(for entityName: String, attributes: [String]? = nil, toOnes: [String]? = nil) throws -> RowWritePlan {
         try withConnection {
             let key = RowWritePlan.Key(entityName: entityName, attributes: attributes, toOnes: toOnes)
             if let plan = rowWritePlans[key] { return plan }
@@ -95,7 +95,7 @@ extension PersistentStore {
 
     /// Inserts a row by `plan` under `key` (from ``allocatePrimaryKeys(for:count:)``), at
     /// version 1: `values` one per attribute of the plan, `toOne` one per to-one.
-    public func insertRow(_ plan: RowWritePlan, key: Int64, values: [DatabaseValue], toOne: [RowReference?]) throws {
+    func insertRow(_ plan: RowWritePlan, key: Int64, values: [DatabaseValue], toOne: [RowReference?]) throws {
         var arguments: [DatabaseValue] = [.integer(key), .integer(Int64(plan.table.number)), .integer(1)]
         arguments.reserveCapacity(3 + values.count + 2 * toOne.count)
         try appendArguments(of: plan, values: try externalForms(of: values, at: plan.externalPositions), toOne: toOne, to: &arguments)
@@ -108,7 +108,7 @@ extension PersistentStore {
     ///
     /// - Returns: the row's new version.
     @discardableResult
-    public func updateRow(_ plan: RowWritePlan, primaryKey: Int64, expectedVersion: Int64, values: [DatabaseValue], toOne: [RowReference?]) throws -> Int64 {
+    func updateRow(_ plan: RowWritePlan, primaryKey: Int64, expectedVersion: Int64, values: [DatabaseValue], toOne: [RowReference?]) throws -> Int64 {
         var arguments: [DatabaseValue] = []
         arguments.reserveCapacity(values.count + 2 * toOne.count + 2)
         try appendArguments(of: plan, values: try externalForms(of: values, at: plan.externalPositions), toOne: toOne, to: &arguments)
@@ -182,11 +182,11 @@ extension PersistentStore {
 
 /// A row as a ``RowWritePlan`` reads it: its key, its version, and one value per attribute of
 /// the plan, in the plan's order.
-public struct PlannedRow: Sendable, Equatable {
-    public let primaryKey: Int64
+struct PlannedRow: Sendable, Equatable {
+    let primaryKey: Int64
     /// `Z_OPT`, which an update of the row names as the version it read.
-    public let version: Int64
-    public let values: [DatabaseValue]
+    let version: Int64
+    let values: [DatabaseValue]
 }
 
 extension PersistentStore {
@@ -202,7 +202,7 @@ extension PersistentStore {
     ///
     /// - Throws: ``StoreError/unknownProperty(path:entity:property:known:)`` for an attribute
     ///   the entity's table has no column for.
-    public func rows(_ plan: RowWritePlan, where attribute: String, isIn values: [DatabaseValue]) throws -> [PlannedRow] {
+    func rows(_ plan: RowWritePlan, where attribute: String, isIn values: [DatabaseValue]) throws -> [PlannedRow] {
         guard let column = plan.table.attributeColumns[attribute] else {
             throw StoreError.unknownProperty(path: path, entity: plan.entityName, property: attribute, known: plan.table.attributeColumns.keys.sorted())
         }

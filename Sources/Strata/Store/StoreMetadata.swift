@@ -13,7 +13,7 @@ public struct StoreMetadata: Sendable, Equatable {
     /// The store's UUID, the host of its object URIs (`x-coredata://<UUID>/Book/p1`).
     public var uuid: String
     /// Every key of the metadata property list.
-    public var properties: [String: PropertyListValue]
+    package var properties: [String: PropertyListValue]
 
     /// The Core Data framework version Strata records in stores it creates: the newest seen in
     /// the Core Data stores Strata was checked against.
@@ -21,7 +21,7 @@ public struct StoreMetadata: Sendable, Equatable {
 
     /// Metadata with the given store UUID (`Z_UUID`) and property list keys (`Z_PLIST`), taken
     /// as they are.
-    public init(uuid: String, properties: [String: PropertyListValue]) {
+    package init(uuid: String, properties: [String: PropertyListValue]) {
         self.uuid = uuid
         self.properties = properties
     }

@@ -2,71 +2,71 @@ import Foundation
 
 /// What `strata inspect` shows of a store: the file, its metadata, where its model came from and
 /// whether it matches, and every entity with its table and row count. Gathering it reads only.
-public struct StoreReport: Sendable {
+package struct StoreReport: Sendable {
     /// One entity's place and size.
-    public struct EntitySummary: Sendable {
+    package struct EntitySummary: Sendable {
         /// The entity's name as the model spells it.
-        public var name: String
+        package var name: String
         /// `Z_ENT`: the entity's number in `Z_PRIMARYKEY` and in its rows.
-        public var number: Int
+        package var number: Int
         /// The name of the entity's direct superentity; `nil` for a root entity.
-        public var parent: String?
+        package var parent: String?
         /// The names of the entity's direct sub-entities, in model order.
-        public var subentities: [String]
+        package var subentities: [String]
         /// The table holding the entity's rows: its root entity's `Z<NAME>` table, such as `ZBOOK`.
-        public var table: String
+        package var table: String
         /// The entity's own rows, sub-entities' not included, as ``PersistentStore/rowCountsExcludingSubentities()``
         /// counts them.
-        public var rowCount: Int
+        package var rowCount: Int
     }
 
     /// The store file's path as the store was opened with it.
-    public var path: String
+    package var path: String
     /// The main file's size in bytes.
-    public var fileSize: Int
+    package var fileSize: Int
     /// The `-wal` file's size, when there is one: the store is not whole without it.
-    public var walSize: Int?
+    package var walSize: Int?
     /// The journal mode as `PRAGMA journal_mode` names it (`wal`, `delete`, …); `wal` for a WAL
     /// store read as immutable, whose connection cannot tell.
-    public var journalMode: String
+    package var journalMode: String
     /// The database page size in bytes (`PRAGMA page_size`).
-    public var pageSize: Int
+    package var pageSize: Int
     /// The store's UUID (`Z_METADATA.Z_UUID`), the host of its object URIs.
-    public var uuid: String
+    package var uuid: String
     /// `NSPersistenceFrameworkVersion` from the metadata: the Core Data version that last wrote
     /// the store; `nil` when the key is missing.
-    public var frameworkVersion: Int64?
+    package var frameworkVersion: Int64?
     /// `NSStoreType` from the metadata (`SQLite`); `nil` when the key is missing.
-    public var storeType: String?
+    package var storeType: String?
     /// Where the store's model came from: the caller, `Z_MODELCACHE`, or inference from the schema.
-    public var modelSource: PersistentStore.ModelSource
+    package var modelSource: PersistentStore.ModelSource
     /// How the store's hashes compare with the model's; `nil` for an inferred model, which has
     /// no Core Data hashes to compare.
-    public var comparison: HashComparison?
+    package var comparison: HashComparison?
     /// The columns the model names that the store's tables lack (see
     /// ``PersistentStore/missingColumns``): a warning, since Core Data would not open the store.
-    public var missingColumns: [MissingColumn]
+    package var missingColumns: [MissingColumn]
     /// Every entity of the store's layout, in `Z_ENT` order.
-    public var entities: [EntitySummary]
+    package var entities: [EntitySummary]
     /// The store's persistent history (Core Data's `ATRANSACTION`, `ACHANGE` and
     /// `ATRANSACTIONSTRING`, which are no entities); `nil` when it keeps none.
-    public var history: HistorySummary?
+    package var history: HistorySummary?
 
     /// The size of a store's persistent history.
-    public struct HistorySummary: Sendable, Equatable {
+    package struct HistorySummary: Sendable, Equatable {
         /// Rows of `ATRANSACTION`: the saves recorded.
-        public var transactions: Int
+        package var transactions: Int
         /// Rows of `ACHANGE`: the objects those saves changed.
-        public var changes: Int
+        package var changes: Int
         /// Rows of `ATRANSACTIONSTRING`: the authors, bundles, context and process names.
-        public var strings: Int
+        package var strings: Int
         /// When the first and last transactions kept were saved; `nil` without transactions.
-        public var first: Date?
-        public var last: Date?
+        package var first: Date?
+        package var last: Date?
     }
 
     /// Gathers the report of an open store.
-    public init(store: PersistentStore) throws {
+    package init(store: PersistentStore) throws {
         path = store.path
         fileSize = Strata.fileSize(atPath: store.path) ?? 0
         walSize = Strata.fileSize(atPath: store.path + "-wal")

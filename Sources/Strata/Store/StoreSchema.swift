@@ -2,54 +2,54 @@ import Foundation
 
 /// What an SQLite file holds, read without any model: its tables and columns, indexes, and the
 /// entity rows of `Z_PRIMARYKEY`. Opening and inspecting a store start from it.
-public struct StoreSchema: Sendable {
+package struct StoreSchema: Sendable {
     /// A table and its columns with their declared types.
-    public struct Table: Sendable {
+    package struct Table: Sendable {
         /// The table's name as `sqlite_master` records it, such as `ZBOOK` or `Z_PRIMARYKEY`.
-        public var name: String
+        package var name: String
         /// The table's columns in table order, each with its type as declared in `CREATE TABLE`
         /// (`INTEGER`, `VARCHAR`, `TIMESTAMP`, …; empty when none was declared).
-        public var columns: [StoreLayout.Column]
+        package var columns: [StoreLayout.Column]
         /// The `CREATE TABLE` statement as SQLite keeps it.
-        public var sql: String
+        package var sql: String
     }
 
     /// A row of `Z_PRIMARYKEY`.
-    public struct PrimaryKeyRow: Sendable, Equatable {
+    package struct PrimaryKeyRow: Sendable, Equatable {
         /// `Z_ENT`: the entity's number, which its rows carry in their `Z_ENT` column.
-        public var entityNumber: Int
+        var entityNumber: Int
         /// `Z_NAME`: the entity's name as the model spells it.
-        public var entityName: String
+        package var entityName: String
         /// `Z_SUPER`: the parent entity's `Z_ENT`, or 0 for a root entity.
-        public var superNumber: Int
+        var superNumber: Int
         /// `Z_MAX`: the last `Z_PK` handed out through this row when the schema was read (Strata
         /// hands out a hierarchy's keys through its root entity's row).
-        public var maximumKey: Int64
+        var maximumKey: Int64
     }
 
     /// Every table of the file except SQLite's own `sqlite_*` tables, in `sqlite_master` order.
-    public var tables: [Table]
+    package var tables: [Table]
     /// Each index's name, table and `CREATE INDEX` statement, for the indexes SQLite did not
     /// make itself.
-    public var indexes: [(name: String, table: String, sql: String)]
+    package var indexes: [(name: String, table: String, sql: String)]
     /// The entities' rows of `Z_PRIMARYKEY`, in `Z_ENT` order (empty when the table is
     /// missing); the rows of the persistent history tables are in ``historyPrimaryKeys``.
-    public var primaryKeys: [PrimaryKeyRow]
+    package var primaryKeys: [PrimaryKeyRow]
     /// The `Z_PRIMARYKEY` rows of Core Data's persistent history tables (16001 `CHANGE`,
     /// 16002 `TRANSACTION`, 16003 `TRANSACTIONSTRING`), which are no entities.
-    public var historyPrimaryKeys: [PrimaryKeyRow] = []
+    var historyPrimaryKeys: [PrimaryKeyRow] = []
 
     /// The persistent history tables the file holds (see ``PersistentHistory``); empty for a
     /// store that keeps no history.
-    public var historyTables: [Table] {
+    var historyTables: [Table] {
         tables.filter { PersistentHistory.isHistoryTable($0.name) }
     }
 
     /// The bookkeeping tables whose absence means the file is not a Core Data store.
-    public static let requiredTables = ["Z_PRIMARYKEY", "Z_METADATA"]
+    static let requiredTables = ["Z_PRIMARYKEY", "Z_METADATA"]
 
     /// Reads the schema of `database`.
-    public init(reading database: Database) throws(DatabaseError) {
+    package init(reading database: Database) throws(DatabaseError) {
         var tables: [Table] = []
         for row in try database.rows("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid") {
             let name = row[0].stringValue ?? ""
@@ -75,17 +75,17 @@ public struct StoreSchema: Sendable {
     }
 
     /// The table named `name` (SQLite names are case-insensitive).
-    public func table(named name: String) -> Table? {
+    package func table(named name: String) -> Table? {
         tables.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
     /// Entity numbers by entity name, from `Z_PRIMARYKEY`.
-    public var entityNumbers: [String: Int] {
+    var entityNumbers: [String: Int] {
         Dictionary(primaryKeys.map { ($0.entityName, $0.entityNumber) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The bookkeeping tables that are missing; empty for a Core Data store.
-    public var missingBookkeepingTables: [String] {
+    var missingBookkeepingTables: [String] {
         Self.requiredTables.filter { table(named: $0) == nil }
     }
 }

@@ -10,7 +10,7 @@ func didYouMean(_ name: String, among names: [String]) -> String {
 /// ```swift
 /// nearestName(to: "titel", among: ["title", "rating"])   // "title"
 /// ```
-public func nearestName(to name: String, among names: [String]) -> String? {
+package func nearestName(to name: String, among names: [String]) -> String? {
     names.map { ($0, editDistance(name.lowercased(), $0.lowercased())) }
         .filter { $0.1 <= max(2, name.count / 3) && $0.1 < name.count }
         .min { $0.1 < $1.1 }?.0

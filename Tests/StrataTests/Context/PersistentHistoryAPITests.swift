@@ -42,6 +42,7 @@ import StrataTestSupport
         defer { tracked.store.close() }
         try tracked.save(code: "a", author: "app")
         let middle = Date()
+        // The wait is the subject: the clock must move past `middle` before the next save.
         Thread.sleep(forTimeInterval: 0.01)
         try tracked.save(code: "b", author: "widget")
         try tracked.save(code: "c", author: "app")

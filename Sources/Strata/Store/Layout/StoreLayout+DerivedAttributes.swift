@@ -20,13 +20,13 @@
 extension StoreLayout {
     /// A trigger of the store: its name, the table it is on, and its `CREATE TRIGGER` statement
     /// as SQLite keeps it in `sqlite_master`.
-    public struct Trigger: Sendable, Equatable {
+    package struct Trigger: Sendable, Equatable {
         /// `Z_DA_<table>_<Entity>_<attribute>_…`, as Core Data names it.
-        public var name: String
+        package var name: String
         /// The table whose writes fire it.
-        public var table: String
+        package var table: String
         /// `CREATE TRIGGER …`, word for word as `sqlite_master` keeps it.
-        public var createStatement: String
+        var createStatement: String
     }
 
     /// What keeps a derived attribute current: Core Data's triggers, and the statement that

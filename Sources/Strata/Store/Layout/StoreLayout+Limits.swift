@@ -2,10 +2,10 @@ extension StoreLayout {
     /// The most columns a table may have: SQLite's default `SQLITE_MAX_COLUMN`, which the
     /// system's SQLite (and Apple's) is built with. A wider table cannot be created, and a store
     /// made by a SQLite built with a higher limit could not be opened by others.
-    public static let maximumColumnCount = 2000
+    static let maximumColumnCount = 2000
 
     /// The tables Core Data keeps for itself in every store.
-    public static let bookkeepingTableNames = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+    static let bookkeepingTableNames = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
 
     /// What a valid model holds that Strata cannot store yet: Composite attributes, whose
     /// elements Core Data keeps in columns of their own that no store in hand shows the names of.
@@ -29,7 +29,7 @@ extension StoreLayout {
     /// columns, is a guess that another tool would not share), so the model is refused: the
     /// store would otherwise fail half-way through its `CREATE` statements or, for
     /// `Z_MODELCACHE`, overwrite Core Data's own table.
-    public static func issues(layingOut model: ObjectModel) -> [ModelIssue] {
+    package static func issues(layingOut model: ObjectModel) -> [ModelIssue] {
         let layout = StoreLayout(model: model)
         var issues = unstorableIssues(of: model)
         let rootOfTable = Dictionary(

@@ -2,7 +2,7 @@ extension StoreLayout {
     /// The columns this layout reads and writes that the tables of `schema` lack, each once,
     /// in entity number order and by property name: what a store made by hand or by another
     /// tool leaves out. A table the schema lacks altogether is not listed column by column.
-    public func missingColumns(in schema: StoreSchema, model: ObjectModel) -> [MissingColumn] {
+    package func missingColumns(in schema: StoreSchema, model: ObjectModel) -> [MissingColumn] {
         var missing: [MissingColumn] = []
         var seen: Set<String> = []
         // SQLite compares column names without case. Each table's names are folded once, so

@@ -35,7 +35,7 @@ extension StoreLayout {
     ///
     /// `frameworkVersion` is the Core Data release (`NSPersistenceFrameworkVersion`) whose rules
     /// the indexes follow where they changed across releases; by default the one Strata records.
-    public init(model: ObjectModel, matching schema: StoreSchema? = nil, frameworkVersion: Int64 = StoreMetadata.frameworkVersion) {
+    package init(model: ObjectModel, matching schema: StoreSchema? = nil, frameworkVersion: Int64 = StoreMetadata.frameworkVersion) {
         var numbering = Self.entityNumbers(of: model)
         if let schema {
             for (name, number) in schema.entityNumbers where numbering.numbers[name] != nil { numbering.numbers[name] = number }

@@ -5,7 +5,7 @@ extension StoreLayout {
     /// The statements that create the entity and join tables, their indexes and the triggers
     /// of derived attributes, in the order Core Data runs them: tables in entity order (a join
     /// table after its entity's), then indexes, then triggers.
-    public var createStatements: [String] {
+    var createStatements: [String] {
         let entityTables = tables.filter { $0.primaryKey.isEmpty }
         var ordered: [Table] = []
         for table in entityTables {
@@ -21,7 +21,7 @@ extension StoreLayout {
     /// The bookkeeping tables every store has, as Core Data creates them. (Stores of Core Data
     /// 637 and later also have `Z_MODELCACHE`, an archived copy of the model, which
     /// `ModelCacheEncoder` creates and fills.)
-    public static let bookkeepingStatements = [
+    static let bookkeepingStatements = [
         "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
         "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
     ]
@@ -29,7 +29,7 @@ extension StoreLayout {
 
 extension StoreLayout.Table {
     /// `CREATE TABLE name ( column TYPE, … )`.
-    public var createStatement: String {
+    var createStatement: String {
         var parts = columns.map { "\($0.name) \($0.type)" }
         if !primaryKey.isEmpty { parts.append("PRIMARY KEY (\(primaryKey.joined(separator: ", ")))") }
         return "CREATE TABLE \(name) ( \(parts.joined(separator: ", ")) )"
@@ -38,7 +38,7 @@ extension StoreLayout.Table {
 
 extension StoreLayout.Index {
     /// `CREATE [UNIQUE] INDEX name ON table (terms)`.
-    public var createStatement: String {
+    var createStatement: String {
         "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(name) ON \(table) (\(terms.joined(separator: ", ")))"
     }
 }

@@ -16,7 +16,7 @@ extension Database {
     /// - Parameter body: called with each statement and its number in the script (from 1).
     /// - Throws: a ``DatabaseError`` for a statement that does not compile, whose ``DatabaseError/sql``
     ///   is that statement alone and whose ``DatabaseError/offset`` points into it; what `body` throws.
-    public func forEachStatement(in script: String, _ body: (Statement, Int) throws -> Void) throws {
+    package func forEachStatement(in script: String, _ body: (Statement, Int) throws -> Void) throws {
         let bytes = Array(script.utf8)
         var start = 0
         var number = 0

@@ -16,7 +16,7 @@ extension Database {
     ///   - steps: the virtual-machine steps between two questions; a step is a few
     ///     nanoseconds, so the default asks about every ten microseconds.
     ///   - shouldStop: asked on the thread that runs the statement; `nil` removes the check.
-    public func stopStatements(every steps: Int32 = 1000, when shouldStop: (() -> Bool)?) {
+    package func stopStatements(every steps: Int32 = 1000, when shouldStop: (() -> Bool)?) {
         guard let shouldStop else {
             sqlite3_progress_handler(handle, 0, nil, nil)
             statementStop = nil

@@ -17,28 +17,28 @@ public final class Database {
     /// How a connection opens its file.
     public struct Configuration: Sendable {
         /// Open without the right to write; the file must exist.
-        public var isReadOnly = false
+        package var isReadOnly = false
         /// Create the file when it does not exist (ignored when read-only).
-        public var createsFile = true
+        package var createsFile = true
         /// The journal mode a new file gets; `nil` leaves SQLite's default.
-        public var journalMode: JournalMode? = .wal
+        package var journalMode: JournalMode? = .wal
         /// Whether an existing file is switched to ``journalMode`` too. Off by default: a
         /// switch rewrites the file's header, and opening a store must not change it unasked.
-        public var convertsExistingJournalMode = false
+        var convertsExistingJournalMode = false
         /// Read the file as one that nothing writes to (SQLite's `immutable`): no locks, no
         /// `-wal` or `-shm` files made beside it. Only for a read-only look at a file whose
         /// writers are gone.
-        public var isImmutable = false
+        package var isImmutable = false
         /// Open a new, private database in memory instead of a file: `path` then only names it
         /// in messages. This is the only way to get one: every path, `:memory:` and `file:…`
         /// included, names a file exactly as written.
-        public var isInMemory = false
+        var isInMemory = false
         /// The `PRAGMA synchronous` level set on every writable connection (read-only ones leave
         /// it alone). With WAL, `.normal` never damages the file but may lose the last commits
         /// on power loss.
         public var synchronous: Synchronous = .normal
         /// How long to wait for another connection's lock before failing with `SQLITE_BUSY`.
-        public var busyTimeout: Duration = .seconds(5)
+        package var busyTimeout: Duration = .seconds(5)
         /// Whether a store opened or created with this configuration records persistent
         /// history, making Core Data's history tables when it has none (Core Data's
         /// `NSPersistentHistoryTrackingKey`). A store that has the tables records history
@@ -50,7 +50,7 @@ public final class Database {
         public init() {}
 
         /// A read-only configuration that changes nothing in the file.
-        public static var readOnly: Configuration {
+        package static var readOnly: Configuration {
             var configuration = Configuration()
             configuration.isReadOnly = true
             configuration.createsFile = false
@@ -99,7 +99,7 @@ public final class Database {
     /// ``PersistentStore`` writes its persistent history here.
     var willCommit: (() throws -> Void)?
     /// Whether ``close()`` ran: the connection is gone and every use fails.
-    public private(set) var isClosed = false
+    private(set) var isClosed = false
     /// Whether the file's `-wal` held frames when the connection opened: frames that someone
     /// else wrote, which the connection leaves where they are unless it writes itself.
     private let foundWriteAheadFrames: Bool
@@ -192,13 +192,13 @@ public final class Database {
     // MARK: - Statements
 
     /// A new prepared statement for `sql`.
-    public func makeStatement(_ sql: String) throws(DatabaseError) -> Statement {
+    func makeStatement(_ sql: String) throws(DatabaseError) -> Statement {
         try checkOpen(sql)
         return try Statement(database: self, sql: sql)
     }
 
     /// The cached prepared statement for `sql`, prepared on first use.
-    public func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
+    func cachedStatement(_ sql: String) throws(DatabaseError) -> Statement {
         try checkOpen(sql)
         for recent in recentStatements where recent.sql == sql { return recent.statement }
         let statement: Statement
@@ -241,22 +241,22 @@ public final class Database {
     }
 
     /// The first column of the first row `sql` returns, or `nil` when it returns none.
-    public func scalar(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) -> DatabaseValue? {
+    package func scalar(_ sql: String, _ arguments: [DatabaseValue] = []) throws(DatabaseError) -> DatabaseValue? {
         try rows(sql, arguments).first?.first
     }
 
     /// The rowid of the last row inserted on this connection.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// How many rows every INSERT, UPDATE and DELETE on this connection has changed since it
     /// opened: a value that moves whenever this connection writes.
-    public var totalChangedRowCount: Int64 { sqlite3_total_changes64(handle) }
+    package var totalChangedRowCount: Int64 { sqlite3_total_changes64(handle) }
 
     /// How many rows the last INSERT, UPDATE or DELETE changed.
-    public var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
+    var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
 
     /// Whether a transaction is open on this connection.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     // MARK: - Transactions
 
@@ -264,7 +264,7 @@ public final class Database {
     /// on this connection) makes savepoints: a long import saves batch after batch and still
     /// commits or rolls back as one. After a rollback, contexts that saved inside hold objects
     /// the store does not: discard them.
-    public func inOuterTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func inOuterTransaction<T>(_ body: () throws -> T) throws -> T {
         let outer = nestsTransactions
         nestsTransactions = true
         defer { nestsTransactions = outer }
@@ -274,7 +274,7 @@ public final class Database {
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction (the write lock taken at once, waiting up to
     /// the busy timeout), committing when it returns and rolling back when it throws. Called
     /// inside ``inOuterTransaction(_:)``, it runs `body` in a savepoint of it instead.
-    public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func inTransaction<T>(_ body: () throws -> T) throws -> T {
         // Inside ``inOuterTransaction(_:)`` (an import that saves batch after batch), the work
         // becomes a savepoint, which the outer rollback still undoes; any other nesting fails.
         if isInTransaction, nestsTransactions { return try inSavepoint(body) }
@@ -305,7 +305,7 @@ public final class Database {
 
     /// Runs `body` in a savepoint, which nests inside transactions and other savepoints:
     /// released when `body` returns, rolled back (leaving the outer transaction open) when it throws.
-    public func inSavepoint<T>(_ body: () throws -> T) throws -> T {
+    func inSavepoint<T>(_ body: () throws -> T) throws -> T {
         savepointDepth += 1
         let name = "strata_\(savepointDepth)"
         defer { savepointDepth -= 1 }
@@ -353,17 +353,17 @@ public final class Database {
 
 extension Database {
     /// `PRAGMA journal_mode` as the file has it.
-    public func journalMode() throws(DatabaseError) -> String {
+    package func journalMode() throws(DatabaseError) -> String {
         try scalar("PRAGMA journal_mode")?.stringValue ?? "unknown"
     }
 
     /// `PRAGMA page_size`.
-    public func pageSize() throws(DatabaseError) -> Int {
+    package func pageSize() throws(DatabaseError) -> Int {
         Int(try scalar("PRAGMA page_size")?.int64Value ?? 0)
     }
 
     /// The names of the tables in the file, in `sqlite_master` order.
-    public func tableNames() throws(DatabaseError) -> [String] {
+    package func tableNames() throws(DatabaseError) -> [String] {
         try rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
             .compactMap { $0.first?.stringValue }
     }

@@ -1,7 +1,7 @@
 import CSQLite
 
 /// Facts about the SQLite library Strata is linked with.
-public enum SQLiteLibrary {
+package enum SQLiteLibrary {
     /// The SQLite version, such as `3.40.1`.
-    public static var version: String { String(cString: sqlite3_libversion()) }
+    package static var version: String { String(cString: sqlite3_libversion()) }
 }

@@ -5,10 +5,10 @@ import Foundation
 ///
 /// Statements from ``Database/cachedStatement(_:)`` are kept and reused by SQL text; they are
 /// reset before each use, so a caller never sees another caller's bindings.
-public final class Statement {
+package final class Statement {
     /// The SQL text the statement was prepared from: exactly one statement, with `?` parameters.
     /// ``Database/cachedStatement(_:)`` keeps statements by this text.
-    public let sql: String
+    package let sql: String
     let handle: OpaquePointer
     private unowned let database: Database
     private var boundArguments: [DatabaseValue] = []
@@ -47,19 +47,19 @@ public final class Statement {
     }
 
     /// The names of the result columns.
-    public var columnNames: [String] {
+    package var columnNames: [String] {
         (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
     }
 
     /// Whether the statement leaves the database as it is (`sqlite3_stmt_readonly`): a
     /// `SELECT`, or a `PRAGMA` or `EXPLAIN` that only reads. `BEGIN` and `COMMIT` count as
     /// reading, since they change no data themselves.
-    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+    package var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
 
     // MARK: - Running
 
     /// Resets the statement and binds `arguments` to its `?` parameters, in order.
-    public func bind(_ arguments: [DatabaseValue]) throws(DatabaseError) {
+    func bind(_ arguments: [DatabaseValue]) throws(DatabaseError) {
         // Every parameter is bound below (the count is checked): nothing is left to clear.
         sqlite3_reset(handle)
         boundArguments = arguments
@@ -108,7 +108,7 @@ public final class Statement {
     }
 
     /// Advances to the next row; `false` when the statement is done.
-    public func step() throws(DatabaseError) -> Bool {
+    package func step() throws(DatabaseError) -> Bool {
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -120,7 +120,7 @@ public final class Statement {
     }
 
     /// The value of column `index` (0-based) of the current row.
-    public func value(at index: Int32) -> DatabaseValue {
+    package func value(at index: Int32) -> DatabaseValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
@@ -137,18 +137,18 @@ public final class Statement {
     }
 
     /// The current row's values, one per column.
-    public var currentRow: [DatabaseValue] {
+    var currentRow: [DatabaseValue] {
         (0..<sqlite3_column_count(handle)).map(value(at:))
     }
 
     /// Runs the statement with `arguments`, ignoring any rows.
-    public func execute(_ arguments: [DatabaseValue] = []) throws(DatabaseError) {
+    package func execute(_ arguments: [DatabaseValue] = []) throws(DatabaseError) {
         try bind(arguments)
         while try step() {}
     }
 
     /// Runs the statement with `arguments` and returns every row.
-    public func rows(_ arguments: [DatabaseValue] = []) throws(DatabaseError) -> [[DatabaseValue]] {
+    package func rows(_ arguments: [DatabaseValue] = []) throws(DatabaseError) -> [[DatabaseValue]] {
         try bind(arguments)
         var rows: [[DatabaseValue]] = []
         while try step() { rows.append(currentRow) }
@@ -157,7 +157,7 @@ public final class Statement {
 
     /// Runs the statement with `arguments` and calls `body` with each row's statement, so that
     /// the caller reads only the columns it needs; stops early when `body` returns `false`.
-    public func forEachRow(_ arguments: [DatabaseValue] = [], _ body: (Statement) throws -> Bool) throws {
+    package func forEachRow(_ arguments: [DatabaseValue] = [], _ body: (Statement) throws -> Bool) throws {
         try bind(arguments)
         defer { sqlite3_reset(handle) }
         while try step() {

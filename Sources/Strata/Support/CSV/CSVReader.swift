@@ -21,17 +21,17 @@ import Foundation
 /// input and the row being built, never the whole input. Errors (a quoted field that never
 /// ends, a character after a closing quote, text that is not UTF-8) are ``CSVSyntaxError``s
 /// located by line and column.
-public struct CSVReader {
+package struct CSVReader {
     /// One field of a row.
-    public struct Field: Sendable, Equatable {
+    package struct Field: Sendable, Equatable {
         /// The field's text, without its quotes and with doubled quotes made single.
-        public var text: String
+        package var text: String
         /// Whether the field was quoted: `""` is the empty string, an empty field nil.
-        public var isQuoted: Bool
+        var isQuoted: Bool
         /// Where the field starts (its opening quote, if quoted); columns count Unicode scalars.
-        public var location: SourceLocation
+        package var location: SourceLocation
 
-        public init(text: String, isQuoted: Bool, location: SourceLocation) {
+        package init(text: String, isQuoted: Bool, location: SourceLocation) {
             self.text = text
             self.isQuoted = isQuoted
             self.location = location
@@ -47,28 +47,28 @@ public struct CSVReader {
     private var isStart = true
 
     /// A reader of the file at `path`; throws the file system's error when it cannot be opened.
-    public init(path: String) throws {
+    package init(path: String) throws {
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         input = JSONRecordReader.Input(fileHandle: handle)
     }
 
     /// A reader of `fileHandle` from its current offset to its end; the handle is not closed.
-    public init(fileHandle: FileHandle) {
+    package init(fileHandle: FileHandle) {
         input = JSONRecordReader.Input(fileHandle: fileHandle)
     }
 
     /// A reader of `data`, read a chunk at a time as a file is.
-    public init(data: Data) {
+    package init(data: Data) {
         input = JSONRecordReader.Input(data: data)
     }
 
     /// How many bytes of the input have been read so far.
-    public var bytesRead: Int { input.bytesRead }
+    package var bytesRead: Int { input.bytesRead }
 
     /// The next row, or `nil` at the end of the input.
     ///
     /// - Throws: ``CSVSyntaxError`` where the input stops being CSV, or reading it failed.
-    public mutating func nextRow() throws(CSVSyntaxError) -> [Field]? {
+    package mutating func nextRow() throws(CSVSyntaxError) -> [Field]? {
         if isStart {
             isStart = false
             if peek() == 0xEF, peek(1) == 0xBB, peek(2) == 0xBF { position += 3 }
@@ -177,9 +177,12 @@ public struct CSVReader {
 
 /// Why a CSV input could not be read: what was wrong, and where.
 public struct CSVSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, in words: `a quoted field is not closed`.
     public var message: String
+    /// Where in the file: line and column, counted from 1.
     public var location: SourceLocation
 
+    /// An error saying `message` at `location`.
     public init(message: String, location: SourceLocation) {
         self.message = message
         self.location = location

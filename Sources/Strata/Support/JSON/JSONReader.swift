@@ -2,7 +2,9 @@ import Foundation
 
 /// An error in JSON syntax, with the place it was found.
 public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, in words: `expected ',' or '}' after an object member`.
     public var message: String
+    /// Where in the text: line and column, counted from 1.
     public var location: SourceLocation
 
     public var description: String { "\(location): \(message)" }
@@ -22,7 +24,7 @@ public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
 /// itself with the members below that are not private.
 public struct JSONReader {
     /// How deeply arrays and objects may nest.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     /// The bytes being read: the whole input, or a window on a stream (see `readMore`).
     private var bytes: [UInt8]

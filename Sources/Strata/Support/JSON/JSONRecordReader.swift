@@ -9,16 +9,16 @@ import Darwin
 
 /// One record read by ``JSONRecordReader``: a JSON value, usually an object, and the entity
 /// it was listed under.
-public struct JSONRecord: Sendable {
+package struct JSONRecord: Sendable {
     /// The key of the wrapper object's array that held the record (`"books"` in
     /// `{"books": [...]}`); `nil` for the records of a top-level array, of NDJSON, and for a
     /// single top-level record.
-    public var entity: String?
+    package var entity: String?
     /// The record as written, with line and column locations in the whole input.
-    public var value: JSONValue
+    package var value: JSONValue
 
     /// A record of `entity` (`nil` for none) whose contents are `value`.
-    public init(entity: String?, value: JSONValue) {
+    package init(entity: String?, value: JSONValue) {
         self.entity = entity
         self.value = value
     }
@@ -78,9 +78,9 @@ public struct JSONRecord: Sendable {
 /// ``JSONSyntaxError``s located by line and column in the whole input, exactly as
 /// ``JSONReader`` reports them. Records before the error have been yielded by then; after an
 /// error, ``next()`` returns `nil`.
-public struct JSONRecordReader {
+package struct JSONRecordReader {
     /// How the records are laid out in the input.
-    public enum Format: Sendable {
+    package enum Format: Sendable {
         /// JSON or NDJSON, told apart by the input: NDJSON when a second value starts on a
         /// later line than the first one ends.
         case automatic
@@ -112,7 +112,7 @@ public struct JSONRecordReader {
     ///   - isEntityKey: Whether a key of a top-level object names an entity, making the object
     ///     a wrapper of records by entity (see "Wrapper or record" above). The default never
     ///     does: a top-level object is one record.
-    public init(
+    package init(
         path: String, format: Format = .automatic, isEntityKey: @escaping (String) -> Bool = { _ in false }
     ) throws {
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
@@ -121,7 +121,7 @@ public struct JSONRecordReader {
 
     /// A reader of `fileHandle` (``FileHandle/standardInput``, say) from its current offset to
     /// its end; the handle is not closed. The parameters are those of ``init(path:format:isEntityKey:)``.
-    public init(
+    package init(
         fileHandle: FileHandle, format: Format = .automatic, isEntityKey: @escaping (String) -> Bool = { _ in false }
     ) {
         self.init(input: Input(fileHandle: fileHandle), format: format, isEntityKey: isEntityKey)
@@ -129,7 +129,7 @@ public struct JSONRecordReader {
 
     /// A reader of `data`, which it parses a chunk at a time like a file rather than copying
     /// it whole. The parameters are those of ``init(path:format:isEntityKey:)``.
-    public init(
+    package init(
         data: Data, format: Format = .automatic, isEntityKey: @escaping (String) -> Bool = { _ in false }
     ) {
         self.init(input: Input(data: data), format: format, isEntityKey: isEntityKey)
@@ -146,11 +146,11 @@ public struct JSONRecordReader {
     /// Whether the input held no JSON value at all, only whitespace or nothing: known once
     /// ``next()`` has returned `nil` for it. An empty input is an empty NDJSON file to the
     /// reader, but a caller expecting a JSON document can refuse it (`[]` is not empty).
-    public private(set) var isEmptyInput = false
+    package private(set) var isEmptyInput = false
 
     /// How many bytes of the input have been read so far: with the input's size, how far a
     /// reader of a file has come.
-    public var bytesRead: Int { input.bytesRead }
+    package var bytesRead: Int { input.bytesRead }
 
     /// The most bytes of input the parser's window has held at once: one chunk, plus the few
     /// bytes of a number cut in two by a chunk's end. Tests check the memory bound with it.
@@ -162,7 +162,7 @@ public struct JSONRecordReader {
     ///
     /// Throws a ``JSONSyntaxError`` where the input stops being JSON records, or where reading
     /// the file failed (`cannot read the input: ...`); after an error it returns `nil`.
-    public mutating func next() throws(JSONSyntaxError) -> JSONRecord? {
+    package mutating func next() throws(JSONSyntaxError) -> JSONRecord? {
         let record: JSONRecord?
         do {
             record = try readRecord()

@@ -7,9 +7,9 @@
 /// //   "name": "LOTR"
 /// // }
 /// ```
-public enum JSONWriter {
+package enum JSONWriter {
     /// The JSON text of `value`; `pretty` spreads containers over indented lines.
-    public static func string(from value: JSONValue, pretty: Bool = true) -> String {
+    package static func string(from value: JSONValue, pretty: Bool = true) -> String {
         var output = ""
         write(value, to: &output, indent: pretty ? 0 : nil)
         return output
@@ -17,7 +17,7 @@ public enum JSONWriter {
 
     /// Appends the JSON text of `value` to `output`; `pretty` spreads containers over lines
     /// indented from `level` spaces on, for a value nested in text written elsewhere.
-    public static func append(_ value: JSONValue, to output: inout String, pretty: Bool = true, level: Int = 0) {
+    package static func append(_ value: JSONValue, to output: inout String, pretty: Bool = true, level: Int = 0) {
         write(value, to: &output, indent: pretty ? level : nil)
     }
 

@@ -1,5 +1,16 @@
 import Foundation
 
+// Why not Foundation's PropertyListSerialization: checked with swift-corelibs-foundation of
+// Swift 6.3.1 on Linux against the keyed archive in FinalCutLibrary.sqlite's Z_MODELCACHE. It
+// reads the binary plist, but each UID comes back as `_NSKeyedArchiverUID`, a type that is not
+// public API: its number (the index into `$objects` that every reference of a keyed archive is)
+// can only be read by reflection, and a Swift program cannot make one, so it cannot write a
+// keyed archive either. NSKeyedUnarchiver, the public way to read such an archive, stops the
+// process (a fatal error, not a thrown one) on the first class that does not exist on Linux
+// (`NSManagedObjectModel`). PropertyListSerialization's writer does not share repeated objects:
+// the same archive read and written again grew from 7,414 to 16,236 bytes. Hence this reader and
+// BinaryPropertyListWriter, with UIDs as plain values and every offset checked.
+
 /// Reads binary property lists (`bplist00`), including the UIDs of keyed archives.
 ///
 /// ```swift
@@ -10,16 +21,16 @@ import Foundation
 /// Every offset and count is checked against the data, so a damaged file is an error, never a
 /// crash: references that loop back and nesting deeper than ``maximumDepth`` are refused, and an
 /// object referenced many times is decoded once.
-public struct BinaryPropertyListReader {
+package struct BinaryPropertyListReader {
     /// How deeply containers may nest.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
     /// The most objects a property list may hold: a model cache of thousands of entities holds
     /// a few hundred thousand.
-    public static let maximumObjectCount = 4_000_000
+    static let maximumObjectCount = 4_000_000
     /// The most container elements a property list may hold, counting an object each time a
     /// container refers to it: bounds the decoded value's memory (a reference costs a few bytes
     /// of input, an element several of memory) whatever the objects share.
-    public static let maximumElementCount = 8_000_000
+    static let maximumElementCount = 8_000_000
 
     private let bytes: [UInt8]
     private let offsets: [Int]
@@ -30,7 +41,7 @@ public struct BinaryPropertyListReader {
 
     /// Reads the property list in `data`, refusing one whose containers hold more than
     /// `elementLimit` elements in all (each reference counted, a shared object's too).
-    public static func read(_ data: Data, elementLimit: Int = maximumElementCount) throws(PropertyListError) -> PropertyListValue {
+    package static func read(_ data: Data, elementLimit: Int = maximumElementCount) throws(PropertyListError) -> PropertyListValue {
         let bytes = [UInt8](data)
         guard bytes.count >= 40, bytes.starts(with: Array("bplist0".utf8)) else {
             throw PropertyListError(message: "not a binary property list", offset: 0)

@@ -3,9 +3,9 @@ import Foundation
 /// Writes binary property lists (`bplist00`), as Core Data keeps a store's metadata.
 ///
 /// Dictionaries are written with their keys sorted, so equal values give equal bytes.
-public enum BinaryPropertyListWriter {
+package enum BinaryPropertyListWriter {
     /// The binary property list of `value`.
-    public static func data(for value: PropertyListValue) -> Data {
+    package static func data(for value: PropertyListValue) -> Data {
         var objects: [[UInt8]] = []
         // Objects are numbered before their contents are encoded, so references are known.
         func add(_ value: PropertyListValue) -> Int {

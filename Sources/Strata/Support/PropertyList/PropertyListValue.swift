@@ -2,7 +2,7 @@ import Foundation
 
 /// A value of an Apple property list, as binary property lists hold them: what Core Data keeps
 /// in a store's `Z_METADATA` and, as a keyed archive, in `Z_MODELCACHE`.
-public indirect enum PropertyListValue: Sendable, Hashable {
+package indirect enum PropertyListValue: Sendable, Hashable {
     /// A Boolean (`true` or `false`).
     case bool(Bool)
     /// A signed integer of up to 64 bits, such as `NSPersistenceFrameworkVersion`.
@@ -23,14 +23,14 @@ public indirect enum PropertyListValue: Sendable, Hashable {
     case dictionary([String: PropertyListValue])
 
     /// The string, when the value is one; `nil` otherwise.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
     /// The value as an integer: an `.integer`, or a `.real` with no fraction that fits in `Int64`;
     /// `nil` otherwise.
-    public var integerValue: Int64? {
+    var integerValue: Int64? {
         switch self {
         case .integer(let value): value
         case .real(let value) where value.rounded() == value: Int64(exactly: value)
@@ -39,7 +39,7 @@ public indirect enum PropertyListValue: Sendable, Hashable {
     }
 
     /// The value as a Boolean: a `.bool`, or an `.integer` (true when not 0); `nil` otherwise.
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         switch self {
         case .bool(let value): value
         case .integer(let value): value != 0
@@ -48,39 +48,39 @@ public indirect enum PropertyListValue: Sendable, Hashable {
     }
 
     /// The bytes, when the value is data; `nil` otherwise.
-    public var dataValue: Data? {
+    package var dataValue: Data? {
         if case .data(let value) = self { return value }
         return nil
     }
 
     /// The elements, when the value is an array; `nil` otherwise.
-    public var arrayValue: [PropertyListValue]? {
+    package var arrayValue: [PropertyListValue]? {
         if case .array(let value) = self { return value }
         return nil
     }
 
     /// The entries, when the value is a dictionary; `nil` otherwise.
-    public var dictionaryValue: [String: PropertyListValue]? {
+    var dictionaryValue: [String: PropertyListValue]? {
         if case .dictionary(let value) = self { return value }
         return nil
     }
 
     /// The value for `key`, when this is a dictionary.
-    public subscript(key: String) -> PropertyListValue? {
+    package subscript(key: String) -> PropertyListValue? {
         dictionaryValue?[key]
     }
 }
 
 /// A binary property list that could not be read, with the byte offset where reading failed.
-public struct PropertyListError: Error, Sendable, CustomStringConvertible {
+package struct PropertyListError: Error, Sendable, CustomStringConvertible {
     /// What is wrong with the bytes, such as `the trailer is damaged`.
-    public var message: String
+    package var message: String
     /// Where reading failed, in bytes from the start of the property list; `nil` when no single
     /// place is to blame.
-    public var offset: Int?
+    package var offset: Int?
 
     /// The message, after the byte offset when known: `binary property list, byte 42: …`.
-    public var description: String {
+    package var description: String {
         offset.map { "binary property list, byte \($0): \(message)" } ?? "binary property list: \(message)"
     }
 }
