@@ -129,7 +129,7 @@ struct ImportRun {
             do {
                 try session.import(records: batch, into: batchEntity, firstIndex: count - batch.count)
             } catch let error as ImportError {
-                throw CLIError("\(file == "-" ? "standard input" : file): \(error.message)", status: .dataError)
+                throw CLIError("\(file == "-" ? "standard input" : file): \(error)", status: .dataError)
             }
             try session.saveAndReset()
             try CommandInterruption.check()
@@ -151,7 +151,7 @@ struct ImportRun {
         } catch let error as CSVSyntaxError {
             throw CLIError("\(file == "-" ? "standard input" : file): \(error)", status: .dataError)
         } catch let error as ImportError {
-            throw CLIError("\(file == "-" ? "standard input" : file): \(error.message)", status: .dataError)
+            throw CLIError("\(file == "-" ? "standard input" : file): \(error)", status: .dataError)
         }
         // An empty file is more often a failed download or a wrong name than a list of no
         // records, and with --prune-where it would delete what the records should have kept.
