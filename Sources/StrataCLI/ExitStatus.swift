@@ -15,6 +15,43 @@ enum ExitStatus: Int32 {
     /// Ctrl-C stopped the command (128 + SIGINT, as shells report it).
     case interrupted = 130
 
+    /// The status `strata` ends with after `error`: the one place that maps an error to a
+    /// status. `nil` for an error that is not Strata's (argument parsing's, raised while a
+    /// command runs), whose status the parser gives.
+    ///
+    /// Rules: a request that names what the model lacks or does not parse is a usage error;
+    /// records, models, mapping models and SQL that the data or the model's rules refuse are
+    /// data errors; what cannot run where the store is (locked, unreadable) is a runtime failure.
+    init?(for error: any Error) {
+        switch error {
+        case let trouble as DiffTrouble:
+            // strata diff's 1 says that the stores differ: its runtime failures are 2.
+            let status = ExitStatus(for: trouble.error) ?? .failure
+            self = status == .failure ? .usage : status
+        case let failure as CLIError: self = failure.status
+        case let error as ModelError: self.init(for: error)
+        case let error as StoreError: self.init(for: error)
+        case let error as MigrationError: self.init(for: error)
+        case let error as LuaError: self.init(for: error)
+        case let error as DatabaseError: self.init(for: error)
+        case is PredicateKeyError, is PredicateCompileError, is PredicateSyntaxError, is FetchRequestError: self = .usage
+        case is MappingModelError, is ImportError, is ContextError, is JSONSyntaxError, is StackError:
+            // Records that do not fit the model, or a save the model's rules refuse.
+            self = .dataError
+        case is SQLScriptError:
+            // The user's own SQL that SQLite refused: a data error, as a failed save is.
+            self = .dataError
+        default: return nil
+        }
+    }
+
+    /// A predicate's pattern that the data makes too costly (or that does not compile), a value
+    /// whose external data file is missing, or a damaged file is a data error, as it is when
+    /// a context reports it; anything else a runtime failure.
+    init(for error: DatabaseError) {
+        self = error.isDamagedFile || error.functionFailure != nil ? .dataError : .failure
+    }
+
     init(for error: ModelError) {
         switch error {
         case .unreadable: self = .failure
@@ -42,7 +79,8 @@ enum ExitStatus: Int32 {
     init(for error: MigrationError) {
         switch error {
         case .sourceModelNotFound, .unmappable, .dataDoesNotFit, .verificationFailed: self = .dataError
-        case .cannotMigrate: self = .failure
+        case .cannotMigrate, .backupFailed, .stepFailed: self = .failure
+        case .unknownVersion(_, let error): self.init(for: error)
         case .store(let storeError): self.init(for: storeError)
         case .customStepFailed(_, let error as LuaError): self.init(for: error)
         case .customStepFailed: self = .failure

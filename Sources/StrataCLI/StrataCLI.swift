@@ -70,57 +70,8 @@ public enum StrataCLI {
     }
 
     private static func report(runError error: Error) -> Int32 {
-        switch error {
-        case let exit as ExitCode:
-            return exit.rawValue
-        case let trouble as DiffTrouble:
-            // strata diff's 1 says that the stores differ: its runtime failures are 2.
-            let status = report(runError: trouble.error)
-            return status == ExitStatus.failure.rawValue ? ExitStatus.usage.rawValue : status
-        case let failure as CLIError:
-            printError("strata: \(failure.message)")
-            return failure.status.rawValue
-        case let modelError as ModelError:
-            printError("strata: \(modelError)")
-            return ExitStatus(for: modelError).rawValue
-        case let storeError as StoreError:
-            printError("strata: \(storeError)")
-            return ExitStatus(for: storeError).rawValue
-        case let mappingError as MappingModelError:
-            printError("strata: \(mappingError)")
-            return ExitStatus.dataError.rawValue
-        case let migrationError as MigrationError:
-            printError("strata: \(migrationError)")
-            // A migration script's error goes on with its Lua traceback.
-            if case .customStepFailed(_, let luaError as LuaError) = migrationError, let traceback = luaError.traceback { printError(traceback) }
-            if case .mappingFailed(_, _, let luaError as LuaError) = migrationError, let traceback = luaError.traceback { printError(traceback) }
-            return ExitStatus(for: migrationError).rawValue
-        case is PredicateKeyError, is PredicateCompileError, is PredicateSyntaxError, is FetchRequestError:
-            // A request that names what the model lacks, or that does not parse, is a usage error.
-            printError("strata: \(error)")
-            return ExitStatus.usage.rawValue
-        case is ImportError, is ContextError, is JSONSyntaxError:
-            // Records that do not fit the model, or a save the model's rules refuse.
-            printError("strata: \(error)")
-            return ExitStatus.dataError.rawValue
-        case let stackError as StackError:
-            printError("strata: \(stackError)")
-            return ExitStatus.dataError.rawValue
-        case let luaError as LuaError:
-            // A script's error: its message names the file and line; then the Lua traceback.
-            printError("strata: " + luaError.message + (luaError.traceback.map { "\n" + $0 } ?? ""))
-            return ExitStatus(for: luaError).rawValue
-        case let sqlError as SQLScriptError:
-            // The user's own SQL that SQLite refused: a data error, as a failed save is.
-            printError("strata: \(sqlError)")
-            return ExitStatus.dataError.rawValue
-        case let databaseError as DatabaseError:
-            printError("strata: \(databaseError)")
-            // A predicate's pattern that the data makes too costly (or that does not compile), or
-            // a value whose external data file is missing, is a data error, as it is when a
-            // context reports it.
-            return (databaseError.isDamagedFile || databaseError.functionFailure != nil ? ExitStatus.dataError : .failure).rawValue
-        default:
+        if let exit = error as? ExitCode { return exit.rawValue }
+        guard let status = ExitStatus(for: error) else {
             // Errors of argument parsing raised while running (the `help` command's, a
             // ValidationError) keep the parser's own message and status.
             let code = StrataCommand.exitCode(for: error)
@@ -129,6 +80,32 @@ public enum StrataCLI {
             }
             printError("strata: \(error.localizedDescription)")
             return ExitStatus.failure.rawValue
+        }
+        printError("strata: " + message(for: error))
+        return status.rawValue
+    }
+
+    /// What `strata` prints for `error` after `strata: `: the error's own description, a
+    /// script's error followed by its Lua traceback.
+    static func message(for error: any Error) -> String {
+        switch error {
+        case let trouble as DiffTrouble:
+            return message(for: trouble.error)
+        case let failure as CLIError:
+            return failure.message
+        case let luaError as LuaError:
+            // Its message names the file and line.
+            return luaError.message + (luaError.traceback.map { "\n" + $0 } ?? "")
+        case let migrationError as MigrationError:
+            // A migration script's error goes on with its Lua traceback.
+            switch migrationError {
+            case .customStepFailed(_, let luaError as LuaError), .mappingFailed(_, _, let luaError as LuaError):
+                return "\(migrationError)" + (luaError.traceback.map { "\n" + $0 } ?? "")
+            default:
+                return "\(migrationError)"
+            }
+        default:
+            return ExitStatus(for: error) == nil ? error.localizedDescription : "\(error)"
         }
     }
 

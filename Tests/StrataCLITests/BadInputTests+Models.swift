@@ -36,11 +36,11 @@ extension BadInputTests {
          "{dir}/m.json: error: entity 'E': fetch request 'T': the predicate does not parse: expected a value after '==', found '=='\n  s == == 1\n       ^",
          nil),
         (jsonModel(#"{"name": "E", "attributes": [{"name": "n", "type": "integer16", "default": 99999}]}"#), nil,
-         "{dir}/m.json:1:135: entity 'E', attribute 'n': the default value '99999' is out of the range of Integer 16 (-32768…32767)"),
+         "{dir}/m.json: line 1, column 135: entity 'E', attribute 'n': the default value '99999' is out of the range of Integer 16 (-32768…32767)"),
         (jsonModel(#"{"name": "E", "attributes": [{"name": "n", "type": "double", "min": 1e400}]}"#), nil,
-         "{dir}/m.json:1:128: entity 'E', attribute 'n': the minimum '1e400' is not a finite number"),
+         "{dir}/m.json: line 1, column 128: entity 'E', attribute 'n': the minimum '1e400' is not a finite number"),
         (jsonModel(#"{"name": "E", "attributes": [{"name": "s", "type": "string", "regularExpression": "[a-"}]}"#), nil,
-         "{dir}/m.json:1:142: entity 'E', attribute 's': the regular expression '[a-' does not compile"),
+         "{dir}/m.json: line 1, column 142: entity 'E', attribute 's': the regular expression '[a-' does not compile"),
     ]
 
     @Test(arguments: badModels.indices)

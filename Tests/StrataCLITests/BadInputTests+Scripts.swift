@@ -94,13 +94,13 @@ extension BadInputTests {
     /// file, line and column or the entity and property, and an import with it leaves the
     /// store alone.
     @Test(arguments: [
-        ("truncated", "strata: {dir}/Bad.xcdatamodel/contents:21:45: an attribute without a quoted value"),
-        ("malformed", "strata: {dir}/Bad.xcdatamodel/contents:47:24: a name is required here"),
-        ("empty", "strata: {dir}/Bad.xcdatamodel/contents:1:1: the file is empty"),
+        ("truncated", "strata: {dir}/Bad.xcdatamodel/contents: line 21, column 45: an attribute without a quoted value"),
+        ("malformed", "strata: {dir}/Bad.xcdatamodel/contents: line 47, column 24: a name is required here"),
+        ("empty", "strata: {dir}/Bad.xcdatamodel/contents: line 1, column 1: the file is empty"),
         ("unknown type",
-         "strata: {dir}/Bad.xcdatamodel/contents:43:129: attribute 'number' has an unknown attributeType 'Integer 128'; known: Undefined, Integer 16, Integer 32, Integer 64, Decimal, Double, Float, String, Boolean, Date, Binary, UUID, URI, Transformable, ObjectID, Composite"),
-        ("invalid UTF-8", "strata: {dir}/Bad.xcdatamodel/contents:1:44: the file is not valid UTF-8"),
-        ("100,000 levels", "strata: {dir}/Bad.xcdatamodel/contents:1:796: elements nest deeper than 256 levels"),
+         "strata: {dir}/Bad.xcdatamodel/contents: line 43, column 129: attribute 'number' has an unknown attributeType 'Integer 128'; known: Undefined, Integer 16, Integer 32, Integer 64, Decimal, Double, Float, String, Boolean, Date, Binary, UUID, URI, Transformable, ObjectID, Composite"),
+        ("invalid UTF-8", "strata: {dir}/Bad.xcdatamodel/contents: line 1, column 44: the file is not valid UTF-8"),
+        ("100,000 levels", "strata: {dir}/Bad.xcdatamodel/contents: line 1, column 796: elements nest deeper than 256 levels"),
     ])
     func aMalformedModelFile(kind: String, error: String) throws {
         let setup = try Setup()

@@ -94,8 +94,8 @@ extension ImportCommandTests {
         let cases: [(csv: String, message: String)] = [
             ("isbn,rating\n9,4.5\n10,lots\n", "strata: bad.csv: record 2 (line 3, column 4): "),
             ("isbn,title\n9,\"open\n", "strata: bad.csv: line 2, column 3: a quoted field that starts here never ends"),
-            ("isbn,title\n9\n", "strata: bad.csv: line 2: 1 field, but the header has 2"),
-            ("isbn,extras\n9,{not json\n", "strata: bad.csv: line 2, column 3 (extras): a Transformable value is written as JSON"),
+            ("isbn,title\n9\n", "strata: bad.csv: line 2, column 1: 1 field, but the header has 2"),
+            ("isbn,extras\n9,{not json\n", "strata: bad.csv: line 2, column 3: extras: a Transformable value is written as JSON"),
             ("", "strata: bad.csv: the CSV input is empty; expected a header row naming the keys"),
         ]
         for (csv, message) in cases {

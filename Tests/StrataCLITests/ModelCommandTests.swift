@@ -181,7 +181,7 @@ import StrataTestSupport
         try Data("{\"entities\": [\n  {\"name\": \"A\",}\n]}".utf8).write(to: model)
         let result = try StrataRunner.run(["model", "show", "--model", model.path])
         #expect(result.status == 3)
-        #expect(result.standardError == "strata: \(model.path):2:16: unexpected '}', expected a string key\n")
+        #expect(result.standardError == "strata: \(model.path): line 2, column 16: unexpected '}', expected a string key\n")
     }
 }
 

@@ -50,8 +50,8 @@ package struct CSVRecords: Sendable {
         var keys: [(path: [String], column: Column, location: SourceLocation)] = []
         for field in header {
             let key = field.text.trimmingCharacters(in: .whitespaces)
-            guard !key.isEmpty else { throw ImportError("\(field.location): the header names no key for this column") }
-            guard seen.insert(key.lowercased()).inserted else { throw ImportError("\(field.location): the header names '\(key)' twice") }
+            guard !key.isEmpty else { throw ImportError("the header names no key for this column", at: field.location) }
+            guard seen.insert(key.lowercased()).inserted else { throw ImportError("the header names '\(key)' twice", at: field.location) }
             let path = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             keys.append((path, Self.column(for: path, in: mapping), field.location))
         }
@@ -79,10 +79,10 @@ package struct CSVRecords: Sendable {
     /// - Throws: ``ImportError`` naming the line for a row of the wrong length, and the line
     ///   and column of a Transformable value that is not JSON.
     package func record(_ row: [CSVReader.Field]) throws(ImportError) -> JSONValue? {
-        let location = row.first?.location ?? SourceLocation(line: 0, column: 0)
+        let location = row.first?.location
         if row.count == 1, keys.count > 1, row[0].text.isEmpty, !row[0].isQuoted { return nil }
         guard row.count == keys.count else {
-            throw ImportError("line \(location.line): \(row.count) field\(row.count == 1 ? "" : "s"), but the header has \(keys.count)")
+            throw ImportError("\(row.count) field\(row.count == 1 ? "" : "s"), but the header has \(keys.count)", at: location)
         }
         var members: [JSONMember] = []
         for (key, field) in zip(keys, row) {
@@ -106,7 +106,7 @@ package struct CSVRecords: Sendable {
                 value.location = field.location
                 return value
             } catch {
-                throw ImportError("\(field.location) (\(key)): a Transformable value is written as JSON, and this is not JSON: \(error)")
+                throw ImportError("\(key): a Transformable value is written as JSON, and this is not JSON: \(error)", at: field.location)
             }
         }
     }

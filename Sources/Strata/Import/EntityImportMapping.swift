@@ -145,14 +145,36 @@ extension ObjectModel {
 
 /// Why an import stopped: a record that does not fit the model, named by its place and the
 /// key, attribute and value at fault. Nothing of the import is saved.
+///
+/// ```swift
+/// do { try session.import(records: records, into: "Book") } catch let error as ImportError {
+///     print(error.record, error.location)   // Optional("record 2"), Optional(line 1, column 40)
+///     print(error)                          // record 2 (line 1, column 40): key 'pages' for pages (integer16): …
+/// }
+/// ```
 public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What is wrong: the record's place, and the key, attribute and value at fault.
+    /// What is wrong, without the record and location.
     public var message: String
+    /// The record at fault as messages name it (`record 2`, `Book record 3 of authors`), when
+    /// one is.
+    public var record: String?
+    /// Where in the input the value at fault is, when the input was read from text.
+    public var location: SourceLocation?
 
-    /// An error saying `message`.
-    public init(_ message: String) {
+    /// An error saying `message` of `record` at `location`.
+    public init(_ message: String, record: String? = nil, at location: SourceLocation? = nil) {
         self.message = message
+        self.record = record
+        self.location = location
     }
 
-    public var description: String { message }
+    /// `record 2 (line 1, column 40): …`, `line 3, column 1: …` or the message alone.
+    public var description: String {
+        switch (record, location) {
+        case (let record?, let location?): "\(record) (\(location)): \(message)"
+        case (let record?, nil): "\(record): \(message)"
+        case (nil, let location?): "\(location): \(message)"
+        case (nil, nil): message
+        }
+    }
 }

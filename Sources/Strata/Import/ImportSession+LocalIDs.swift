@@ -96,7 +96,7 @@ extension ImportSession {
         return try result.enumerated().map { index, entry in
             if let object = entry.object { return (object, entry.isNew) }
             guard let localID = localIDs[index], let object = localObject(localID) else {
-                throw ImportError("\(labels[index]): @id \(localIDs[index] ?? "") names no object")
+                throw ImportError("@id \(localIDs[index] ?? "") names no object", record: "\(labels[index])")
             }
             return (object, createdObjects.contains(ObjectIdentifier(object)))
         }

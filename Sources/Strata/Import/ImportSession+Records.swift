@@ -103,7 +103,7 @@ extension ImportSession {
         for (record, label) in zip(records, labels) {
             let previous = indexes.last
             guard let index = JSONRecordIndex(record, sharingLayoutOf: previous) else {
-                throw ImportError("\(label)\(Self.place(record)): expected an object for \(entityName), found \(record.kindDescription)")
+                throw ImportError("expected an object for \(entityName), found \(record.kindDescription)", record: "\(label)", at: record.location)
             }
             indexes.append(index)
             // Records keyed alike ignore the same keys: checked once per layout.
@@ -234,7 +234,7 @@ extension ImportSession {
         case .success(let value): return .some(value)
         case .failure(let mismatch):
             let key = Self.keyName(of: json, in: record) ?? attribute.keys.names.first ?? attribute.name
-            throw ImportError("\(label)\(Self.place(json)): key '\(key)' for \(attribute.name) (\(attribute.type)): \(Self.excerpt(json)) — \(mismatch.reason)")
+            throw ImportError("key '\(key)' for \(attribute.name) (\(attribute.type)): \(Self.excerpt(json)) — \(mismatch.reason)", record: "\(label)", at: json.location)
         }
     }
 
@@ -273,14 +273,14 @@ extension ImportSession {
             }
             let items = relationship.isToMany ? payload.arrayValue : [payload]
             guard let items, !(relationship.isToMany == false && payload.arrayValue != nil) else {
-                throw ImportError("\(entry.label)\(Self.place(payload)): key '\(Self.keyName(of: payload, in: entry.record) ?? relationship.name)' for \(relationship.name): expected \(relationship.isToMany ? "an array" : "an object or an identity value"), found \(payload.kindDescription)")
+                throw ImportError("key '\(Self.keyName(of: payload, in: entry.record) ?? relationship.name)' for \(relationship.name): expected \(relationship.isToMany ? "an array" : "an object or an identity value"), found \(payload.kindDescription)", record: "\(entry.label)", at: payload.location)
             }
             if items.allSatisfy({ $0.objectMembers != nil }) {
                 nested.append((entry, items))
             } else if items.allSatisfy({ $0.objectMembers == nil && $0.arrayValue == nil }) {
                 links.append((entry, items))
             } else {
-                throw ImportError("\(entry.label)\(Self.place(payload)): \(relationship.name) mixes nested objects with other values")
+                throw ImportError("\(relationship.name) mixes nested objects with other values", record: "\(entry.label)", at: payload.location)
             }
         }
         if !nested.isEmpty {
@@ -324,7 +324,7 @@ extension ImportSession {
     private func link(_ links: [(entry: Entry, values: [JSONValue])], through relationship: RelationshipDescription) throws {
         let destination = try mapping(for: relationship.destinationEntityName)
         guard let identity = destination.identityAttribute else {
-            throw ImportError("\(links[0].entry.label): \(relationship.name) holds identity values, but \(destination.entity.name) has no identity attribute to find them by")
+            throw ImportError("\(relationship.name) holds identity values, but \(destination.entity.name) has no identity attribute to find them by", record: "\(links[0].entry.label)")
         }
         var typed: [[AttributeValue]] = []
         for (entry, values) in links {
@@ -333,7 +333,7 @@ extension ImportSession {
                 switch AttributeValue.fromJSON(json, type: identity.attribute.type) {
                 case .success(let value): row.append(value)
                 case .failure(let mismatch):
-                    throw ImportError("\(entry.label)\(Self.place(json)): \(relationship.name) identity \(Self.excerpt(json)) for \(destination.entity.name).\(identity.attribute.name) — \(mismatch.reason)")
+                    throw ImportError("\(relationship.name) identity \(Self.excerpt(json)) for \(destination.entity.name).\(identity.attribute.name) — \(mismatch.reason)", record: "\(entry.label)", at: json.location)
                 }
             }
             typed.append(row)
@@ -511,10 +511,6 @@ extension ImportSession {
         }
         guard let old = strength(previous), let new = strength(state) else { return false }
         return new > old
-    }
-
-    static func place(_ json: JSONValue) -> String {
-        json.location.map { " (\($0))" } ?? ""
     }
 
     static func keyName(of json: JSONValue, in record: JSONRecordIndex) -> String? {

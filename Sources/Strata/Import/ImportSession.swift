@@ -156,7 +156,7 @@ public final class ImportSession {
             guard let entityName else { throw ImportError("name the entity this record is imported into") }
             return [(entityName, [json])]
         default:
-            throw ImportError("\(json.location.map { "\($0): " } ?? "")expected an array of records or an object, found \(json.kindDescription)")
+            throw ImportError("expected an array of records or an object, found \(json.kindDescription)", at: json.location)
         }
     }
 
@@ -167,10 +167,10 @@ public final class ImportSession {
         guard let first = members.first, first.value.arrayValue != nil, entityName(forKey: first.key) != nil else { return nil }
         return try members.map { member in
             guard let entity = entityName(forKey: member.key) else {
-                throw ImportError("\(member.value.location.map { "\($0): " } ?? "")'\(member.key)' names no entity, but the object lists records by entity (its first key, '\(first.key)', names one and holds an array)")
+                throw ImportError("'\(member.key)' names no entity, but the object lists records by entity (its first key, '\(first.key)', names one and holds an array)", at: member.value.location)
             }
             guard let records = member.value.arrayValue else {
-                throw ImportError("\(member.value.location.map { "\($0): " } ?? "")'\(member.key)' of an object of records by entity holds \(member.value.kindDescription), not an array of \(entity) records")
+                throw ImportError("'\(member.key)' of an object of records by entity holds \(member.value.kindDescription), not an array of \(entity) records", at: member.value.location)
             }
             return (entity, records)
         }

@@ -82,7 +82,7 @@ private struct XcodeMappingReader {
         do {
             root = try XMLTreeReader.parse(data)
         } catch {
-            throw MappingModelError(path: path, element: "line \(error.location.line), column \(error.location.column)", message: error.message)
+            throw MappingModelError(path: path, location: error.location, message: error.message)
         }
         guard root.name == "database" else {
             throw MappingModelError(path: path, element: "<\(root.name)>", message: "expected the <database> of a Core Data XML store, as Xcode saves xcmapping.xml")

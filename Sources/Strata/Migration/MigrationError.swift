@@ -29,6 +29,14 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case customStepFailed(path: String, error: any Error & Sendable)
     /// The store cannot be migrated where it is (read-only, in use, a file operation failed).
     case cannotMigrate(path: String, reason: String)
+    /// A version the migration was to go to or through is not one of the bundle's: the
+    /// bundle's ``ModelError/unknownVersion(name:bundle:available:)``.
+    case unknownVersion(path: String, error: ModelError)
+    /// The backup of the store, or of its external data folder (`ofExternalData`), could not
+    /// be kept at `backup`, for `cause` (a file system error).
+    case backupFailed(path: String, backup: String, ofExternalData: Bool, cause: any Error)
+    /// A step failed with an error that is neither the store's nor the migration's own.
+    case stepFailed(path: String, step: String, error: any Error)
     /// The store could not be read or the copy written.
     case store(StoreError)
 
@@ -43,6 +51,10 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .verificationFailed(let path, let reason): "\(path): the migrated copy failed its check, so the store was left as it was: \(reason)"
         case .customStepFailed(let path, let error): "\(path): the custom step failed, so the store was left as it was: \(error)"
         case .cannotMigrate(let path, let reason): "\(path): cannot migrate: \(reason)"
+        case .unknownVersion(let path, let error): "\(path): cannot migrate: \(error)"
+        case .backupFailed(let path, let backup, let ofExternalData, let cause):
+            "\(path): cannot migrate: cannot keep a backup \(ofExternalData ? "of the external data folder beside" : "at") \(backup): \(cause.localizedDescription)"
+        case .stepFailed(let path, let step, let error): "\(path): cannot migrate: \(step): \(error)"
         case .store(let error): error.description
         }
     }

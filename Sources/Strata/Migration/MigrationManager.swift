@@ -147,7 +147,7 @@ public final class MigrationManager {
     @discardableResult
     public func createDefaultDestinationInstance(forSource source: ManagedObject, mapping: MappingModel.EntityMapping) throws -> ManagedObject {
         guard let entityName = mapping.destinationEntityName else {
-            throw MigrationManagerError(mapping: mapping.name, property: nil, message: "has no destination entity")
+            throw MigrationManagerError(mapping: mapping.name, property: nil, reason: .noDestinationEntity)
         }
         let destination = try insertDestinationObject(entityName)
         for property in mapping.attributeMappings {
@@ -167,7 +167,7 @@ public final class MigrationManager {
         for property in mapping.relationshipMappings {
             guard let expression = property.valueExpression else { continue }
             guard let relationship = model.relationship(named: property.name, in: destination.entity) else {
-                throw MigrationManagerError(mapping: mapping.name, property: property.name, message: "is no relationship of \(destination.entity.name)")
+                throw MigrationManagerError(mapping: mapping.name, property: property.name, reason: .notARelationship(of: destination.entity.name))
             }
             let objects = try self.objects(of: expression, source: source, mapping: mapping, property: property.name)
             try destination.setValue(relationship.isToMany ? objects : objects.first, forKey: property.name)
@@ -197,7 +197,7 @@ public final class MigrationManager {
         of expression: ObjectPredicate.Expression, source: ManagedObject, mapping: MappingModel.EntityMapping, attribute: String, in destination: ManagedObject
     ) throws -> AttributeValue? {
         guard let type = destinationContext.model.attribute(named: attribute, in: destination.entity)?.type else {
-            throw MigrationManagerError(mapping: mapping.name, property: attribute, message: "is no attribute of \(destination.entity.name)")
+            throw MigrationManagerError(mapping: mapping.name, property: attribute, reason: .notAnAttribute(of: destination.entity.name))
         }
         // `$source.key` keeps the stored value as it is (a Transformable's bytes, a Decimal).
         let value: PredicateValue
@@ -213,7 +213,7 @@ public final class MigrationManager {
         }
         guard let swift = value.swiftValue else { return nil }
         guard let typed = AttributeValue(swiftValue: swift, type: type) else {
-            throw MigrationManagerError(mapping: mapping.name, property: attribute, message: "gets \(value), which is no \(type.rawValue) value")
+            throw MigrationManagerError(mapping: mapping.name, property: attribute, reason: .wrongValue("\(value)", type: type))
         }
         return typed
     }
@@ -227,7 +227,7 @@ public final class MigrationManager {
             switch selector {
             case "destinationInstancesForEntityMappingNamed:sourceInstances:":
                 guard entityMappings.contains(where: { $0.name == name }) else {
-                    throw MigrationManagerError(mapping: mapping.name, property: property, message: "names the entity mapping \(name), which the mapping model does not have")
+                    throw MigrationManagerError(mapping: mapping.name, property: property, reason: .unknownEntityMapping(name))
                 }
                 return destinationInstances(forEntityMappingNamed: name, sourceInstances: sources)
             case "destinationInstancesForSourceRelationshipNamed:sourceInstances:":
@@ -237,7 +237,7 @@ public final class MigrationManager {
         }
         throw MigrationManagerError(
             mapping: mapping.name, property: property,
-            message: "has the value expression \(expression), which gives no destination objects; a relationship's expression calls $manager's destinationInstancesForEntityMappingNamed:sourceInstances: or destinationInstancesForSourceRelationshipNamed:sourceInstances:")
+            reason: .noDestinationObjects(expression: "\(expression)"))
     }
 
     /// The source objects an expression such as `$source.books` gives.
@@ -258,14 +258,60 @@ public final class MigrationManager {
     }
 }
 
-/// An entity mapping or property mapping that cannot be carried out, named.
+/// An entity mapping or property mapping that cannot be carried out, named, with what is wrong
+/// as a value.
+///
+/// ```swift
+/// catch MigrationError.mappingFailed(_, _, let error as MigrationManagerError) {
+///     if case .notAnAttribute(let entity) = error.reason { print("\(error.property ?? "") is not an attribute of \(entity)") }
+/// }
+/// ```
 public struct MigrationManagerError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong with a mapping.
+    public enum Reason: Sendable, Hashable {
+        /// The entity mapping names no destination entity.
+        case noDestinationEntity
+        /// The property mapping names no attribute of the destination entity.
+        case notAnAttribute(of: String)
+        /// The property mapping names no relationship of the destination entity.
+        case notARelationship(of: String)
+        /// The value expression gives a value (written as in a predicate) that is not of the
+        /// attribute's type.
+        case wrongValue(String, type: AttributeType)
+        /// The value expression names an entity mapping that the mapping model lacks.
+        case unknownEntityMapping(String)
+        /// A relationship's value expression (written as in a predicate) gives no destination objects.
+        case noDestinationObjects(expression: String)
+    }
+
     /// The entity mapping.
     public var mapping: String
     /// The attribute or relationship mapping, if one is at fault.
     public var property: String?
-    /// What went wrong.
-    public var message: String
+    /// What is wrong.
+    public var reason: Reason
+
+    /// An error about `property` (or the whole mapping when `nil`) of the entity mapping
+    /// `mapping`, for `reason`.
+    public init(mapping: String, property: String?, reason: Reason) {
+        self.mapping = mapping
+        self.property = property
+        self.reason = reason
+    }
+
+    /// What is wrong, in words, after the mapping's name.
+    public var message: String {
+        switch reason {
+        case .noDestinationEntity: "has no destination entity"
+        case .notAnAttribute(let entity): "is no attribute of \(entity)"
+        case .notARelationship(let entity): "is no relationship of \(entity)"
+        case .wrongValue(let value, let type): "gets \(value), which is no \(type.rawValue) value"
+        case .unknownEntityMapping(let name): "names the entity mapping \(name), which the mapping model does not have"
+        case .noDestinationObjects(let expression):
+            "has the value expression \(expression), which gives no destination objects; a relationship's expression calls $manager's "
+                + "destinationInstancesForEntityMappingNamed:sourceInstances: or destinationInstancesForSourceRelationshipNamed:sourceInstances:"
+        }
+    }
 
     public var description: String {
         "entity mapping \(mapping)" + (property.map { ", property mapping \($0)" } ?? "") + ": " + message

@@ -4,6 +4,22 @@
 // entity, and the plan says so.
 
 extension MigrationStep {
+    /// How a step carries its objects over, as a plan lists it.
+    public enum Kind: Sendable, Hashable {
+        /// A mapping inferred as Core Data's lightweight migration infers it; the step's
+        /// ``MigrationStep/mapping`` lists its ``ModelMapping/changes``.
+        case inferred
+        /// The mapping models of these names, as passes in this order.
+        case mappingModels([String])
+    }
+
+    /// Whether the step infers its mapping or carries out mapping models.
+    ///
+    /// ```swift
+    /// for step in try migrator.plan().steps where step.kind == .inferred { print(step.mapping.changes) }
+    /// ```
+    public var kind: Kind { mappingModels.isEmpty ? .inferred : .mappingModels(mappingModels.map(\.name)) }
+
     /// Whether the step carries out mapping models rather than an inferred mapping.
     public var isMapped: Bool { !mappingModels.isEmpty }
 

@@ -109,7 +109,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         var lines = ["\(name):"]
         lines += mapping.changes.isEmpty ? ["  no change to the stored data (the version hashes differ only)"] : mapping.changes.map { change in
             // "Book.authorName removed" gets the values it drops.
-            guard change.hasSuffix(" removed"), let count = droppedValueCounts[String(change.dropLast(" removed".count))] else { return "  - \(change)" }
+            guard let property = change.removedProperty, let count = droppedValueCounts[property] else { return "  - \(change)" }
             return "  - \(change), dropping \(count) value\(count == 1 ? "" : "s")"
         }
         lines.append("  objects after the step:")

@@ -24,7 +24,7 @@
 ///
 /// ```swift
 /// let mapping = try ModelMapping(from: version1, to: version2)
-/// mapping.changes   // ["Book.name renamed to title", "Book.pages: Integer 16 → Integer 64", …]
+/// mapping.changes   // [.propertyRenamed(entity: "Book", from: "name", to: "title"), .attributeTypeChanged(…), …]
 /// ```
 public struct ModelMapping: Sendable {
     /// The model the store was made with.
@@ -33,8 +33,8 @@ public struct ModelMapping: Sendable {
     public let destination: ObjectModel
     /// One mapping per destination entity, in the destination model's order.
     public private(set) var entities: [EntityMapping] = []
-    /// What changes, one line each, in words: the plan shows them.
-    public private(set) var changes: [String] = []
+    /// What changes, in the order the plan lists it (``ModelChange/description`` is its line).
+    public private(set) var changes: [ModelChange] = []
 
     /// The mapping of a destination entity to the source entity whose objects become its own.
     public struct EntityMapping: Sendable {
@@ -86,19 +86,19 @@ public struct ModelMapping: Sendable {
             let match = sourceEntities.match(for: entity, in: "the source model", reasons: &reasons)
             if let match {
                 matchedSources.insert(match.name)
-                if match.name != entity.name { changes.append("entity \(match.name) renamed to \(entity.name)") }
-                if match.isAbstract != entity.isAbstract { changes.append("entity \(entity.name) \(entity.isAbstract ? "becomes" : "is no longer") abstract") }
+                if match.name != entity.name { changes.append(.entityRenamed(from: match.name, to: entity.name)) }
+                if match.isAbstract != entity.isAbstract { changes.append(.entityAbstractnessChanged(entity: entity.name, isAbstract: entity.isAbstract)) }
                 let (oldRoot, newRoot) = (source.rootEntity(of: match).name, destination.rootEntity(of: entity).name)
                 if entity.superentityName != nil || match.superentityName != nil, (match.superentityName != nil) != (entity.superentityName != nil) || oldRoot != newRoot {
-                    changes.append("entity \(entity.name) moves from the hierarchy of \(oldRoot) to that of \(newRoot)")
+                    changes.append(.entityMovedHierarchy(entity: entity.name, fromRoot: oldRoot, toRoot: newRoot))
                 }
             } else {
-                changes.append("entity \(entity.name) added")
+                changes.append(.entityAdded(entity.name))
             }
             entities.append(EntityMapping(destination: entity, source: match, attributes: [], relationships: []))
         }
         for entity in source.entities where !matchedSources.contains(entity.name) {
-            changes.append("entity \(entity.name) removed, with its objects")
+            changes.append(.entityRemoved(entity.name))
         }
         Self.refuseSharedSources(entities.map { ($0.destination.name, $0.source?.name) }, in: "the destination model", reasons: &reasons)
         for index in entities.indices {
@@ -151,9 +151,7 @@ public struct ModelMapping: Sendable {
             if declares(attribute.name) { reasons += ambiguity }
             guard let old else {
                 if declares(attribute.name), match != nil {
-                    let filling = fill.map { ", filled with its default \($0.displayText)" }
-                        ?? (attribute.isOptional ? "" : ", required with no default: the entity must have no objects")
-                    changes.append("\(label).\(attribute.name) added" + filling)
+                    changes.append(.attributeAdded(entity: label, attribute: attribute.name, defaultValue: fill, isOptional: attribute.isOptional))
                 }
                 entities[index].attributes.append(AttributeMapping(destination: attribute, source: nil, conversion: .copy, fill: fill))
                 continue
@@ -164,19 +162,19 @@ public struct ModelMapping: Sendable {
                 continue
             }
             if declares(attribute.name) {
-                if old.name != attribute.name { changes.append("\(label).\(old.name) renamed to \(attribute.name)") }
-                if old.type != attribute.type { changes.append("\(label).\(attribute.name): \(old.type.rawValue) → \(attribute.type.rawValue)") }
+                if old.name != attribute.name { changes.append(.propertyRenamed(entity: label, from: old.name, to: attribute.name)) }
+                if old.type != attribute.type { changes.append(.attributeTypeChanged(entity: label, attribute: attribute.name, from: old.type, to: attribute.type)) }
                 if old.isOptional, !attribute.isOptional {
-                    changes.append("\(label).\(attribute.name) becomes required" + (fill.map { "; nil becomes its default \($0.displayText)" } ?? ", with no default: no object may be nil"))
+                    changes.append(.attributeBecameRequired(entity: label, attribute: attribute.name, defaultValue: fill))
                 }
-                if !old.isOptional, attribute.isOptional { changes.append("\(label).\(attribute.name) becomes optional") }
+                if !old.isOptional, attribute.isOptional { changes.append(.attributeBecameOptional(entity: label, attribute: attribute.name)) }
             }
             entities[index].attributes.append(AttributeMapping(
                 destination: attribute, source: old, conversion: conversion, fill: attribute.isOptional ? nil : fill))
         }
         if let match {
             for attribute in match.attributes where !attribute.isTransient && !used.contains(attribute.name) {
-                changes.append("\(match.name).\(attribute.name) removed")
+                changes.append(.attributeRemoved(entity: match.name, attribute: attribute.name))
             }
         }
         Self.refuseSharedSources(
@@ -203,7 +201,7 @@ public struct ModelMapping: Sendable {
             let old = sourceMatch.match(for: relationship, in: "entity \(match.name)", reasons: &ambiguity)
             if declares(relationship.name) { reasons += ambiguity }
             guard let old else {
-                if declares(relationship.name) { changes.append("\(label).\(relationship.name) added") }
+                if declares(relationship.name) { changes.append(.relationshipAdded(entity: label, relationship: relationship.name)) }
                 entities[index].relationships.append(RelationshipMapping(destination: relationship, source: nil, abandoned: nil))
                 continue
             }
@@ -214,30 +212,31 @@ public struct ModelMapping: Sendable {
             let oldTarget = source.entity(named: old.destinationEntityName)
             let keepsObjects = if let newTarget { oldTarget.map { source.rootEntity(of: newTarget).name == source.rootEntity(of: $0).name } ?? true } else { false }
             if !keepsObjects {
-                let what = newTarget == nil ? "a new entity" : "whose objects are not those it held (\(old.destinationEntityName))"
                 if declares(relationship.name) {
-                    changes.append("\(label).\(relationship.name) now points to \(relationship.destinationEntityName), \(what): it starts empty, and no object may hold any in \(old.name)")
+                    changes.append(.relationshipRetargeted(
+                        entity: label, relationship: relationship.name, destination: relationship.destinationEntityName, destinationIsNew: newTarget == nil,
+                        previous: old.name, previousDestination: old.destinationEntityName))
                 }
                 entities[index].relationships.append(RelationshipMapping(destination: relationship, source: nil, abandoned: old))
                 continue
             }
             if declares(relationship.name) {
-                if old.name != relationship.name { changes.append("\(label).\(old.name) renamed to \(relationship.name)") }
+                if old.name != relationship.name { changes.append(.propertyRenamed(entity: label, from: old.name, to: relationship.name)) }
                 if old.isToMany != relationship.isToMany {
-                    changes.append("\(label).\(relationship.name): \(old.isToMany ? "to-many → to-one; no object may hold several" : "to-one → to-many")")
+                    changes.append(.relationshipCardinalityChanged(entity: label, relationship: relationship.name, isToMany: relationship.isToMany))
                 }
                 if old.isToMany, relationship.isToMany, old.isOrdered != relationship.isOrdered {
-                    changes.append("\(label).\(relationship.name) becomes \(relationship.isOrdered ? "ordered, in the order of the objects' keys" : "unordered")")
+                    changes.append(.relationshipOrderingChanged(entity: label, relationship: relationship.name, isOrdered: relationship.isOrdered))
                 }
                 if old.inverseName != relationship.inverseName {
-                    changes.append("\(label).\(relationship.name): inverse \(old.inverseName ?? "none") → \(relationship.inverseName ?? "none")")
+                    changes.append(.relationshipInverseChanged(entity: label, relationship: relationship.name, from: old.inverseName, to: relationship.inverseName))
                 }
-                if old.isOptional, !relationship.isOptional { changes.append("\(label).\(relationship.name) becomes required: no object may be without it") }
+                if old.isOptional, !relationship.isOptional { changes.append(.relationshipBecameRequired(entity: label, relationship: relationship.name)) }
             }
             entities[index].relationships.append(RelationshipMapping(destination: relationship, source: old, abandoned: nil))
         }
         for relationship in match.relationships where !relationship.isTransient && !used.contains(relationship.name) {
-            changes.append("\(match.name).\(relationship.name) removed")
+            changes.append(.relationshipRemoved(entity: match.name, relationship: relationship.name))
         }
         Self.refuseSharedSources(
             entities[index].relationships.filter { declares($0.destination.name) }.map { ($0.destination.name, $0.source?.name) },

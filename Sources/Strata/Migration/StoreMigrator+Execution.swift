@@ -241,7 +241,7 @@ extension StoreMigrator {
             throw .store(.database(error))
         } catch {
             // Only the connection's DatabaseError and the refusal above are thrown in there.
-            throw .cannotMigrate(path: storePath, reason: String(describing: error))
+            throw .store(.fileOperation(path: storePath, cause: error))
         }
     }
 
@@ -268,14 +268,14 @@ extension StoreMigrator {
                 guard rename(partial, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
             } catch {
                 try? FileManager.default.removeItem(atPath: partial)
-                throw .cannotMigrate(path: storePath, reason: "cannot keep a backup at \(path): \(error.localizedDescription)")
+                throw .backupFailed(path: storePath, backup: path, ofExternalData: false, cause: error)
             }
         }
         do {
             try Self.copySupportFolder(of: storeFile, to: path)
         } catch {
             Self.removeBackup(at: path)
-            throw .cannotMigrate(path: storePath, reason: "cannot keep a backup of the external data folder beside \(path): \(error.localizedDescription)")
+            throw .backupFailed(path: storePath, backup: path, ofExternalData: true, cause: error)
         }
         return path
     }
@@ -322,7 +322,7 @@ extension Error {
         case let error as MigrationError: error
         case let error as StoreError: .store(error)
         case let error as DatabaseError: .store(.database(error))
-        default: .cannotMigrate(path: path, reason: "\(step): \(self)")
+        default: .stepFailed(path: path, step: step, error: self)
         }
     }
 }

@@ -81,7 +81,7 @@ public struct StoreMigrator: Sendable {
             destination = try bundle.version(named: destinationVersion)
             self.route = try route.map { name throws(ModelError) in try bundle.version(named: name) }
         } catch {
-            throw .cannotMigrate(path: storePath, reason: error.description)
+            throw .unknownVersion(path: storePath, error: error)
         }
         self.sourceModel = sourceModel
     }

@@ -20,13 +20,14 @@ public enum ModelError: Error, Sendable, Equatable {
 
 extension ModelError: CustomStringConvertible, LocalizedError {
     /// The error as text for a user, starting with the path of the file or bundle and, where known,
-    /// `:line:column`; a validation failure gives one line per error.
+    /// the ``SourceLocation`` (`Model.json: line 3, column 7: …`); a validation failure gives one
+    /// line per error.
     public var description: String {
         switch self {
         case .unreadable(let path, let reason):
             return "\(path): \(reason)"
         case .malformed(let path, let location, let message), .invalidContent(let path, let location, let message):
-            return "\(path)\(location.map { ":\($0.line):\($0.column)" } ?? ""): \(message)"
+            return "\(path)\(location.map { ": \($0)" } ?? ""): \(message)"
         case .unknownVersion(let name, let bundle, let available):
             return "\(bundle): no model version named '\(name)'; versions: \(available.joined(separator: ", "))"
         case .invalid(let path, let issues):

@@ -363,7 +363,7 @@ public final class PersistentStore: @unchecked Sendable {
         do {
             return try ModelCacheDecoder.decode(blob)
         } catch {
-            throw StoreError.modelCacheUnreadable(path: database.path, reason: error.message)
+            throw StoreError.modelCacheUnreadable(path: database.path, cause: error)
         }
     }
 

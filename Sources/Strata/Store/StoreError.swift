@@ -45,7 +45,7 @@ public enum StoreError: Error, Sendable {
     /// The entity has no stored property of that name.
     case unknownProperty(path: String, entity: String, property: String, known: [String])
     /// The store's model could not be recovered from its model cache.
-    case modelCacheUnreadable(path: String, reason: String)
+    case modelCacheUnreadable(path: String, cause: any Error)
     /// A history request on a store without Core Data's persistent history tables.
     case noPersistentHistory(path: String)
     /// A history request named a token of another store (`storeUUID` is this store's).
@@ -89,7 +89,7 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             "\(path): no entity '\(name)'\(didYouMean(name, among: known)); entities: \(known.joined(separator: ", "))"
         case .unknownProperty(let path, let entity, let property, let known):
             "\(path): entity '\(entity)' has no stored property '\(property)'\(didYouMean(property, among: known)); properties: \(known.joined(separator: ", "))"
-        case .modelCacheUnreadable(let path, let reason): "\(path): the model cache cannot be read: \(reason)"
+        case .modelCacheUnreadable(let path, let cause): "\(path): the model cache cannot be read: \(cause)"
         case .uniquenessConflict(let path, let entity, _, let attributes, let values):
             "\(path): another \(entity) already has \(UniquenessText.values(attributes, values)), which the uniqueness constraint on \(attributes.joined(separator: ", ")) forbids"
         case .noPersistentHistory(let path):

@@ -114,10 +114,10 @@ import Testing
 
     @Test func aWrapperIsDecidedByItsFirstKeyAsInFiles() throws {
         let fixture = try ImportFixture(modelJSON: Self.shelf)
-        #expect(throws: ImportError("line 1, column 41: 'publisher' names no entity, but the object lists records by entity (its first key, 'books', names one and holds an array)")) {
+        #expect(throws: ImportError("'publisher' names no entity, but the object lists records by entity (its first key, 'books', names one and holds an array)", at: SourceLocation(line: 1, column: 41))) {
             try fixture.importJSON(#"{"books": [{"name": "A"}], "publisher": "x"}"#)
         }
-        #expect(throws: ImportError("line 1, column 36: 'tags' of an object of records by entity holds a string, not an array of Tag records")) {
+        #expect(throws: ImportError("'tags' of an object of records by entity holds a string, not an array of Tag records", at: SourceLocation(line: 1, column: 36))) {
             try fixture.importJSON(#"{"books": [{"name": "A"}], "tags": "x"}"#)
         }
         #expect(try fixture.store.count(of: "Book") == 0)

@@ -95,7 +95,9 @@ import Testing
     func aRecordThatDoesNotFitStopsTheImportAndChangesNothing(payload: String, message: String) throws {
         let fixture = try ImportFixture(modelJSON: Self.books)
         try fixture.importJSON(#"[{"name": "Kept", "order": 1}]"#, into: "Book")
-        #expect(throws: ImportError(message)) { try fixture.importJSON(payload, into: "Book") }
+        let error = try #require(throws: ImportError.self) { try fixture.importJSON(payload, into: "Book") }
+        #expect(error.description == message)
+        #expect(error.record.map { message.hasPrefix($0 + " (") } == true && error.location.map { message.contains("(\($0)): ") } == true)
         #expect(try fixture.values("Book", "name") == ["Kept"])
         #expect(try fixture.store.count(of: "Page") == 0)
     }

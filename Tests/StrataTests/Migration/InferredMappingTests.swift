@@ -22,7 +22,7 @@ import Testing
             try context.make("Delivery", ["programmedTempBasalRate": 1.5, "scheduledTempBasalRate": 2.25])
         }
         let result = try fixture.migrator().migrate()
-        #expect(result.plan.steps[0].mapping.changes == ["Delivery.reason added"])
+        #expect(result.plan.steps[0].mapping.changes == [.attributeAdded(entity: "Delivery", attribute: "reason", defaultValue: nil, isOptional: true)])
         try fixture.read { context in
             let delivery = try #require(try context.all("Delivery", by: "scheduledTempBasalRate").first)
             #expect(try delivery.attributeValue(forKey: "programmedTempBasalRate") == .double(1.5))
@@ -73,8 +73,9 @@ import Testing
             try context.make("Image", ["url": "a.jpg"])
         }
         let plan = try fixture.migrator().plan()
-        #expect(plan.steps[0].mapping.changes.contains(
-            "Show.installationImages now points to InstallShotImage, a new entity: it starts empty, and no object may hold any in installationImages"))
+        #expect(plan.steps[0].mapping.changes.contains(.relationshipRetargeted(
+            entity: "Show", relationship: "installationImages", destination: "InstallShotImage", destinationIsNew: true,
+            previous: "installationImages", previousDestination: "Image")))
         let result = try fixture.migrator().migrate(plan)
         #expect(result.counts == ["Show": 1, "Image": 1, "InstallShotImage": 0])
         try fixture.read { context in

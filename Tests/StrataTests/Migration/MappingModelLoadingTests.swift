@@ -67,7 +67,7 @@ import StrataTestSupport
         }
         #expect {
             try load(original.replacingOccurrences(of: "</database>", with: ""))
-        } throws: { error in (error as? MappingModelError)?.element?.hasPrefix("line ") == true }
+        } throws: { error in (error as? MappingModelError).map { $0.location != nil && $0.element == nil } == true }
         let badModel = original.replacingOccurrences(of: #"<attribute name="sourcemodeldata" type="binary">YnBsaXN0MDDUAAEAAgADAAQABQAGCgYKB1gkdmVyc2lvblgkb2JqZWN0c1kkYXJjaGl2ZXJUJHRv"#, with: #"<attribute name="sourcemodeldata" type="binary">AAAA"#)
         #expect(badModel != original)
         #expect {

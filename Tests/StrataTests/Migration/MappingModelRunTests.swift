@@ -158,7 +158,8 @@ import Testing
             try migrator.migrate()
         } throws: { error in
             guard case .mappingFailed(_, let step, let cause) = error as? MigrationError, let failure = cause as? MigrationManagerError else { return false }
-            return step == "V1 → V2" && failure.mapping == "PersonToPerson" && failure.property == "ageInMonths"
+            guard case .wrongValue(let value, .integer32) = failure.reason else { return false }
+            return step == "V1 → V2" && failure.mapping == "PersonToPerson" && failure.property == "ageInMonths" && failure.message == "gets \(value), which is no Integer 32 value"
         }
         #expect(try fixture.bytes() == before)
         #expect(try fixture.otherFiles().isEmpty, "no migrated copy or backup is left")

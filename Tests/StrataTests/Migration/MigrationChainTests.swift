@@ -79,7 +79,11 @@ import Testing
         #expect(plan.steps.map(\.name) == ["Library → Library 10"])
         #expect(plan.description.hasPrefix("\(fixture.path): from Library to Library 10 in 1 step\n"))
         let changes = plan.steps[0].mapping.changes
-        for change in ["Book.title renamed to name", "Book.pages: Integer 16 → String", "Book.author renamed to authors", "Book.authors: to-one → to-many", "entity Imprint added"] {
+        for change: ModelChange in [
+            .propertyRenamed(entity: "Book", from: "title", to: "name"), .attributeTypeChanged(entity: "Book", attribute: "pages", from: .integer16, to: .string),
+            .propertyRenamed(entity: "Book", from: "author", to: "authors"), .relationshipCardinalityChanged(entity: "Book", relationship: "authors", isToMany: true),
+            .entityAdded("Imprint"),
+        ] {
             #expect(changes.contains(change), "\(changes)")
         }
         let result = try fixture.migrator().migrate(plan)
@@ -92,8 +96,8 @@ import Testing
         let plan = try fixture.migrator(through: ["Library 2"]).plan()
         #expect(plan.steps.map(\.name) == ["Library → Library 2", "Library 2 → Library 10"])
         #expect(plan.description.hasPrefix("\(fixture.path): from Library to Library 10 in 2 steps, through Library 2\n"))
-        #expect(plan.steps[0].mapping.changes.contains("Book.pages: Integer 16 → Integer 64"))
-        #expect(plan.steps[1].mapping.changes.contains("entity Publisher renamed to Imprint"))
+        #expect(plan.steps[0].mapping.changes.contains(.attributeTypeChanged(entity: "Book", attribute: "pages", from: .integer16, to: .integer64)))
+        #expect(plan.steps[1].mapping.changes.contains(.entityRenamed(from: "Publisher", to: "Imprint")))
         let result = try fixture.migrator(through: ["Library 2"]).migrate(plan)
         #expect(result.counts == ["Author": 3, "Book": 4, "Imprint": 0])
         try Self.expectMigratedLibrary(fixture)

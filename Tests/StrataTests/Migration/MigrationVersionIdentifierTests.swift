@@ -24,7 +24,7 @@ import Testing
         }
         let result = try fixture.migrator().migrate()
         #expect(result.plan.steps.map(\.name) == ["Model → Model 2"])
-        #expect(result.plan.steps[0].mapping.changes == ["Item.size added"])
+        #expect(result.plan.steps[0].mapping.changes == [.attributeAdded(entity: "Item", attribute: "size", defaultValue: nil, isOptional: true)])
         #expect(result.counts == ["Item": 2])
         #expect(try fixture.read { try sortedNames($0.all("Item", by: "code"), "code") } == ["a", "b"])
     }
@@ -40,7 +40,7 @@ import Testing
         let fixture = try MigrationFixture(versions: [("B", later), ("C", middle), ("A", earlier)]) { try $0.make("Item", ["code": "x", "note": "n"]) }
         let plan = try fixture.migrator(through: ["C"]).plan()
         #expect(plan.steps.map(\.name) == ["B → C", "C → A"])
-        #expect(plan.steps.map(\.mapping.changes) == [["Item.size removed"], ["Item.note removed"]])
+        #expect(plan.steps.map(\.mapping.changes) == [[.attributeRemoved(entity: "Item", attribute: "size")], [.attributeRemoved(entity: "Item", attribute: "note")]])
         let result = try fixture.migrator().migrate()
         #expect(result.plan.steps.map(\.name) == ["B → A"])
         #expect(result.counts == ["Item": 1])

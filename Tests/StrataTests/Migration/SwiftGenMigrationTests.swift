@@ -77,10 +77,11 @@ struct SwiftGenMigrationTests {
         let plan = try migrator.plan()
         #expect(plan.steps.map(\.name) == ["Model → Model 2"])
         let changes = plan.steps[0].mapping.changes
-        for expected in [
-            "MainEntity.color removed", "MainEntity.oneToMany becomes ordered, in the order of the objects' keys",
-            "MainEntity.int16 becomes required; nil becomes its default 0", "MainEntity.string becomes required, with no default: no object may be nil",
-            "SecondaryEntity.name added, required with no default: the entity must have no objects", "entity NewEntity added", "entity AbstractEntity added",
+        for expected: ModelChange in [
+            .attributeRemoved(entity: "MainEntity", attribute: "color"), .relationshipOrderingChanged(entity: "MainEntity", relationship: "oneToMany", isOrdered: true),
+            .attributeBecameRequired(entity: "MainEntity", attribute: "int16", defaultValue: .integer(0)),
+            .attributeBecameRequired(entity: "MainEntity", attribute: "string", defaultValue: nil),
+            .attributeAdded(entity: "SecondaryEntity", attribute: "name", defaultValue: nil, isOptional: false), .entityAdded("NewEntity"), .entityAdded("AbstractEntity"),
         ] {
             #expect(changes.contains(expected), "\(expected) in \(changes)")
         }

@@ -42,43 +42,43 @@ import Testing
     }
 
     @Test func malformedJSONNamesFileLineAndColumn() {
-        #expect(error("{\n  \"entities\": [\n    { \"name\": \"A\" ]\n}") == "shop.json:3:19: unexpected ']', expected ',' or '}'")
+        #expect(error("{\n  \"entities\": [\n    { \"name\": \"A\" ]\n}") == "shop.json: line 3, column 19: unexpected ']', expected ',' or '}'")
     }
 
     @Test func unknownKeyNamesTheEntityAndTheKnownKeys() {
         let message = error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "string", "optinal": true}]}]}"#)
-        #expect(message?.hasPrefix(#"shop.json:1:76: entity 'A', attribute 'x' has an unknown key "optinal"; known keys: "#) == true)
+        #expect(message?.hasPrefix(#"shop.json: line 1, column 76: entity 'A', attribute 'x' has an unknown key "optinal"; known keys: "#) == true)
     }
 
     @Test func aMisspeltRequiredKeyIsPointedAt() {
         #expect(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "tpye": "string"}]}]}"#)
-            == #"shop.json:1:58: entity 'A', attribute 'x' has no "type"; is "tpye" a misspelling of it?"#)
+            == #"shop.json: line 1, column 58: entity 'A', attribute 'x' has no "type"; is "tpye" a misspelling of it?"#)
     }
 
     @Test func unknownTypeNamesTheAttribute() {
         let message = error(#"{"entities": [{"name": "A", "attributes": [{"name": "x", "type": "text"}]}]}"#)
-        #expect(message?.hasPrefix("shop.json:1:66: entity 'A', attribute 'x': unknown type 'text'; known: undefined, integer16") == true)
+        #expect(message?.hasPrefix("shop.json: line 1, column 66: entity 'A', attribute 'x': unknown type 'text'; known: undefined, integer16") == true)
     }
 
     @Test func wrongKindOfValue() {
         #expect(error(#"{"entities": [{"name": "A", "abstract": "yes"}]}"#)
-            == #"shop.json:1:41: entity 'A': "abstract" must be true or false, found a string"#)
-        #expect(error(#"{"entities": {}}"#) == #"shop.json:1:14: the model: "entities" must be an array, found an object"#)
+            == #"shop.json: line 1, column 41: entity 'A': "abstract" must be true or false, found a string"#)
+        #expect(error(#"{"entities": {}}"#) == #"shop.json: line 1, column 14: the model: "entities" must be an array, found an object"#)
     }
 
     @Test func unsupportedFormatVersion() {
         #expect(error(#"{"strataModelFormat": 2, "entities": []}"#)
-            == "shop.json:1:23: the model: format version 2 is not supported; this Strata reads version 1")
+            == "shop.json: line 1, column 23: the model: format version 2 is not supported; this Strata reads version 1")
     }
 
     @Test func attributeTypeIsRequired() {
         #expect(error(#"{"entities": [{"name": "A", "attributes": [{"name": "x"}]}]}"#)
-            == #"shop.json:1:44: entity 'A', attribute 'x' has no "type""#)
+            == #"shop.json: line 1, column 44: entity 'A', attribute 'x' has no "type""#)
     }
 
     @Test func missingRequiredKeys() {
-        #expect(error(#"{"entities": [{"attributes": []}]}"#) == #"shop.json:1:15: entity '#1' has no "name""#)
+        #expect(error(#"{"entities": [{"attributes": []}]}"#) == #"shop.json: line 1, column 15: entity '#1' has no "name""#)
         #expect(error(#"{"entities": [{"name": "A", "relationships": [{"name": "r"}]}]}"#)
-            == #"shop.json:1:47: entity 'A', relationship 'r' has no "destination""#)
+            == #"shop.json: line 1, column 47: entity 'A', relationship 'r' has no "destination""#)
     }
 }

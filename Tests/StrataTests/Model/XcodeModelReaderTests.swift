@@ -116,7 +116,7 @@ struct XcodeModelReaderFixtureTests {
         #expect(path == "Broken.xcdatamodel/contents")
         #expect(location?.line == 4)
         #expect(message.contains("does not match <entity> opened at line 3"))
-        #expect(error!.description.hasPrefix("Broken.xcdatamodel/contents:4:"))
+        #expect(error!.description.hasPrefix("Broken.xcdatamodel/contents: \(location!): "))
     }
 
     @Test func truncatedXMLIsMalformed() {
@@ -129,10 +129,10 @@ struct XcodeModelReaderFixtureTests {
     }
 
     @Test(arguments: [
-        ("", "Broken.xcdatamodel/contents:1:1: the file is empty"),
-        ("  \n ", "Broken.xcdatamodel/contents:2:2: the file is empty"),
-        ("# Model\nnot xml", "Broken.xcdatamodel/contents:1:1: not XML: expected '<'"),
-        ("<model/>\n<model/>", "Broken.xcdatamodel/contents:2:"),
+        ("", "Broken.xcdatamodel/contents: line 1, column 1: the file is empty"),
+        ("  \n ", "Broken.xcdatamodel/contents: line 2, column 2: the file is empty"),
+        ("# Model\nnot xml", "Broken.xcdatamodel/contents: line 1, column 1: not XML: expected '<'"),
+        ("<model/>\n<model/>", "Broken.xcdatamodel/contents: line 2, column "),
     ])
     func filesThatAreNotOneXMLDocument(text: String, expected: String) {
         #expect(readError(text)?.description.hasPrefix(expected) == true, "\(String(describing: readError(text)))")
@@ -141,9 +141,9 @@ struct XcodeModelReaderFixtureTests {
     /// Regression (found by fuzz-model-xml): a byte that is not UTF-8 in an element or attribute
     /// name trapped in Foundation's XMLParser and crashed the process.
     @Test(arguments: [
-        (Data("<m".utf8) + [0xFF] + Data("odel></model>".utf8), "Broken.xcdatamodel/contents:1:3: the file is not valid UTF-8"),
-        (Data("<model>\n  <entity n".utf8) + [0xC3] + Data("ame=\"A\"/></model>".utf8), "Broken.xcdatamodel/contents:2:12: the file is not valid UTF-8"),
-        (Data("<model a=\"".utf8) + [0xE2, 0x82] + Data("\"/>".utf8), "Broken.xcdatamodel/contents:1:11: the file is not valid UTF-8"),
+        (Data("<m".utf8) + [0xFF] + Data("odel></model>".utf8), "Broken.xcdatamodel/contents: line 1, column 3: the file is not valid UTF-8"),
+        (Data("<model>\n  <entity n".utf8) + [0xC3] + Data("ame=\"A\"/></model>".utf8), "Broken.xcdatamodel/contents: line 2, column 12: the file is not valid UTF-8"),
+        (Data("<model a=\"".utf8) + [0xE2, 0x82] + Data("\"/>".utf8), "Broken.xcdatamodel/contents: line 1, column 11: the file is not valid UTF-8"),
     ])
     func bytesThatAreNotUTF8AreAnErrorNotACrash(data: Data, expected: String) {
         do {
@@ -158,9 +158,9 @@ struct XcodeModelReaderFixtureTests {
     /// made Foundation's XMLParser read a null pointer and crash the process. Model files have
     /// none but the XML declaration.
     @Test(arguments: [
-        ("<?xm?><model/>", "Broken.xcdatamodel/contents:1:1: a processing instruction (<?…?>), which a model file does not have"),
-        ("<?xml version=\"1.0\"?>\n<model>\n <?x?></model>", "Broken.xcdatamodel/contents:3:2: a processing instruction (<?…?>), which a model file does not have"),
-        (" <?xml version=\"1.0\"?><model/>", "Broken.xcdatamodel/contents:1:2: a processing instruction (<?…?>), which a model file does not have"),
+        ("<?xm?><model/>", "Broken.xcdatamodel/contents: line 1, column 1: a processing instruction (<?…?>), which a model file does not have"),
+        ("<?xml version=\"1.0\"?>\n<model>\n <?x?></model>", "Broken.xcdatamodel/contents: line 3, column 2: a processing instruction (<?…?>), which a model file does not have"),
+        (" <?xml version=\"1.0\"?><model/>", "Broken.xcdatamodel/contents: line 1, column 2: a processing instruction (<?…?>), which a model file does not have"),
     ])
     func processingInstructionsAreAnErrorNotACrash(xml: String, expected: String) {
         #expect(readError(xml)?.description == expected)

@@ -156,8 +156,9 @@ import StrataTestSupport
         #expect {
             try PersistentStore.open(at: path, configuration: .readOnly)
         } throws: { error in
-            guard case .modelCacheUnreadable(let store, let reason) = error as? StoreError else { return false }
-            return store == path && reason.hasPrefix("DEFLATE data: output exceeds 67108864 bytes")
+            guard case .modelCacheUnreadable(let store, let cause as KeyedArchive.Failure) = error as? StoreError else { return false }
+            return store == path && (cause.underlying as? RawDeflate.Failure)?.reason == .outputExceeds(limit: 64 << 20)
+                && "\(error)".contains("DEFLATE data: output exceeds 67108864 bytes")
         }
     }
 }

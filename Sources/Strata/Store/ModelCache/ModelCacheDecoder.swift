@@ -23,9 +23,10 @@ enum ModelCacheDecoder {
         do {
             plist = try BinaryPropertyListReader.read(try RawDeflate.inflate(blob, limit: maximumInflatedSize))
         } catch let failure as RawDeflate.Failure {
-            throw KeyedArchive.Failure(message: "\(failure.description) (the blob is \(blob.count) bytes; no model needs more than \(maximumInflatedSize >> 20) MB)")
+            throw KeyedArchive.Failure(
+                message: "\(failure.description) (the blob is \(blob.count) bytes; no model needs more than \(maximumInflatedSize >> 20) MB)", underlying: failure)
         } catch {
-            throw KeyedArchive.Failure(message: String(describing: error))
+            throw KeyedArchive.Failure(message: String(describing: error), underlying: error)
         }
         return try model(fromArchive: plist)
     }

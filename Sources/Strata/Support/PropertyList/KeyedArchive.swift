@@ -4,8 +4,18 @@ import Foundation
 /// class names, and the archived forms of strings, arrays, sets and dictionaries. Core Data's
 /// model cache and Xcode 3's binary models are such archives.
 struct KeyedArchive {
-    struct Failure: Error {
+    /// Why an archive could not be read: what is wrong, and the error of the layer below (the
+    /// property list's, the DEFLATE stream's) when that was the cause.
+    struct Failure: Error, CustomStringConvertible {
         var message: String
+        var underlying: (any Error)?
+
+        init(message: String, underlying: (any Error)? = nil) {
+            self.message = message
+            self.underlying = underlying
+        }
+
+        var description: String { message }
     }
 
     /// The archive's `$objects`: `$null` first, then every object, referred to by their index.
@@ -33,7 +43,7 @@ struct KeyedArchive {
         do {
             plist = try BinaryPropertyListReader.read(data)
         } catch {
-            throw Failure(message: error.description)
+            throw Failure(message: error.description, underlying: error)
         }
         try self.init(plist)
     }

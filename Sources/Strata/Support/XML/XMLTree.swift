@@ -136,7 +136,7 @@ enum XMLTreeReader {
         case 75: return "'=' is required after an attribute name"
         case 76:
             guard let open = openElement else { return "a closing tag does not match" }
-            return "the closing tag does not match <\(open.name)> opened at line \(open.location.line)"
+            return "the closing tag does not match <\(open.name)> opened at \(open.location)"
         case 77: return "a tag is not finished"
         case 85: return "the document is not well-balanced"
         case 86: return "extra content after the document's root element"

@@ -169,7 +169,7 @@ enum Cleanup {
                 throw CLIError("\(error); nothing was deleted")
             }
         } catch let error as ImportError {
-            throw CLIError(error.message, status: .dataError)
+            throw CLIError("\(error)", status: .dataError)
         }
     }
 
