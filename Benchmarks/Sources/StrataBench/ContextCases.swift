@@ -34,8 +34,10 @@ struct ContextCases {
         ]
     }
 
-    private func insertThroughContext(into path: String) throws {
-        let context = try context(on: path)
+    /// Case 1's work: a context inserts every person and saves; with `history`, on a store
+    /// that records persistent history.
+    func insertThroughContext(into path: String, history: Bool = false) throws {
+        let context = try context(on: path, history: history)
         try context.performAndWait {
             for record in bench.people {
                 let person = try Person(context: context)
@@ -162,8 +164,10 @@ struct ContextCases {
         }
     }
 
-    private func raiseScores(in path: String) throws {
-        let context = try context(on: path)
+    /// Case 4's work: fetch everyone, raise each score, save; with `history`, on a store that
+    /// records persistent history.
+    func raiseScores(in path: String, history: Bool = false) throws {
+        let context = try context(on: path, history: history)
         try context.performAndWait {
             var request = FetchRequest(entityName: People.entityName)
             request.returnsObjectsAsFaults = false
@@ -174,8 +178,11 @@ struct ContextCases {
 
     // MARK: - Support
 
-    private func context(on path: String) throws -> ObjectContext {
-        let context = ObjectContext(store: try PersistentStore.open(at: path, model: People.model), name: "bench")
+    private func context(on path: String, history: Bool = false) throws -> ObjectContext {
+        var configuration = Database.Configuration()
+        configuration.tracksPersistentHistory = history
+        let store = try PersistentStore.open(at: path, model: People.model, configuration: configuration)
+        let context = ObjectContext(store: store, name: "bench")
         context.register([Person.self])
         return context
     }

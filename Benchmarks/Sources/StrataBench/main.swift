@@ -51,7 +51,7 @@ struct StrataBench: ParsableCommand {
     @Option(help: "The sqlite3 shell, for cases 8, 15 and 16. Default: sqlite3 on PATH.")
     var sqlite3: String?
 
-    @Option(help: "Run only these cases (numbers 1 to 18, comma-separated).")
+    @Option(help: "Run only these cases (numbers 1 to 19, comma-separated).")
     var cases: String?
 
     private static func sizes(_ text: String) -> [Int]? {
@@ -86,7 +86,7 @@ struct StrataBench: ParsableCommand {
     }
 
     private var selected: Set<Int> {
-        Set((cases ?? (1...18).map(String.init).joined(separator: ",")).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+        Set((cases ?? (1...19).map(String.init).joined(separator: ",")).split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) })
     }
 
     func run() throws {
@@ -163,6 +163,7 @@ struct StrataBench: ParsableCommand {
             bigStore = store
             return [try DiffCase(rounds: rounds, tools: tools, bench: bench).diff(store, rows: bigRows)]
         }
+        try measure(19) { try HistoryCase(bench: bench, context: context, rounds: rounds).saves() }
         results.sort { ($0.number.filter(\.isNumber).count, $0.number) < ($1.number.filter(\.isNumber).count, $1.number) }
         printTable(results)
     }

@@ -29,66 +29,73 @@ extension ObjectContext {
         var permanent: [ObjectID: ObjectID] = [:]
         var updatedVersions: [Int64] = []
         var derivedChanges: [DerivedValueChange] = []
-        do {
-            derivedChanges = try store.withConnection { try store.database.recordingDerivedValues { try store.database.inTransaction {
-                store.setHistoryOrigin(author: transactionAuthor, contextName: name)
-                try resolveConflicts(updated: updated, deleted: deleted)
-                // A merge policy may have dropped changes or undone deletions.
-                let changedKeys = updated.map(\.changedKeys)
-                updated = zip(updated, changedKeys).filter { !$0.1.isEmpty }.map(\.0)
-                let keysToWrite = changedKeys.filter { !$0.isEmpty }
-                deleted = deleted.filter { deletedIDs.contains($0.objectID) }
-                permanent = try allocatePermanentIDs(for: inserted)
-                let reference = { (id: ObjectID?) -> RowReference? in
-                    guard let id, let key = (permanent[id] ?? id).primaryKey else { return nil }
-                    return RowReference(entityName: id.entityName, primaryKey: key)
-                }
-                // Objects are inserted entity by entity: a run of one entity uses one plan.
-                var plan: (scope: ObjectIDScope, plan: RowWritePlan)?
-                for object in inserted {
-                    let id = object.objectID
-                    if plan?.scope !== id.scope { plan = (id.scope, try store.rowWritePlan(for: id.entityName)) }
-                    let (values, toOne) = try rowValues(of: object, plan: plan!.plan, reference: reference)
-                    // Every temporary ID got a key above; any other inserted object came with its row's key.
-                    let assigned = permanent[id]?.primaryKey
-                    if assigned == nil { try store.claimPrimaryKey(id.primaryKey!, for: id.entityName) }
-                    try store.insertRow(plan!.plan, key: assigned ?? id.primaryKey!, values: values, toOne: toOne)
-                }
-                // Objects changed alike in a row (a bulk edit) share the plan of the first.
-                var lastUpdate: (scope: ObjectIDScope, keys: Set<String>, plan: RowWritePlan)?
-                for (object, keys) in zip(updated, keysToWrite) {
-                    if lastUpdate?.scope !== object.objectID.scope || lastUpdate?.keys != keys {
-                        lastUpdate = (object.objectID.scope, keys, try updatePlan(of: object, keys: keys))
+        // Under the error policy the writes check versions themselves (`WHERE Z_OPT = ?`, one
+        // row changed), so no query reads them first. When a write fails on a conflict, the
+        // transaction is rolled back and run again reading them first, so that the error names
+        // the same object (the first by ID, before any uniqueness conflict) as it always did.
+        var readsVersionsFirst = mergePolicy != .error || (updated.isEmpty && deleted.isEmpty)
+        while true {
+            var failure: (any Error)?
+            do {
+                derivedChanges = try store.withConnection { try store.database.recordingDerivedValues { try store.database.inTransaction {
+                    updatedVersions = []
+                    store.setHistoryOrigin(author: transactionAuthor, contextName: name)
+                    if readsVersionsFirst { try resolveConflicts(updated: updated, deleted: deleted) }
+                    // A merge policy may have dropped changes or undone deletions.
+                    let changedKeys = updated.map { $0.changedValues.orderedKeys(differingFrom: $0.committedValues) }
+                    updated = zip(updated, changedKeys).filter { !$0.1.isEmpty }.map(\.0)
+                    let keysToWrite = changedKeys.filter { !$0.isEmpty }
+                    deleted = deleted.filter { deletedIDs.contains($0.objectID) }
+                    let allocation = try allocatePermanentIDs(for: inserted)
+                    permanent = allocation.ids
+                    let reference = { (id: ObjectID?) -> RowReference? in
+                        guard let id, let key = (permanent[id] ?? id).primaryKey else { return nil }
+                        return RowReference(entityName: id.entityName, primaryKey: key)
                     }
-                    let plan = lastUpdate!.plan
-                    let (values, toOne) = try rowValues(of: object, plan: plan, reference: reference)
-                    updatedVersions.append(try store.updateRow(
-                        plan, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version, values: values, toOne: toOne))
-                }
-                for object in deleted {
-                    try store.delete(object.objectID.entityName, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version)
-                }
-                for object in inserted + updated {
-                    try writeToManyChanges(of: object, reference: reference)
-                }
-                // Positions go on join rows that either side's links may have added.
-                for object in inserted + updated {
-                    try writeOrderPositions(of: object, reference: reference)
-                }
-            } }.changes }
-        } catch let error as ContextError {
-            throw error
-        } catch StoreError.uniquenessConflict(_, let entity, let key, let attributes, let values) {
-            // An inserted object is named by the temporary ID its holder knows: the key it was given is undone.
-            let id = permanentID(entityName: entity, primaryKey: key)
-            let object = permanent.first { $0.value == id }?.key ?? id
-            throw .uniquenessConflict(object: object, properties: attributes, values: values.map(\.readable))
-        } catch StoreError.conflict(_, let entity, let key, let expected, let actual) {
-            throw .conflict(
-                object: permanentID(entityName: entity, primaryKey: key),
-                expectedVersion: expected, storeVersion: actual)
-        } catch {
-            throw ContextError(storeFailure: error)
+                    // Objects are inserted entity by entity: a run of one entity uses one plan.
+                    var plan: (scope: ObjectIDScope, plan: RowWritePlan)?
+                    for (object, assigned) in zip(inserted, allocation.keys) {
+                        let id = object.objectID
+                        if plan?.scope !== id.scope { plan = (id.scope, try store.rowWritePlan(for: id.entityName)) }
+                        let (values, toOne) = try rowValues(of: object, plan: plan!.plan, reference: reference)
+                        // Every temporary ID got a key above; any other inserted object came with its row's key.
+                        if assigned == nil { try store.claimPrimaryKey(id.primaryKey!, for: id.entityName) }
+                        try store.insertRow(plan!.plan, key: assigned ?? id.primaryKey!, values: values, toOne: toOne)
+                    }
+                    // Objects changed alike in a row (a bulk edit) share the plan of the first.
+                    var lastUpdate: (scope: ObjectIDScope, keys: [String], plan: RowWritePlan)?
+                    for (object, keys) in zip(updated, keysToWrite) {
+                        if lastUpdate?.scope !== object.objectID.scope || lastUpdate?.keys != keys {
+                            lastUpdate = (object.objectID.scope, keys, try updatePlan(of: object, keys: keys))
+                        }
+                        let plan = lastUpdate!.plan
+                        let (values, toOne) = try rowValues(of: object, plan: plan, reference: reference)
+                        updatedVersions.append(try store.updateRow(
+                            plan, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version, values: values, toOne: toOne))
+                    }
+                    for object in deleted {
+                        try store.delete(object.objectID.entityName, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version)
+                    }
+                    // A model without to-manys (many stores' hot tables) has no links to write.
+                    if model.entities.contains(where: { $0.relationships.contains(where: \.isToMany) }) {
+                        for object in inserted + updated {
+                            try writeToManyChanges(of: object, reference: reference)
+                        }
+                        // Positions go on join rows that either side's links may have added.
+                        for object in inserted + updated {
+                            try writeOrderPositions(of: object, reference: reference)
+                        }
+                    }
+                } }.changes }
+            } catch {
+                failure = error
+            }
+            guard let failure else { break }
+            if !readsVersionsFirst, isWriteConflict(failure) {
+                readsVersionsFirst = true
+                continue
+            }
+            throw saveError(failure, permanent: permanent)
         }
         let newlyInserted = hasDidSaveListeners ? Set(inserted.map(\.objectID)) : []
         var change = changeToAnnounce(inserted: inserted, updated: updated, deleted: deleted)
@@ -119,15 +126,40 @@ extension ObjectContext {
         }
     }
 
+    /// The error a save throws for `error`, which its transaction failed with.
+    private func saveError(_ error: any Error, permanent: [ObjectID: ObjectID]) -> ContextError {
+        switch error {
+        case let error as ContextError:
+            return error
+        case StoreError.uniquenessConflict(_, let entity, let key, let attributes, let values):
+            // An inserted object is named by the temporary ID its holder knows: the key it was given is undone.
+            let id = permanentID(entityName: entity, primaryKey: key)
+            let object = permanent.first { $0.value == id }?.key ?? id
+            return .uniquenessConflict(object: object, properties: attributes, values: values.map(\.readable))
+        case StoreError.conflict(_, let entity, let key, let expected, let actual):
+            return .conflict(object: permanentID(entityName: entity, primaryKey: key), expectedVersion: expected, storeVersion: actual)
+        default:
+            return ContextError(storeFailure: error)
+        }
+    }
+
     /// Permanent IDs for the temporary ones among `inserted`, keys rising in the order the
-    /// objects were inserted: one statement per table, not one per object.
-    private func allocatePermanentIDs(for inserted: [ManagedObject]) throws -> [ObjectID: ObjectID] {
-        let ids = inserted.map(\.objectID).filter(\.isTemporary)
-        let keys = try store.allocatePrimaryKeys(forRowsOf: ids.map(\.entityName))
+    /// objects were inserted: one statement per table, not one per object. Also each object's
+    /// new key, in the order of `inserted` (`nil` for one whose ID is permanent already), so
+    /// that writing the rows looks none up.
+    private func allocatePermanentIDs(for inserted: [ManagedObject]) throws -> (ids: [ObjectID: ObjectID], keys: [Int64?]) {
+        let ids = inserted.map(\.objectID)
+        let keys = try store.allocatePrimaryKeys(forRowsOf: ids.filter(\.isTemporary).map(\.entityName))
         var permanent: [ObjectID: ObjectID] = [:]
-        permanent.reserveCapacity(ids.count)
-        for (id, key) in zip(ids, keys) { permanent[id] = ObjectID(scope: id.scope, key: .permanent(key)) }
-        return permanent
+        permanent.reserveCapacity(keys.count)
+        var assigned = [Int64?](repeating: nil, count: ids.count)
+        var next = keys.makeIterator()
+        for (position, id) in ids.enumerated() where id.isTemporary {
+            guard let key = next.next() else { break }
+            assigned[position] = key
+            permanent[id] = ObjectID(scope: id.scope, key: .permanent(key))
+        }
+        return (permanent, assigned)
     }
 
     /// After a save: the saved values become the committed ones (and `versions`, one per
@@ -183,7 +215,7 @@ extension ObjectContext {
 
     /// The plan of the update of `keys` of an object: its stored attributes and to-ones among
     /// them, in the model's order, so that objects with the same changes share a plan.
-    private func updatePlan(of object: ManagedObject, keys: Set<String>) throws -> RowWritePlan {
+    private func updatePlan(of object: ManagedObject, keys: [String]) throws -> RowWritePlan {
         let attributes = model.storedAttributes(of: object.entity).lazy.map(\.name).filter(keys.contains)
         let toOnes = model.storedToOneNames(of: object.entity).filter(keys.contains)
         return try store.rowWritePlan(for: object.objectID.entityName, attributes: Array(attributes), toOnes: toOnes)
@@ -234,5 +266,14 @@ extension ObjectContext {
                 }
             }
         }
+    }
+}
+
+/// Whether a save's write failed on another writer's change or on a uniqueness constraint:
+/// the failures whose report depends on the order conflicts are looked for.
+private func isWriteConflict(_ error: any Error) -> Bool {
+    switch error {
+    case StoreError.conflict, StoreError.uniquenessConflict: true
+    default: false
     }
 }

@@ -107,6 +107,15 @@ struct PropertyValues: Sequence, Equatable, Sendable {
         return contains { other[$0.key] != $0.value }
     }
 
+    /// The names of the values that differ from those `other` holds under the same name, in
+    /// slot order: what a save compares between objects without hashing a name.
+    func orderedKeys(differingFrom other: PropertyValues) -> [String] {
+        guard other.slots === slots, others.isEmpty else { return filter { other[$0.key] != $0.value }.keys }
+        var keys: [String] = []
+        for (number, value) in values.enumerated() where value != nil && value != other[slot: number] { keys.append(slots.names[number]) }
+        return keys
+    }
+
     /// The names of the values that differ from those `other` holds under the same name.
     func keys(differingFrom other: PropertyValues) -> Set<String> {
         Set(lazy.filter { other[$0.key] != $0.value }.map(\.key))

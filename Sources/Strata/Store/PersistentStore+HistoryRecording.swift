@@ -96,40 +96,58 @@ extension PersistentStore {
     func writeHistoryTransaction() throws {
         guard let recorder = historyRecorder else { return }
         defer { (recorder.author, recorder.contextName) = (nil, nil) }
-        let log = try database.cachedStatement(
-            "SELECT kind, entity, pk, columns, keys, other, tableName FROM \(PersistentHistoryRecorder.logTable) ORDER BY rowid").rows([])
-        guard !log.isEmpty else { return }
         var reduction = PersistentHistoryRecorder.Reduction()
-        for row in log {
-            guard let kind = row[0].int64Value, let key = row[2].int64Value else { continue }
+        var logIsEmpty = true
+        // A save writes the same columns of many rows: each list of changed columns is read once.
+        var changedByColumns: [Int: [DatabaseValue: (columns: Set<String>, properties: Set<String>)]] = [:]
+        // The log is read in place, row by row: a save of many objects logs as many rows.
+        try database.cachedStatement(
+            "SELECT kind, entity, pk, columns, keys, other, tableName FROM \(PersistentHistoryRecorder.logTable) ORDER BY rowid"
+        ).forEachRow { row in
+            logIsEmpty = false
+            guard let kind = row.value(at: 0).int64Value, let key = row.value(at: 2).int64Value else { return true }
             if kind == 3 {
-                guard let table = row[6].stringValue, let sides = recorder.joinSides[table], let other = row[5].int64Value else { continue }
+                guard let table = row.value(at: 6).stringValue, let sides = recorder.joinSides[table], let other = row.value(at: 5).int64Value else { return true }
                 reduction.relationshipChanges.append((sides.source.entity, key, sides.source.relationship))
                 reduction.relationshipChanges.append((sides.destination.entity, other, sides.destination.relationship))
-                continue
+                return true
             }
-            guard let number = row[1].int64Value.map(Int.init), let entity = recorder.entities[number],
+            guard let number = row.value(at: 1).int64Value.map(Int.init), let entity = recorder.entities[number],
                 let type = PersistentHistoryChange.ChangeType(rawValue: kind)
-            else { continue }
-            let changedColumns = Set((row[3].stringValue ?? "").split(separator: " ").map(String.init))
-            // The rows this one points at (or pointed at) gained or lost it as a member.
-            let keys = keyValues(row[4])
-            for (index, column) in (recorder.keyColumnsByTable[entity.tableName] ?? []).enumerated() {
-                var targets: [Int64] = []
-                if type != .update {
-                    if let value = keys[safe: index] ?? nil { targets.append(value) }
-                } else if changedColumns.contains(column.column) {
-                    if let old = keys[safe: index] ?? nil { targets.append(old) }
-                    if let now = try currentKey(of: column.column, table: entity.tableName, key: key) { targets.append(now) }
+            else { return true }
+            var changedColumns: Set<String> = [], properties: Set<String> = []
+            let changed = row.value(at: 3)
+            if changed != .null {
+                if let known = changedByColumns[number]?[changed] {
+                    (changedColumns, properties) = known
+                } else {
+                    changedColumns = recorder.changedColumns(changed, table: entity.tableName)
+                    properties = Set(changedColumns.compactMap { entity.propertiesByColumn[$0] })
+                    changedByColumns[number, default: [:]][changed] = (changedColumns, properties)
                 }
-                for target in targets { reduction.relationshipChanges.append((column.destination, target, column.relationship)) }
             }
-            let properties = Set(changedColumns.compactMap { entity.propertiesByColumn[$0] })
+            // The rows this one points at (or pointed at) gained or lost it as a member.
+            let keyColumns = recorder.keyColumnsByTable[entity.tableName] ?? []
+            if !keyColumns.isEmpty {
+                let keys = keyValues(row.value(at: 4))
+                for (index, column) in keyColumns.enumerated() {
+                    var targets: [Int64] = []
+                    if type != .update {
+                        if let value = keys[safe: index] ?? nil { targets.append(value) }
+                    } else if changedColumns.contains(column.column) {
+                        if let old = keys[safe: index] ?? nil { targets.append(old) }
+                        if let now = try currentKey(of: column.column, table: entity.tableName, key: key) { targets.append(now) }
+                    }
+                    for target in targets { reduction.relationshipChanges.append((column.destination, target, column.relationship)) }
+                }
+            }
             // A write of columns that are no property of the row (a position in an ordered
             // to-many, an inverseless to-many's key) is no change of it; a raised version is.
-            if type == .update, properties.isEmpty, row[5].int64Value != 1 { continue }
+            if type == .update, properties.isEmpty, row.value(at: 5).int64Value != 1 { return true }
             reduction.note(type, table: entity.tableName, key: key, entity: number, properties: properties)
+            return true
         }
+        guard !logIsEmpty else { return }
         // A parent of many new rows is looked up once.
         var seen: Set<String> = []
         for (entityName, key, relationship) in reduction.relationshipChanges where seen.insert("\(entityName)#\(key)#\(relationship)").inserted {
@@ -138,8 +156,14 @@ extension PersistentStore {
             else { continue }
             reduction.note(.update, table: table, key: key, entity: Int(number), properties: [relationship])
         }
-        let changes = reduction.order.compactMap { reduction.changes[$0] }.filter { !$0.isVoid }
-        let keys = reduction.order.filter { reduction.changes[$0]?.isVoid == false }.map { Int64($0.split(separator: "#").last!)! }
+        var changes: [PersistentHistoryRecorder.PendingChange] = [], keys: [Int64] = []
+        changes.reserveCapacity(reduction.order.count)
+        keys.reserveCapacity(reduction.order.count)
+        for id in reduction.order {
+            guard let change = reduction.changes[id], !change.isVoid else { continue }
+            changes.append(change)
+            keys.append(id.key)
+        }
         try clearHistoryLog()
         guard !changes.isEmpty else { return }
         let tombstones = try tombstoneValues()
@@ -159,22 +183,29 @@ extension PersistentStore {
             INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneColumns.map { ", \($0)" }.joined())) \
             VALUES (?, ?, NULL, ?, ?, ?, ?, ?\(String(repeating: ", ?", count: tombstoneColumns.count)))
             """)
+        let changeEntity = DatabaseValue.integer(Int64(PersistentHistory.changeEntity.number))
+        var arguments = [DatabaseValue](repeating: .null, count: 7 + tombstoneColumns.count)
         for (offset, (change, key)) in zip(changes, keys).enumerated() {
             let entity = recorder.entities[change.entity]
             var columns = DatabaseValue.null
             if change.type == .update, let entity, !change.properties.isEmpty {
                 columns = .blob(PersistentHistory.bitmap(change.properties, order: entity.propertyOrder))
             }
-            var tombstone = [DatabaseValue](repeating: .null, count: tombstoneColumns.count)
-            if change.type == .delete, let entity {
-                for (index, column) in entity.tombstoneColumns.enumerated() where index < tombstone.count {
-                    guard let column else { continue }
-                    tombstone[index] = tombstones["\(change.entity)#\(key)#\(column)"] ?? .null
+            arguments[0] = .integer(first + Int64(offset))
+            arguments[1] = changeEntity
+            arguments[2] = .integer(change.type.rawValue)
+            arguments[3] = .integer(Int64(change.entity))
+            arguments[4] = .integer(key)
+            arguments[5] = .integer(transaction)
+            arguments[6] = columns
+            for index in tombstoneColumns.indices {
+                var value = DatabaseValue.null
+                if change.type == .delete, let entity, index < entity.tombstoneColumns.count, let column = entity.tombstoneColumns[index] {
+                    value = tombstones["\(change.entity)#\(key)#\(column)"] ?? .null
                 }
+                arguments[7 + index] = value
             }
-            try insert.execute(
-                [.integer(first + Int64(offset)), .integer(Int64(PersistentHistory.changeEntity.number)), .integer(change.type.rawValue),
-                 .integer(Int64(change.entity)), .integer(key), .integer(transaction), columns] + tombstone)
+            try insert.execute(arguments)
         }
     }
 

@@ -249,6 +249,38 @@ struct LibraryFixture {
         #expect(try fixture.store.rows("Tag").map { $0.values["name"] } == [.text("theirs")])
     }
 
+    /// The writes of a save find conflicts by their version checks; a save that also breaks a
+    /// uniqueness constraint with an insert (written first) still reports the conflict, as when
+    /// versions were read before anything was written.
+    @Test func aConflictIsReportedBeforeAUniquenessClashOfTheSameSave() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        let tagID = try context.performAndWait {
+            let author = try context.insert("Author")
+            try author.setValue(Int64(7), forKey: "remoteID")
+            try author.setValue("First", forKey: "name")
+            let tag = try context.insert("Tag")
+            try tag.setValue("first", forKey: "name")
+            try context.save()
+            return tag.objectID
+        }
+        let other = try fixture.otherContext()
+        try other.performAndWait {
+            try other.existingObject(with: tagID).setValue("theirs", forKey: "name")
+            try other.save()
+        }
+        try context.performAndWait {
+            try context.object(with: tagID).setValue("mine", forKey: "name")
+            let clash = try context.insert("Author")
+            try clash.setValue(Int64(7), forKey: "remoteID")
+            try clash.setValue("Second", forKey: "name")
+            #expect(throws: ContextError.conflict(object: tagID, expectedVersion: 1, storeVersion: 2)) { try context.save() }
+            #expect(clash.objectID.isTemporary)
+        }
+        #expect(try fixture.store.rows("Tag").map { $0.values["name"] } == [.text("theirs")])
+        #expect(try fixture.store.rows("Author").count == 1)
+    }
+
     @Test func aFailedSaveLeavesTheStoreAsItWas() throws {
         let fixture = try LibraryFixture()
         let context = fixture.context

@@ -229,6 +229,31 @@ import StrataTestSupport
         #expect(Set(last.changes.compactMap { $0.tombstone?["code"] }) == [.string("C0"), .string("C2")])
     }
 
+    /// An update's trigger logs the columns it changed as bits of an integer, or by name in a
+    /// table of more columns than an integer has bits: both come out as the same properties.
+    @Test(arguments: [3, 70])
+    func updatesNameTheChangedPropertiesWhateverTheWidthOfTheTable(attributeCount: Int) throws {
+        var wide = EntityDescription(name: "Wide")
+        wide.attributes = (0..<attributeCount).map { AttributeDescription(name: "value\($0)", type: .integer64) }
+        let folder = try TemporaryFolder()
+        var configuration = Database.Configuration()
+        configuration.tracksPersistentHistory = true
+        let store = try PersistentStore.create(at: folder.path("Wide.sqlite"), model: ObjectModel(entities: [wide]), configuration: configuration)
+        defer { store.close() }
+        let context = ObjectContext(store: store)
+        try context.performAndWait {
+            let object = try context.insert("Wide")
+            try object.setValue(Int64(1), forKey: "value0")
+            try context.save()
+            try object.setValue(Int64(2), forKey: "value1")
+            try object.setValue(Int64(3), forKey: "value\(attributeCount - 1)")
+            try context.save()
+        }
+        let update = try #require(try store.fetchHistory(after: nil).last?.changes.first)
+        #expect(update.changeType == .update)
+        #expect(update.updatedProperties == ["value1", "value\(attributeCount - 1)"])
+    }
+
     @Test func bitmapsReadMostSignificantBitFirst() {
         let order = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
         #expect(PersistentHistory.bitmap(["a", "i"], order: order) == Data([0x80, 0x80]))
