@@ -235,7 +235,7 @@ import Testing
         title.maxValue = "50"
         title.regularExpression = "[A-Z].*"
         entity.attributes = [count, due, rating, title, AttributeDescription(name: "body", type: .string)]
-        let archive = try ModelCacheEncoder.archive(of: ObjectModel(entities: [entity]))
+        let archive = ModelCacheEncoder.archive(of: ObjectModel(entities: [entity]))
         let decoded = try ModelCacheDecoder.model(fromArchive: try BinaryPropertyListReader.read(archive))
         let read = try #require(decoded.entity(named: "Note")).attributes
         #expect(read.count == entity.attributes.count)
