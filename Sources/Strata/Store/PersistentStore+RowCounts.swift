@@ -17,7 +17,7 @@ extension PersistentStore {
     /// Core Data counts such an entity (`SELECT COUNT(*) FROM ZITEM`). A table that a hierarchy
     /// shares is counted per `Z_ENT`; rows whose `Z_ENT` names no entity of that table count
     /// for none.
-    func rowCountsExcludingSubentities() throws -> [String: Int] {
+    public func rowCountsExcludingSubentities() throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for (table, entities) in Dictionary(grouping: layout.entities, by: \.tableName).sorted(by: { $0.key < $1.key }) {
             counts.merge(try rowCounts(inTable: table, of: entities)) { _, new in new }
