@@ -16,7 +16,7 @@ extension PersistentStore {
     /// made in one transaction, with their `Z_PRIMARYKEY` rows.
     ///
     /// - Throws: ``StoreError`` when the store is read-only or cannot be written.
-    func enablePersistentHistory() throws(StoreError) {
+    public func enablePersistentHistory() throws(StoreError) {
         do {
             try withConnection { try startRecordingHistory(creatingTables: true) }
         } catch let error as StoreError {

@@ -50,7 +50,7 @@ public final class Database {
         public init() {}
 
         /// A read-only configuration that changes nothing in the file.
-        package static var readOnly: Configuration {
+        public static var readOnly: Configuration {
             var configuration = Configuration()
             configuration.isReadOnly = true
             configuration.createsFile = false
