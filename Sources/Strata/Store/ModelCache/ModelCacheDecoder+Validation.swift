@@ -18,16 +18,16 @@ extension ModelCacheDecoder {
         let predicates = archive.array(object["NSValidationPredicates"])
         let warnings = archive.array(object["NSValidationWarnings"])
         for (predicate, warning) in zip(predicates, warnings) {
-            guard let code = archive.object(warning).flatMap(integer), let comparison = archive.object(predicate),
+            guard let code = archive.object(warning).flatMap(integer), let warning = ModelCacheEncoder.ValidationWarning(rawValue: code),
+                let comparison = archive.object(predicate),
                 archive.className(of: comparison) == "NSComparisonPredicate",
                 let right = archive.object(comparison["NSRightExpression"]), right["NSExpressionType"]?.integerValue == 0
             else { continue }
             let constant = archive.object(right["NSConstantValue"])
-            switch code {
-            case 1620, 1640, 1670: attribute.minValue = constant.flatMap { boundText($0, in: archive) } ?? attribute.minValue
-            case 1610, 1630, 1660: attribute.maxValue = constant.flatMap { boundText($0, in: archive) } ?? attribute.maxValue
-            case 1680: attribute.regularExpression = constant.flatMap { archive.string($0) } ?? attribute.regularExpression
-            default: continue
+            switch warning {
+            case .numberTooSmall, .dateTooSoon, .stringTooShort: attribute.minValue = constant.flatMap(boundText) ?? attribute.minValue
+            case .numberTooLarge, .dateTooLate, .stringTooLong: attribute.maxValue = constant.flatMap(boundText) ?? attribute.maxValue
+            case .stringPatternMatching: attribute.regularExpression = constant.flatMap { archive.string($0) } ?? attribute.regularExpression
             }
         }
     }
@@ -39,7 +39,7 @@ extension ModelCacheDecoder {
 
     /// A bound as a model file writes it: a whole number without a fraction, a date as seconds
     /// since 2001-01-01 (an archived NSDate's `NS.time`).
-    private static func boundText(_ value: PropertyListValue, in archive: KeyedArchive) -> String? {
+    private static func boundText(_ value: PropertyListValue) -> String? {
         let number: Double
         switch value {
         case .integer(let whole): return String(whole)
