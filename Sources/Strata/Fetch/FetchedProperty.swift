@@ -145,10 +145,10 @@ public struct FetchedProperty: Sendable, Hashable, CustomStringConvertible {
             if case .identifier(let word) = first.kind, value.count >= 3, value[value.startIndex + 1].kind == .symbol("("),
                 Self.closingParenthesis(in: value, openingAt: value.startIndex + 1) == value.endIndex - 1
             {
-                guard let function = AggregateFunction(name: word.lowercased()) else {
+                guard let function = try? AggregateFunction(named: word), function.isSelectable else {
                     // Not an aggregate: a function of the predicate syntax (now(), sqrt(x)), or a misspelt aggregate.
                     if ExpressionFunction(named: word) == nil, !["FUNCTION", "CAST", "SUBQUERY"].contains(word.uppercased()) {
-                        throw fail("unknown function '\(word.lowercased())'; functions: \(AggregateFunction.allCases.map(\.rawValue).joined(separator: ", "))")
+                        throw fail("unknown function '\(word.lowercased())'; functions: \(AggregateFunction.allCases.filter(\.isSelectable).map(\.rawValue).joined(separator: ", "))")
                     }
                     return .value(try expression(value), as: alias)
                 }
@@ -190,28 +190,6 @@ public struct FetchedProperty: Sendable, Hashable, CustomStringConvertible {
                 }
             }
             return nil
-        }
-    }
-}
-
-/// An aggregate function of a dictionary fetch, as `NSExpression` names them.
-public enum AggregateFunction: String, Sendable, CaseIterable {
-    case average = "avg"
-    case sum
-    /// The population standard deviation (divided by the number of values).
-    case stddev
-    case min
-    case max
-    /// The middle value; for an even number of values, the mean of the two middle ones.
-    case median
-    /// The number of non-nil values, or of objects for `count(*)`.
-    case count
-
-    init?(name: String) {
-        if name == "average" {
-            self = .average
-        } else {
-            self.init(rawValue: name)
         }
     }
 }

@@ -174,18 +174,22 @@ private struct FetchedColumn {
 
     init(_ property: FetchedProperty, plan: inout FetchPlan, store: PersistentStore) throws {
         let model = store.model, entity = plan.entity
+        if let function = property.function, !function.isSelectable {
+            throw FetchRequestError("\(property): \(function.rawValue) gives a list, which a dictionary fetch does not select")
+        }
         if let expression = property.expression {
             let value = try plan.value(of: expression, role: "fetched property", model: model)
             isString = property.function == nil && value.isString
-            switch property.function {
-            case nil: (selected, kind) = ([value.sql], .computed)
-            case .count: (selected, kind) = (["COUNT(\(value.sql))"], .integer)
-            case .average: (selected, kind) = (["AVG(\(value.sql))"], .double)
-            case .stddev: (selected, kind) = (["strata_stddev(\(value.sql))"], .double)
-            case .median: (selected, kind) = (["strata_median(\(value.sql))"], .double)
-            case .sum: (selected, kind) = (["COALESCE(SUM(\(value.sql)), 0)"], .computed)
-            case .min, .max: (selected, kind) = (["\(property.function!.rawValue.uppercased())(\(value.sql))"], .computed)
+            guard let function = property.function else {
+                (selected, kind) = ([value.sql], .computed)
+                return
             }
+            switch function.result {
+            case .integer: kind = .integer
+            case .real: kind = .double
+            case .numberLikeValues, .oneOfValues, .list: kind = .computed
+            }
+            selected = [Self.sql(function, of: value.sql)]
             return
         }
         guard let components = property.components else {
@@ -229,22 +233,23 @@ private struct FetchedColumn {
             guard function == .count else { throw FetchRequestError("\(property): \(function.rawValue) needs an attribute, not a relationship") }
             (numeric, type) = (false, nil)
         }
-        let needsNumber: Set<AggregateFunction> = [.average, .sum, .stddev, .median]
-        if needsNumber.contains(function), !numeric {
+        if function.takesNumbers, !numeric {
             throw FetchRequestError("\(property): \(function.rawValue) needs a numeric attribute; '\(property.keyPath ?? "")' is \(type.map { "a \($0) attribute" } ?? "not one")")
         }
         isString = false
-        switch function {
-        case .count: (selected, kind) = (["COUNT(\(value.sql))"], .integer)
-        case .average: (selected, kind) = (["AVG(\(value.sql))"], .double)
-        case .stddev: (selected, kind) = (["strata_stddev(\(value.sql))"], .double)
-        case .median: (selected, kind) = (["strata_median(\(value.sql))"], .double)
-        case .sum:
-            let isInteger = [.integer16, .integer32, .integer64].contains(type)
-            (selected, kind) = (["COALESCE(SUM(\(value.sql)), 0)"], isInteger ? .integer : .double)
-        case .min, .max:
-            (selected, kind) = (["\(function.rawValue.uppercased())(\(value.sql))"], type.map(Kind.attribute) ?? .double)
+        selected = [Self.sql(function, of: value.sql)]
+        switch function.result {
+        case .integer: kind = .integer
+        case .real: kind = .double
+        case .numberLikeValues: kind = [.integer16, .integer32, .integer64].contains(type) ? .integer : .double
+        case .oneOfValues, .list: kind = type.map(Kind.attribute) ?? .double
         }
+    }
+
+    /// `function` over `value`: its SQL aggregate, but a sum is `SUM`'s, 0 for no values,
+    /// which keeps a sum of integers an integer (`TOTAL`'s is always a real).
+    private static func sql(_ function: AggregateFunction, of value: String) -> String {
+        function == .sum ? "COALESCE(SUM(\(value)), 0)" : "\(function.sqlFunction)(\(value))"
     }
 
     /// The value of the row `statement` stands on, whose columns for this property start at `position`.
@@ -296,10 +301,12 @@ private struct FetchedColumn {
         var current = entity
         for (index, key) in components.enumerated() {
             if key.hasPrefix("@") {
-                if key == "@count" { return .number(isInteger: true) }
                 let attribute = components.last.flatMap { model.attribute(named: $0, in: current) }
-                if key == "@avg" { return .number(isInteger: false) }
-                return attribute.map { .attribute($0.type) } ?? .number(isInteger: false)
+                switch AggregateFunction(keyPathOperator: key)?.result {
+                case .integer?: return .number(isInteger: true)
+                case .real?: return .number(isInteger: false)
+                default: return attribute.map { .attribute($0.type) } ?? .number(isInteger: false)
+                }
             }
             if let attribute = model.attribute(named: key, in: current) { return .attribute(attribute.type) }
             guard let relationship = model.relationship(named: key, in: current), let destination = model.entity(named: relationship.destinationEntityName) else { break }

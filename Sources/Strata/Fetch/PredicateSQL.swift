@@ -188,7 +188,7 @@ struct PredicateCompiler {
         message: "mode(…) gives a list (the most frequent numbers): compare a value with it by IN or CONTAINS")
 
     private static func isModeList(_ expression: ObjectPredicate.Expression) -> Bool {
-        if case .function(ExpressionFunction.mode.rawValue, _) = expression { return true }
+        if case .function(AggregateFunction.mode.coreDataName, _) = expression { return true }
         return false
     }
 
@@ -355,7 +355,7 @@ struct PredicateCompiler {
             guard case .keyPath(let path) = collection, case .members(let toMany, let rest) = try resolve(path[...], in: scope), rest.isEmpty else {
                 throw PredicateCompileError(message: "SUBQUERY needs a to-many key path as its collection")
             }
-            guard then == ["@count"] else { throw PredicateCompileError(message: "a SUBQUERY result needs .@count") }
+            guard then.map(AggregateFunction.init(keyPathOperator:)) == [.count] else { throw PredicateCompileError(message: "a SUBQUERY result needs .@count") }
             let saved = variables[variable]
             variables[variable] = toMany.scope
             defer { variables[variable] = saved }
@@ -370,21 +370,17 @@ struct PredicateCompiler {
     /// the members.
     private mutating func function(_ name: String, _ arguments: [ObjectPredicate.Expression], in scope: Scope) throws(PredicateCompileError) -> Operand {
         guard let function = ExpressionFunction(rawValue: name) else { throw PredicateCompileError(message: "unknown function '\(name)'") }
-        let aggregates: [ExpressionFunction: String] = [
-            .count: "COUNT", .sum: "TOTAL", .average: "AVG", .min: "MIN", .max: "MAX", .median: "strata_median",
-            .standardDeviation: "strata_stddev", .mode: "strata_mode",
-        ]
-        if function.isAggregate, arguments.count == 1, case .keyPath(let path) = arguments[0],
+        if let aggregate = function.aggregateFunction, arguments.count == 1, case .keyPath(let path) = arguments[0],
             case .members(let toMany, let rest) = try resolve(path[...], in: scope)
         {
-            if function == .count { return Operand(sql: "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link))", isString: false) }
-            let sql = try aggregate(aggregates[function]!, of: rest, over: toMany, named: "\(function.shortName)(\(path.joined(separator: ".")))")
-            return Operand(sql: sql, isString: false, isList: function == .mode)
+            if aggregate == .count { return Operand(sql: "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link))", isString: false) }
+            let sql = try self.aggregate(aggregate.sqlFunction, of: rest, over: toMany, named: "\(function.shortName)(\(path.joined(separator: ".")))")
+            return Operand(sql: sql, isString: false, isList: aggregate == .mode)
         }
-        if function.isAggregate, arguments.count == 1, Self.isModeList(arguments[0]) {
+        if let aggregate = function.aggregateFunction, arguments.count == 1, Self.isModeList(arguments[0]) {
             // An aggregate of mode:'s list, over the members of its JSON array.
             let list = try scalar(arguments[0], in: scope)
-            return Operand(sql: "(SELECT \(aggregates[function]!)(value) FROM json_each(\(list.sql)))", isString: false, isList: function == .mode)
+            return Operand(sql: "(SELECT \(aggregate.sqlFunction)(value) FROM json_each(\(list.sql)))", isString: false, isList: aggregate == .mode)
         }
         if function == .noIndex {
             // SQLite uses no index for an expression under a unary +, and keeps its column's
@@ -405,7 +401,7 @@ struct PredicateCompiler {
             for member in isCollection ? Self.listMembers(argument) ?? [argument] : [argument] {
                 let operand = try scalar(member, in: scope)
                 if operand.isList { throw Self.listComparison }
-                if operand.table != nil, function != .count {
+                if operand.table != nil, function != .aggregate(.count) {
                     let called = switch function {
                     case .method: "FUNCTION(…)"
                     case .index: "an index"
@@ -422,7 +418,7 @@ struct PredicateCompiler {
         } else {
             function.returnsString
         }
-        return Operand(sql: "strata_function(\(parts.joined(separator: ", ")))", isString: returnsString, isList: function == .mode)
+        return Operand(sql: "strata_function(\(parts.joined(separator: ", ")))", isString: returnsString, isList: function == .aggregate(.mode))
     }
 
     private mutating func bind(_ value: PredicateValue) throws(PredicateCompileError) -> Operand {
@@ -527,11 +523,12 @@ struct PredicateCompiler {
     /// `@count`, or `@sum`/`@avg`/`@min`/`@max` of an attribute of the members; an empty
     /// to-many sums to 0 and has no average, minimum or maximum.
     private mutating func aggregate(_ name: String, _ rest: ArraySlice<String>, over toMany: ToMany) throws(PredicateCompileError) -> String {
-        if name == "@count", rest.isEmpty { return "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link))" }
-        guard let function = ["@sum": "TOTAL", "@avg": "AVG", "@min": "MIN", "@max": "MAX"][name] else {
+        let function = AggregateFunction(keyPathOperator: name)
+        if function == .count, rest.isEmpty { return "(SELECT COUNT(*) FROM \(toMany.from) WHERE \(toMany.link))" }
+        guard let function, function != .count else {
             throw PredicateCompileError(message: "\(name)\(rest.map { "." + $0 }.joined()) is not an aggregate of a numeric attribute")
         }
-        return try aggregate(function, of: rest, over: toMany, named: name + rest.map { "." + $0 }.joined())
+        return try aggregate(function.sqlFunction, of: rest, over: toMany, named: name + rest.map { "." + $0 }.joined())
     }
 
     /// The SQL aggregate `function` of the members' numeric attribute `rest`; `named` is how

@@ -20,7 +20,7 @@ public enum Derivation: Sendable, Equatable, CustomStringConvertible {
     case value(relationship: String?, attribute: String, function: StringFunction?)
     /// An aggregate over the members of a to-many: their number, or the sum, least or greatest
     /// of one of their attributes.
-    case aggregate(relationship: String, function: Aggregate, attribute: String?)
+    case aggregate(relationship: String, function: AggregateFunction, attribute: String?)
 
     /// The string functions a derivation may apply.
     public enum StringFunction: String, Sendable, CaseIterable {
@@ -28,12 +28,6 @@ public enum Derivation: Sendable, Equatable, CustomStringConvertible {
         case canonical
         case uppercase
         case lowercase
-    }
-
-    /// The aggregates of a to-many. Core Data documents `@count` and `@sum`; its SQLite store
-    /// also takes `@min` and `@max` of a one-to-many.
-    public enum Aggregate: String, Sendable, CaseIterable {
-        case count, sum, min, max
     }
 
     /// Reads `text`, or fails saying why it is not a form Core Data can derive in a store.
@@ -52,17 +46,19 @@ public enum Derivation: Sendable, Equatable, CustomStringConvertible {
             if let function = StringFunction(rawValue: name) {
                 guard path.count <= 2 else { throw DerivationError(expression: text, reason: "\(name): takes an attribute or a to-one's attribute") }
                 self = .value(relationship: path.count == 2 ? path[0] : nil, attribute: path[path.count - 1], function: function)
-            } else if let aggregate = Aggregate(rawValue: name) {
+            } else if let aggregate = AggregateFunction(coreDataName: name + ":"), aggregate.isDerivable {
                 self = try Self.aggregate(aggregate, over: path, in: text)
             } else {
-                throw DerivationError(expression: text, reason: "'\(name):' is not a function Core Data derives (canonical:, uppercase:, lowercase:, count:, sum:, min:, max:)")
+                let names = StringFunction.allCases.map { $0.rawValue + ":" } + Self.derivableAggregates.map(\.coreDataName)
+                throw DerivationError(expression: text, reason: "'\(name):' is not a function Core Data derives (\(names.joined(separator: ", ")))")
             }
             return
         }
         let path = try Self.keyPath(trimmed, in: text)
         if let index = path.firstIndex(where: { $0.hasPrefix("@") }) {
-            guard let aggregate = Aggregate(rawValue: String(path[index].dropFirst())) else {
-                throw DerivationError(expression: text, reason: "'\(path[index])' is not an aggregate Core Data derives (@count, @sum, @min, @max)")
+            guard let aggregate = AggregateFunction(keyPathOperator: path[index]), aggregate.isDerivable else {
+                let operators = Self.derivableAggregates.compactMap(\.keyPathOperator).joined(separator: ", ")
+                throw DerivationError(expression: text, reason: "'\(path[index])' is not an aggregate Core Data derives (\(operators))")
             }
             // `pages.@count`, `pages.@sum.number`, and `pages.number.@sum` as NSExpression also reads it.
             self = try Self.aggregate(aggregate, over: path.enumerated().filter { $0.offset != index }.map(\.element), in: text)
@@ -74,12 +70,16 @@ public enum Derivation: Sendable, Equatable, CustomStringConvertible {
         self = .value(relationship: path.count == 2 ? path[0] : nil, attribute: path[path.count - 1], function: nil)
     }
 
-    private static func aggregate(_ function: Aggregate, over path: [String], in text: String) throws(DerivationError) -> Derivation {
+    /// The aggregates a derivation may apply, in the order of ``AggregateFunction/keyPathAggregates``.
+    private static let derivableAggregates = AggregateFunction.keyPathAggregates.filter(\.isDerivable)
+
+    private static func aggregate(_ function: AggregateFunction, over path: [String], in text: String) throws(DerivationError) -> Derivation {
+        let spelled = function.keyPathOperator ?? function.coreDataName
         switch (function, path.count) {
         case (.count, 1): return .aggregate(relationship: path[0], function: .count, attribute: nil)
         case (_, 2) where function != .count: return .aggregate(relationship: path[0], function: function, attribute: path[1])
-        case (.count, _): throw DerivationError(expression: text, reason: "@count takes a to-many relationship, as in 'chapters.@count'")
-        default: throw DerivationError(expression: text, reason: "@\(function.rawValue) takes a to-many and one of its attributes, as in 'pages.@\(function.rawValue).number'")
+        case (.count, _): throw DerivationError(expression: text, reason: "\(spelled) takes a to-many relationship, as in 'chapters.\(spelled)'")
+        default: throw DerivationError(expression: text, reason: "\(spelled) takes a to-many and one of its attributes, as in 'pages.\(spelled).number'")
         }
     }
 
@@ -104,7 +104,10 @@ public enum Derivation: Sendable, Equatable, CustomStringConvertible {
             let path = relationship.map { "\($0).\(attribute)" } ?? attribute
             return function.map { "\($0.rawValue):(\(path))" } ?? path
         case .aggregate(let relationship, let function, let attribute):
-            return "\(relationship).@\(function.rawValue)" + (attribute.map { ".\($0)" } ?? "")
+            let path = relationship + (attribute.map { ".\($0)" } ?? "")
+            // Only an aggregate a derivation cannot apply lacks a key-path operator.
+            guard let keyPathOperator = function.keyPathOperator else { return "\(function.coreDataName)(\(path))" }
+            return "\(relationship).\(keyPathOperator)" + (attribute.map { ".\($0)" } ?? "")
         }
     }
 }

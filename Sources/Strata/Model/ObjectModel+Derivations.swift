@@ -44,13 +44,13 @@ extension ObjectModel {
                 self.entity(named: relationship.destinationEntityName).flatMap { self.relationship(named: name, in: $0) }
             }
             if function != .count, inverse?.isToMany == true {
-                return "the derivation '\(expression)' takes @\(function.rawValue) of the many-to-many \(relationshipName): Core Data derives only @count of a many-to-many"
+                return "the derivation '\(expression)' takes \(function.keyPathOperator ?? function.coreDataName) of the many-to-many \(relationshipName): Core Data derives only @count of a many-to-many"
             }
             guard let name, let destination = self.entity(named: relationship.destinationEntityName) else { return nil }
             if let problem = storedAttribute(name, of: destination) { return problem }
             let type = self.attribute(named: name, in: destination)?.type
             guard let type, [.integer16, .integer32, .integer64, .double, .float, .decimal, .boolean, .date].contains(type) else {
-                return "the derivation '\(expression)' takes @\(function.rawValue) of \(destination.name).\(name), which is not a number"
+                return "the derivation '\(expression)' takes \(function.keyPathOperator ?? function.coreDataName) of \(destination.name).\(name), which is not a number"
             }
             return nil
         }

@@ -15,49 +15,95 @@ import Foundation
 /// `random` gives an integer from 0 to 2³¹ − 1 and `randomn:` one from 0 to below its
 /// argument, as Foundation's do; `length:` counts a string's UTF-16 code units, as `NSString`
 /// does; `noindex:` gives its argument, and in SQL keeps SQLite from using an index for it.
-enum ExpressionFunction: String, CaseIterable, Sendable {
-    case add = "add:to:"
-    case subtract = "from:subtract:"
-    case multiply = "multiply:by:"
-    case divide = "divide:by:"
-    case modulus = "modulus:by:"
-    case power = "raise:toPower:"
-    case squareRoot = "sqrt:"
-    case logarithm = "log:"
-    case naturalLogarithm = "ln:"
-    case exponential = "exp:"
-    case floor = "floor:"
-    case ceiling = "ceiling:"
-    case absolute = "abs:"
-    case truncate = "trunc:"
-    case uppercase = "uppercase:"
-    case lowercase = "lowercase:"
-    case bitwiseAnd = "bitwiseAnd:with:"
-    case bitwiseOr = "bitwiseOr:with:"
-    case bitwiseXor = "bitwiseXor:with:"
-    case leftShift = "leftshift:by:"
-    case rightShift = "rightshift:by:"
-    case onesComplement = "onesComplement:"
-    case now = "now"
-    case random = "random"
-    case randomBelow = "randomn:"
-    case length = "length:"
-    case noIndex = "noindex:"
+enum ExpressionFunction: Hashable, Sendable, CaseIterable, RawRepresentable {
+    case add
+    case subtract
+    case multiply
+    case divide
+    case modulus
+    case power
+    case squareRoot
+    case logarithm
+    case naturalLogarithm
+    case exponential
+    case floor
+    case ceiling
+    case absolute
+    case truncate
+    case uppercase
+    case lowercase
+    case bitwiseAnd
+    case bitwiseOr
+    case bitwiseXor
+    case leftShift
+    case rightShift
+    case onesComplement
+    case now
+    case random
+    case randomBelow
+    case length
+    case noIndex
     /// `list[0]`, `list[FIRST]`, `list[LAST]`: a member of a collection, by its index from 0
     /// or the text FIRST or LAST.
-    case index = "objectFrom:withIndex:"
+    case index
     /// `FUNCTION(receiver, 'selector', arguments…)`: one of the ``ExpressionMethod``s.
-    case method = "FUNCTION"
-    case sum = "sum:"
-    case count = "count:"
-    case min = "min:"
-    case max = "max:"
-    case average = "average:"
-    case median = "median:"
-    case standardDeviation = "stddev:"
-    /// The most frequent numbers of a collection, as a list: where a value is one of them
-    /// (`x IN mode(…)`). A list is no SQL value: SQL gets it as a JSON array.
-    case mode = "mode:"
+    case method
+    /// `sum:`, `count:`, `average:`…: an aggregate of a collection, named by its
+    /// ``AggregateFunction/coreDataName``. The most frequent numbers, `mode:`'s result, are a
+    /// list: a list is no SQL value, so SQL gets it as a JSON array.
+    case aggregate(AggregateFunction)
+
+    static let allCases: [ExpressionFunction] = [
+        .add, .subtract, .multiply, .divide, .modulus, .power, .squareRoot, .logarithm, .naturalLogarithm, .exponential, .floor,
+        .ceiling, .absolute, .truncate, .uppercase, .lowercase, .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift,
+        .onesComplement, .now, .random, .randomBelow, .length, .noIndex, .index, .method,
+    ] + AggregateFunction.allCases.map(Self.aggregate)
+
+    /// The name Core Data gives it: its selector (`add:to:`, `sqrt:`, `now`); an aggregate's
+    /// is its ``AggregateFunction/coreDataName``.
+    var rawValue: String {
+        switch self {
+        case .add: "add:to:"
+        case .subtract: "from:subtract:"
+        case .multiply: "multiply:by:"
+        case .divide: "divide:by:"
+        case .modulus: "modulus:by:"
+        case .power: "raise:toPower:"
+        case .squareRoot: "sqrt:"
+        case .logarithm: "log:"
+        case .naturalLogarithm: "ln:"
+        case .exponential: "exp:"
+        case .floor: "floor:"
+        case .ceiling: "ceiling:"
+        case .absolute: "abs:"
+        case .truncate: "trunc:"
+        case .uppercase: "uppercase:"
+        case .lowercase: "lowercase:"
+        case .bitwiseAnd: "bitwiseAnd:with:"
+        case .bitwiseOr: "bitwiseOr:with:"
+        case .bitwiseXor: "bitwiseXor:with:"
+        case .leftShift: "leftshift:by:"
+        case .rightShift: "rightshift:by:"
+        case .onesComplement: "onesComplement:"
+        case .now: "now"
+        case .random: "random"
+        case .randomBelow: "randomn:"
+        case .length: "length:"
+        case .noIndex: "noindex:"
+        case .index: "objectFrom:withIndex:"
+        case .method: "FUNCTION"
+        case .aggregate(let function): function.coreDataName
+        }
+    }
+
+    /// The function Core Data names `rawValue`, exactly as an archived or parsed expression
+    /// writes it.
+    init?(rawValue: String) {
+        guard let found = Self.byName[rawValue] else { return nil }
+        self = found
+    }
+
+    private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
 
     /// How many arguments it takes; `nil` for the aggregates, which take a collection or any
     /// number of values.
@@ -71,11 +117,11 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     var takesCollection: Bool { isAggregate || self == .index }
 
     /// Whether it reduces a collection (`sum:`, `count:`, …) to one value.
-    var isAggregate: Bool {
-        switch self {
-        case .sum, .count, .min, .max, .average, .median, .standardDeviation, .mode: true
-        default: false
-        }
+    var isAggregate: Bool { aggregateFunction != nil }
+
+    /// The aggregate it applies, or `nil` for a function of single values.
+    var aggregateFunction: AggregateFunction? {
+        if case .aggregate(let function) = self { function } else { nil }
     }
 
     /// Whether its result is a string.
@@ -85,14 +131,15 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
     static let callable = allCases.filter { $0 != .method }
 
     /// The function named `name` in a format string: its selector (`modulus:by:`) or the
-    /// selector's first word (`modulus`, `sqrt`, `now`); `average` is also `avg`.
+    /// selector's first word (`modulus`, `sqrt`, `now`); an aggregate by any name
+    /// ``AggregateFunction/init(named:)`` knows (`avg` is `average:`).
     init?(named name: String) {
         if let exact = Self.callable.first(where: { $0.rawValue == name }) {
             self = exact
         } else if let found = Self.callable.first(where: { $0.shortName.caseInsensitiveCompare(name) == .orderedSame }) {
             self = found
-        } else if name.lowercased() == "avg" {
-            self = .average
+        } else if let aggregate = try? AggregateFunction(named: name) {
+            self = .aggregate(aggregate)
         } else {
             return nil
         }
@@ -105,7 +152,7 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
 
     /// The function's value for `arguments` (for an aggregate, the members of its collection).
     func apply(_ arguments: [DatabaseValue]) -> DatabaseValue {
-        if isAggregate { return aggregate(arguments) }
+        if let aggregate = aggregateFunction { return Self.apply(aggregate, to: arguments) }
         if self == .index { return arguments.last.map { Self.member(of: arguments.dropLast(), at: $0) } ?? .null }
         if self == .method {
             guard arguments.count >= 2, let method = arguments[1].stringValue.flatMap(ExpressionMethod.init) else { return .null }
@@ -152,17 +199,16 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
             return .integer(Int64.random(in: 0..<bound))
         case .length: return arguments[0].stringValue.map { .integer(Int64($0.utf16.count)) } ?? .null
         case .noIndex: return arguments[0]
-        case .index, .method: return .null
-        case .sum, .count, .min, .max, .average, .median, .standardDeviation, .mode: return .null
+        case .index, .method, .aggregate: return .null
         }
     }
 
     /// An aggregate of `members`: nil members are left out, except by `count:`, which counts
     /// every member, as `@count` does.
-    private func aggregate(_ members: [DatabaseValue]) -> DatabaseValue {
-        if self == .count { return .integer(Int64(members.count)) }
+    private static func apply(_ function: AggregateFunction, to members: [DatabaseValue]) -> DatabaseValue {
         let numbers = members.compactMap(\.doubleValue)
-        switch self {
+        switch function {
+        case .count: return .integer(Int64(members.count))
         case .sum:
             var total: Int64 = 0
             for member in members {
@@ -180,12 +226,11 @@ enum ExpressionFunction: String, CaseIterable, Sendable {
             guard !numbers.isEmpty else { return .null }
             let sorted = numbers.sorted(), middle = sorted.count / 2
             return .real(sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2)
-        case .standardDeviation:
+        case .stddev:
             guard !numbers.isEmpty else { return .null }
             let mean = numbers.reduce(0, +) / Double(numbers.count)
             return .real((numbers.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(numbers.count)).squareRoot())
         case .mode: return .text("[" + Self.modes(of: members).map(\.description).joined(separator: ",") + "]")
-        default: return .null
         }
     }
 

@@ -71,7 +71,7 @@ extension ObjectPredicate.Expression {
                 guard afterToMany else {
                     throw PredicateKeyError(entity: current.name, key: key, keyPath: path, reason: "\(key) needs a to-many relationship before it", known: [])
                 }
-                if key == "@count" { return nil }
+                if AggregateFunction(keyPathOperator: key) == .count { return nil }
                 guard let attribute = remaining.first, model.attribute(named: attribute, in: current) != nil, remaining.count == 1 else {
                     throw PredicateKeyError(
                         entity: current.name, key: remaining.first ?? key, keyPath: path, reason: "\(key) needs an attribute of \(current.name) after it",

@@ -147,7 +147,7 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
                 // The member is the variable's; a key path without it is the evaluated object's.
                 if try evaluate(predicate, on: object, variables: inner) { matching += 1 }
             }
-            return then == ["@count"] ? .one(.integer(Int64(matching))) : .one(.null)
+            return then.map(AggregateFunction.init(keyPathOperator:)) == [.count] ? .one(.integer(Int64(matching))) : .one(.null)
         case .aggregate(let members):
             var values: [PredicateValue] = []
             for member in members { values.append(try operand(member, of: object, variables: variables).single) }
@@ -167,9 +167,9 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
                 }
             }
             // Objects are no numbers or strings: SQL refuses them (but to count:), memory gives nil.
-            if function != .count, values.contains(where: { if case .objectID = $0 { true } else { false } }) { return .one(.null) }
+            if function != .aggregate(.count), values.contains(where: { if case .objectID = $0 { true } else { false } }) { return .one(.null) }
             let stored = values.map { $0.databaseValue ?? .null }
-            if function == .mode { return .one(.array(ExpressionFunction.modes(of: stored).map(PredicateValue.init))) }
+            if function == .aggregate(.mode) { return .one(.array(ExpressionFunction.modes(of: stored).map(PredicateValue.init))) }
             return .one(PredicateValue(function.apply(stored)))
         }
     }
@@ -192,11 +192,12 @@ enum PredicateEvaluator<Subject: PredicateSubject> where Subject.Related == Subj
         }
         if key.hasPrefix("@") {
             let values = try aggregateValues(rest, of: objects)
-            switch key {
-            case "@count": return .one(.integer(Int64(objects.count)))
-            case "@sum": return .one(.double(values.reduce(0, +)))
-            case "@avg": return .one(values.isEmpty ? .null : .double(values.reduce(0, +) / Double(values.count)))
-            case "@min": return .one(values.min().map(PredicateValue.double) ?? .null)
+            // The parser lets only the key-path operators through: anything else is `@max`.
+            switch AggregateFunction(keyPathOperator: key) {
+            case .count?: return .one(.integer(Int64(objects.count)))
+            case .sum?: return .one(.double(values.reduce(0, +)))
+            case .average?: return .one(values.isEmpty ? .null : .double(values.reduce(0, +) / Double(values.count)))
+            case .min?: return .one(values.min().map(PredicateValue.double) ?? .null)
             default: return .one(values.max().map(PredicateValue.double) ?? .null)
             }
         }

@@ -304,7 +304,7 @@ private struct PredicateParser {
             if case .identifier(let word) = current.kind, ["FIRST", "LAST", "SIZE"].contains(word.uppercased()) {
                 advance()
                 expression = word.uppercased() == "SIZE"
-                    ? .function(ExpressionFunction.count.rawValue, arguments: [expression])
+                    ? .function(AggregateFunction.count.coreDataName, arguments: [expression])
                     : .function(ExpressionFunction.index.rawValue, arguments: [expression, .value(.string(word.uppercased()))])
             } else {
                 expression = .function(ExpressionFunction.index.rawValue, arguments: [expression, try parseExpression(after: bracket)])
@@ -320,16 +320,16 @@ private struct PredicateParser {
         let dot = current
         let tail = try parseKeyPathTail()
         if case .keyPath(let path) = expression { return .keyPath(path + tail) }
-        let aggregates: [String: ExpressionFunction] = ["@count": .count, "@sum": .sum, "@avg": .average, "@min": .min, "@max": .max]
-        guard let first = tail.first, let function = aggregates[first] else {
+        guard let first = tail.first, let function = AggregateFunction(keyPathOperator: first) else {
+            let operators = AggregateFunction.keyPathAggregates.compactMap(\.keyPathOperator).joined(separator: ", ")
             throw PredicateSyntaxError(
-                message: "only an aggregate (@count, @sum, @avg, @min, @max) may follow a list or a function's value, found '\(tail.first ?? "")'",
+                message: "only an aggregate (\(operators)) may follow a list or a function's value, found '\(tail.first ?? "")'",
                 predicate: source, offset: dot.offset + 1)
         }
         guard tail.count == 1 else {
             throw PredicateSyntaxError(message: "nothing may follow '\(first)' of a list", predicate: source, offset: dot.offset + 1)
         }
-        return .function(function.rawValue, arguments: [expression])
+        return .function(function.coreDataName, arguments: [expression])
     }
 
     /// A value, key path, variable, list, function call or parenthesized expression.
@@ -409,8 +409,9 @@ private struct PredicateParser {
             expectsComponent = false
             if isSymbol("@") {
                 advance()
-                guard case .identifier(let name) = current.kind, ["count", "sum", "avg", "min", "max"].contains(name.lowercased()) else {
-                    throw error("expected count, sum, avg, min or max after '@', found '\(current.text)'")
+                guard case .identifier(let name) = current.kind, AggregateFunction(keyPathOperator: "@" + name.lowercased()) != nil else {
+                    let names = AggregateFunction.keyPathAggregates.map(\.rawValue)
+                    throw error("expected \(names.dropLast().joined(separator: ", ")) or \(names.last!) after '@', found '\(current.text)'")
                 }
                 advance()
                 components.append("@" + name.lowercased())

@@ -118,6 +118,7 @@ private struct DerivedAttributeWriter {
             switch function {
             case .count, .sum: return oneToManyTotal(relationship: relationship, destination, key: key, summed: function == .sum ? value : nil)
             case .min, .max: return oneToManyExtreme(destination, key: key, value: value!, isMax: function == .max)
+            case .average, .stddev, .median, .mode: return nil
             }
         }
     }

@@ -133,7 +133,7 @@ extension ModelCacheEncoder {
             return stringFunction.map { writer.functionExpression("\($0.rawValue):", arguments: [path]) } ?? path
         case .aggregate(let relationship, let aggregate, let attribute):
             return writer.functionExpression(
-                "\(aggregate.rawValue):", arguments: [writer.keyPathExpression(attribute.map { "\(relationship).\($0)" } ?? relationship)])
+                aggregate.coreDataName, arguments: [writer.keyPathExpression(attribute.map { "\(relationship).\($0)" } ?? relationship)])
         }
     }
 

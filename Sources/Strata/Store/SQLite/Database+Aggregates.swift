@@ -8,7 +8,7 @@ extension Database {
     func registerStrataAggregates() throws(DatabaseError) {
         // strata_stddev(x): the population standard deviation of the non-NULL numbers, by
         // Welford's running mean and sum of squares, which stays exact for large values.
-        try defineAggregate("strata_stddev") { () -> ([DatabaseValue]) -> DatabaseValue? in
+        try defineAggregate(AggregateFunction.stddev.sqlFunction) { () -> ([DatabaseValue]) -> DatabaseValue? in
             var count = 0.0, mean = 0.0, squares = 0.0
             return { arguments in
                 guard let arguments = arguments.first else { return count == 0 ? .null : .real((squares / count).squareRoot()) }
@@ -22,8 +22,9 @@ extension Database {
         }
         // strata_median(x) and strata_mode(x) need every value: they collect them and apply
         // ExpressionFunction's median: and mode: (a JSON array), as a predicate in memory does.
-        for (name, function) in [("strata_median", ExpressionFunction.median), ("strata_mode", .mode)] {
-            try defineAggregate(name) { () -> ([DatabaseValue]) -> DatabaseValue? in
+        for aggregate in [AggregateFunction.median, .mode] {
+            let function = ExpressionFunction.aggregate(aggregate)
+            try defineAggregate(aggregate.sqlFunction) { () -> ([DatabaseValue]) -> DatabaseValue? in
                 var values: [DatabaseValue] = []
                 return { arguments in
                     guard let argument = arguments.first else { return function.apply(values) }
