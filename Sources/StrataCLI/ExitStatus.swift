@@ -35,7 +35,7 @@ enum ExitStatus: Int32 {
         case let error as LuaError: self.init(for: error)
         case let error as DatabaseError: self.init(for: error)
         case is PredicateKeyError, is PredicateCompileError, is PredicateSyntaxError, is FetchRequestError: self = .usage
-        case is MappingModelError, is ImportError, is ContextError, is JSONSyntaxError, is StackError:
+        case is MappingModelError, is ImportError, is InvalidIfError, is ContextError, is JSONSyntaxError, is StackError:
             // Records that do not fit the model, or a save the model's rules refuse.
             self = .dataError
         case is SQLScriptError:

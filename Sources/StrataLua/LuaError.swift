@@ -49,7 +49,8 @@ extension LuaError {
             case .stringMatching: "predicate"
             default: "context"
             }
-        case is ImportError, is JSONSyntaxError: "import"
+        // A bad strata.invalidIf stops an import or a prune: scripts have seen it as "import".
+        case is ImportError, is InvalidIfError, is JSONSyntaxError: "import"
         case is StoreError, is DatabaseError: "store"
         default: "strata"
         }

@@ -108,7 +108,7 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// }
     /// ```
     ///
-    /// - Throws: ``ImportError`` when the entity's `strata.invalidIf` does not parse;
+    /// - Throws: ``InvalidIfError`` when the entity's `strata.invalidIf` does not parse;
     ///   ``ContextError`` when the object cannot be read.
     open func invalidReason() throws -> String? {
         guard let context = managedObjectContext else { throw ContextError.objectNotFound(objectID) }

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 
 /// DKDBManager's clean-up calls: `deleteAllEntities` and `deleteEntityWithReason`, over an
-/// ``ObjectContext`` (`invalidReason` / `deleteIfInvalid` are in `ObjectContext+InvalidObjects.swift`,
-/// with the import that shares their rule).
+/// ``ObjectContext`` (`invalidReason` / `deleteIfInvalid` are in `ObjectContext+InvalidObjects.swift`;
+/// the import deletes invalid objects by their rule).
 ///
 /// Every deletion follows the model's delete rules as ``delete(_:)`` does (Nullify, Cascade,
 /// No Action now; Deny when the context saves) and is logged with its reason through an

@@ -69,16 +69,11 @@ final class EntityImportMapping: Sendable {
                 + relationships.map { $0.identityKey.lowercased() })
         updatedAtAttribute = entity.userInfo["strata.updatedAtKey"]
         // Objects ask their context for the rule; a bad one stops the import before any record.
-        _ = try Self.invalidIf(of: entity)
-    }
-
-    /// Entity userInfo `strata.invalidIf`, parsed: objects it matches are deleted as invalid.
-    static func invalidIf(of entity: EntityDescription) throws(ImportError) -> ObjectPredicate? {
-        guard let text = entity.userInfo["strata.invalidIf"] else { return nil }
         do {
-            return try ObjectPredicate(format: text)
+            _ = try entity.invalidIfPredicate()
         } catch {
-            throw ImportError("entity \(entity.name), userInfo strata.invalidIf: \(error)")
+            // ImportError holds a message only; the rule's error says the entity and the fault.
+            throw ImportError(error.description)
         }
     }
 

@@ -164,8 +164,9 @@ import Testing
         }
         let fixture = try LibraryFixture(model: model)
         try fixture.context.performAndWait { () throws in
-            let error = #expect(throws: ImportError.self) { try fixture.context.invalidObjects(["Book"]) }
-            #expect(error?.message.hasPrefix("entity EBook, userInfo strata.invalidIf: ") == true, "\(String(describing: error))")
+            let error = #expect(throws: InvalidIfError.self) { try fixture.context.invalidObjects(["Book"]) }
+            #expect(error?.entity == "EBook" && error?.syntax.predicate == "format ===", "\(String(describing: error))")
+            #expect(error?.description.hasPrefix("entity EBook, userInfo strata.invalidIf: ") == true, "\(String(describing: error))")
             #expect(throws: ContextError.unknownEntity("Bok")) { try fixture.context.invalidObjects(["Bok"]) }
         }
     }

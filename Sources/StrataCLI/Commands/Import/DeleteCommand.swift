@@ -168,7 +168,7 @@ enum Cleanup {
                 // A conflict with another process, a store failure.
                 throw CLIError("\(error); nothing was deleted")
             }
-        } catch let error as ImportError {
+        } catch let error as InvalidIfError {
             throw CLIError("\(error)", status: .dataError)
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
 
 /// DKDBManager's `invalidReason` / `deleteIfInvalid`: the objects that break the model's rules
-/// or match their entity's `strata.invalidIf` userInfo predicate. It lives with the import,
-/// which deletes such objects by the same rule and checks the predicate before any record.
+/// or match their entity's `strata.invalidIf` userInfo predicate
+/// (``EntityDescription/invalidIfPredicate()``). The import deletes such objects by the same
+/// rule, asking the objects; `strata prune` asks the context.
 extension ObjectContext {
     /// Why `object` is invalid, or `nil` when it is valid (DKDBManager's `invalidReason`):
     /// the object's ``ManagedObject/invalidReason()``, which by default gives the model's rules
@@ -13,7 +14,7 @@ extension ObjectContext {
     /// try context.invalidReason(of: book)   // "title is required; matches strata.invalidIf rating < 0"
     /// ```
     ///
-    /// - Throws: ``ImportError`` naming the entity when its `strata.invalidIf` does not parse,
+    /// - Throws: ``InvalidIfError`` naming the entity when its `strata.invalidIf` does not parse,
     ///   and ``ContextError`` when the object cannot be read or the predicate names a key the
     ///   entity lacks.
     public func invalidReason(of object: ManagedObject) throws -> String? {
@@ -34,9 +35,9 @@ extension ObjectContext {
     }
 
     /// An entity's `strata.invalidIf`, parsed once per context.
-    private func invalidIfRule(for entity: EntityDescription) throws(ImportError) -> ObjectPredicate? {
+    private func invalidIfRule(for entity: EntityDescription) throws(InvalidIfError) -> ObjectPredicate? {
         if let known = invalidIfRules[entity.name] { return known }
-        let rule = try EntityImportMapping.invalidIf(of: entity)
+        let rule = try entity.invalidIfPredicate()
         invalidIfRules[entity.name] = .some(rule)
         return rule
     }
@@ -51,7 +52,7 @@ extension ObjectContext {
     /// }
     /// ```
     ///
-    /// - Throws: ``ContextError/unknownEntity(_:)``; ``ImportError`` naming the entity when a
+    /// - Throws: ``ContextError/unknownEntity(_:)``; ``InvalidIfError`` naming the entity when a
     ///   `strata.invalidIf` in scope does not parse (checked before any object is read); what
     ///   ``fetch(_:)`` throws.
     public func invalidObjects(_ entityNames: [String]) throws -> [(object: ManagedObject, reason: String)] {
