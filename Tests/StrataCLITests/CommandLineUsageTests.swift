@@ -34,7 +34,7 @@ import StrataTestSupport
         let fetch = try StrataRunner.run(["fetc", "Book"])
         #expect(fetch.status == 2)
         #expect(fetch.standardError.hasPrefix("strata: no command 'fetc'; did you mean 'fetch'?"), "\(fetch.standardError)")
-        let show = try StrataRunner.run(["model", "shwo", "--model", ScriptCommandTests.model])
+        let show = try StrataRunner.run(["model", "shwo", "--model", LibraryExample.model])
         #expect(show.status == 2)
         #expect(show.standardError.contains("did you mean 'model show'?"), "\(show.standardError)")
         // Nothing near: the parser's own message.
@@ -57,14 +57,14 @@ import StrataTestSupport
             #expect(result.status == 0, "\(result.standardError)")
             return result.standardOutput.split(separator: "\n").map(String.init)
         }
-        #expect(try complete(["strata", "fetch", "--model", ScriptCommandTests.model, "B"]) == ["Book"])
-        #expect(try complete(["strata", "fetch", "--model", ScriptCommandTests.model, ""]) == ["Author", "Book", "EBook", "Page", "Tag"])
-        #expect(try complete(["strata", "fetch", "--model=\(ScriptCommandTests.model)", "Pa"]) == ["Page"])
-        #expect(try complete(["strata", "fetch", "Ta"], environment: ["STRATA_MODEL": ScriptCommandTests.model]) == ["Tag"])
+        #expect(try complete(["strata", "fetch", "--model", LibraryExample.model, "B"]) == ["Book"])
+        #expect(try complete(["strata", "fetch", "--model", LibraryExample.model, ""]) == ["Author", "Book", "EBook", "Page", "Tag"])
+        #expect(try complete(["strata", "fetch", "--model=\(LibraryExample.model)", "Pa"]) == ["Page"])
+        #expect(try complete(["strata", "fetch", "Ta"], environment: ["STRATA_MODEL": LibraryExample.model]) == ["Tag"])
         // From a store's own model.
         let folder = try TemporaryFolder()
         let store = folder.url.appendingPathComponent("Library.sqlite").path
-        let created = try StrataRunner.run(["create", "--store", store, "--model", ScriptCommandTests.model])
+        let created = try StrataRunner.run(["create", "--store", store, "--model", LibraryExample.model])
         #expect(created.status == 0, "\(created.standardError)")
         #expect(try complete(["strata", "fetch", "--store", store, "E"]) == ["EBook"])
         // Nothing to read: no completions, and no error in the user's line.

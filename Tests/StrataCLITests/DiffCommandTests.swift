@@ -17,8 +17,7 @@ import StrataTestSupport
         old = folder.url.appendingPathComponent("Old.sqlite").path
         new = folder.url.appendingPathComponent("New.sqlite").path
         for store in [old, new] {
-            let imported = try StrataRunner.run(["import", "Author", "--create", ScriptCommandTests.payload, "--store", store, "--model", ScriptCommandTests.model])
-            #expect(imported.status == 0, "\(imported.standardError)")
+            try LibraryExample.importedStore(at: store)
         }
     }
 
@@ -28,7 +27,7 @@ import StrataTestSupport
 
     /// Runs Lua on the new store and saves.
     private func change(_ lua: String) throws {
-        let result = try StrataRunner.run(["eval", lua + " ctx:save()", "--store", new, "--model", ScriptCommandTests.model])
+        let result = try StrataRunner.run(["eval", lua + " ctx:save()", "--store", new, "--model", LibraryExample.model])
         #expect(result.status == 0, "\(result.standardError)")
     }
 
@@ -116,7 +115,7 @@ import StrataTestSupport
         let names = "{'Zeta', 'alpha', 'Émile', 'ε', '10', '9', 'a b', 'a\\u{0}b', 'ａ'}"
         for store in [old, new] {
             let created = try StrataRunner.run([
-                "eval", "for _, n in ipairs(\(names)) do ctx:create('Tag', {name = n}) end ctx:save()", "--store", store, "--model", ScriptCommandTests.model])
+                "eval", "for _, n in ipairs(\(names)) do ctx:create('Tag', {name = n}) end ctx:save()", "--store", store, "--model", LibraryExample.model])
             #expect(created.status == 0, "\(created.standardError)")
         }
         let equal = try diff(["--format", "ndjson"])

@@ -8,10 +8,7 @@ import StrataTestSupport
 extension ImportCommandTests {
     /// A store of the example Library holding the example's records, in `folder`.
     private func libraryStore(in folder: TemporaryFolder) throws -> String {
-        let store = folder.url.appendingPathComponent("Library.sqlite").path
-        let made = try StrataRunner.run(["import", "Author", "--create", Self.payload, "--store", store, "--model", Self.model])
-        #expect(made.status == 0, "\(made.standardError)")
-        return store
+        try LibraryExample.importedStore(at: folder.path("Library.sqlite"))
     }
 
     /// Regression: unresolved links were listed on standard output with exit status 0. They

@@ -9,22 +9,17 @@ import StrataTestSupport
 /// `strata run`, `eval` and `shell` on a store of the example Library (imported from
 /// library.json: 2 authors, 3 books, 2 pages, 2 tags), as a user runs them.
 @Suite struct ScriptCommandTests {
-    static let model = StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/Library.xcdatamodeld").path
-    static let payload = StrataRunner.repositoryRoot.appendingPathComponent("examples/Library/library.json").path
-
     let folder: TemporaryFolder
     let store: String
 
     init() throws {
         folder = try TemporaryFolder()
-        store = folder.url.appendingPathComponent("Library.sqlite").path
-        let imported = try StrataRunner.run(["import", "Author", "--create", Self.payload, "--store", store, "--model", Self.model])
-        #expect(imported.status == 0, "\(imported.standardError)")
+        store = try LibraryExample.importedStore(at: folder.path("Library.sqlite"))
     }
 
     /// Runs `strata arguments… --store … --model …`.
     private func strata(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> StrataRunner.Result {
-        try StrataRunner.run(arguments + ["--store", store, "--model", Self.model], environment: environment, input: input)
+        try StrataRunner.run(arguments + ["--store", store, "--model", LibraryExample.model], environment: environment, input: input)
     }
 
     /// A script file in the test's folder.
@@ -114,7 +109,7 @@ import StrataTestSupport
             print(#arg, arg[0], arg[1], arg[2], arg[3])
             print(select("#", ...), ...)
             """)
-        let result = try StrataRunner.run(["run", path, "one", "--store", store, "--model", Self.model, "two words", "--", "-3"])
+        let result = try StrataRunner.run(["run", path, "one", "--store", store, "--model", LibraryExample.model, "two words", "--", "-3"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == "3\t\(path)\tone\ttwo words\t-3\n3\tone\ttwo words\t-3\n")
     }
@@ -185,7 +180,7 @@ import StrataTestSupport
     @Test func aMissingScriptIsNamedAndNoStoreIsCreated() throws {
         let missing = folder.url.appendingPathComponent("missing.lua").path
         let newStore = folder.url.appendingPathComponent("New.sqlite").path
-        let result = try StrataRunner.run(["run", missing, "--store", newStore, "--model", Self.model])
+        let result = try StrataRunner.run(["run", missing, "--store", newStore, "--model", LibraryExample.model])
         #expect(result.status == 1)
         #expect(result.standardError == "strata: cannot read the script \(missing): no such file\n")
         #expect(!FileManager.default.fileExists(atPath: newStore))
@@ -270,7 +265,7 @@ import StrataTestSupport
         let terminal = try PseudoTerminal()
         let process = Process()
         process.executableURL = StrataRunner.binary
-        process.arguments = ["run", path, "--allow-io", "--store", store, "--model", Self.model]
+        process.arguments = ["run", path, "--allow-io", "--store", store, "--model", LibraryExample.model]
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
         (process.standardInput, process.standardOutput, process.standardError) = (terminal.secondary, terminal.secondary, terminal.secondary)
         try process.run()
@@ -376,7 +371,7 @@ import StrataTestSupport
         process.executableURL = StrataRunner.binary
         // No budget: on a loaded machine (or under a sanitizer) the default one could end the
         // loop before the interrupt arrives.
-        process.arguments = ["run", path, "--store", store, "--model", Self.model, "--budget", "0"]
+        process.arguments = ["run", path, "--store", store, "--model", LibraryExample.model, "--budget", "0"]
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errors)
         process.standardInput = FileHandle.nullDevice

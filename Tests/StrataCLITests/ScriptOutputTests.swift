@@ -12,15 +12,13 @@ import StrataTestSupport
 
     init() throws {
         folder = try TemporaryFolder()
-        store = folder.url.appendingPathComponent("Library.sqlite").path
-        let imported = try StrataRunner.run(["import", "Author", "--create", ScriptCommandTests.payload, "--store", store, "--model", ScriptCommandTests.model])
-        #expect(imported.status == 0, "\(imported.standardError)")
+        store = try LibraryExample.importedStore(at: folder.path("Library.sqlite"))
         let tagged = try eval(["for i = 1, 120 do ctx:create('Tag', {name = string.format('t%03d', i)}) end ctx:save()"])
         #expect(tagged.status == 0, "\(tagged.standardError)")
     }
 
     private func eval(_ arguments: [String]) throws -> StrataRunner.Result {
-        try StrataRunner.run(["eval"] + arguments + ["--store", store, "--model", ScriptCommandTests.model])
+        try StrataRunner.run(["eval"] + arguments + ["--store", store, "--model", LibraryExample.model])
     }
 
     @Test func aLongListShowsAScreenfulAndHowManyMore() throws {

@@ -15,15 +15,13 @@ import StrataTestSupport
 
     init() throws {
         folder = try TemporaryFolder()
-        store = folder.url.appendingPathComponent("Library.sqlite").path
-        let imported = try StrataRunner.run(["import", "Author", "--create", ScriptCommandTests.payload, "--store", store, "--model", ScriptCommandTests.model])
-        #expect(imported.status == 0, "\(imported.standardError)")
+        store = try LibraryExample.importedStore(at: folder.path("Library.sqlite"))
     }
 
     private static let hasTerminals = FileManager.default.fileExists(atPath: "/dev/ptmx")
 
     private func count(_ entity: String) throws -> String {
-        let result = try StrataRunner.run(["count", entity, "--store", store, "--model", ScriptCommandTests.model])
+        let result = try StrataRunner.run(["count", entity, "--store", store, "--model", LibraryExample.model])
         #expect(result.status == 0, "\(result.standardError)")
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -105,11 +103,11 @@ import StrataTestSupport
     /// its locals reaching its end, and errors name the input's own lines.
     @Test func dotCommandsRunBetweenChunksInAPipe() throws {
         let input = "local before = 'before'\nprint(before)\n.count Book\nprint('after')\n"
-        let result = try StrataRunner.run(["shell", "--store", store, "--model", ScriptCommandTests.model], input: Data(input.utf8))
+        let result = try StrataRunner.run(["shell", "--store", store, "--model", LibraryExample.model], input: Data(input.utf8))
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == "before\n3\nafter\n")
         let failing = try StrataRunner.run(
-            ["shell", "--store", store, "--model", ScriptCommandTests.model], input: Data("print('one')\n.count Book\n\nerror('two')\nprint('three')\n".utf8))
+            ["shell", "--store", store, "--model", LibraryExample.model], input: Data("print('one')\n.count Book\n\nerror('two')\nprint('three')\n".utf8))
         #expect(failing.status == 1)
         #expect(failing.standardOutput == "one\n3\n")
         #expect(failing.standardError.hasPrefix("strata: stdin:4: two\n"), "\(failing.standardError)")

@@ -16,7 +16,7 @@ final class ShellOnTerminal {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         terminal = try PseudoTerminal()
         process.executableURL = StrataRunner.binary
-        process.arguments = ["shell", "--store", store, "--model", ScriptCommandTests.model]
+        process.arguments = ["shell", "--store", store, "--model", LibraryExample.model]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STRATA_") }
         environment["HOME"] = home.path
         environment["TERM"] = "dumb"

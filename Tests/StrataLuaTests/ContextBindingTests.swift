@@ -19,6 +19,11 @@ import StrataTestSupport
         ]}
         """
 
+    /// The library model, as the Lua suites that make a stack of their own read it.
+    static func libraryModel() throws -> ObjectModel {
+        try JSONModelReader.read(Data(model.utf8), path: "library.json")
+    }
+
     /// A store, a context on it and a state with Strata installed, in a temporary folder
     /// removed when the fixture goes away.
     final class Fixture {

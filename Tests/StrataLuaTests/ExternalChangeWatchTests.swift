@@ -12,7 +12,7 @@ import StrataTestSupport
     func aWatchOnAThreeTierStackSeesAnotherProcessSave(history: Bool) throws {
         let temporary = try TemporaryFolder("strata-lua")
         let folder = temporary.url
-        let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
+        let model = try ContextBindingTests.libraryModel()
         var options = DataStack.Options()
         options.tracksPersistentHistory = history
         let stack = try DataStack(model: model, modelName: "Library", store: .sqlite(folder.appendingPathComponent("Library.sqlite")), options: options)

@@ -86,7 +86,7 @@ import Testing
     /// 2,000³ rows in one SQLite statement: no instruction check runs inside it, so SQLite
     /// asks whether the run must stop.
     static func sprawlingStore(time: Duration?) throws -> LuaState {
-        let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
+        let model = try ContextBindingTests.libraryModel()
         let stack = try DataStack(model: model, modelName: "Library", store: .inMemory)
         let context = stack.newWorkerContext(name: "limits")
         // Seeded in Swift: under a sanitizer on a busy machine, seeding through Lua can take

@@ -214,7 +214,7 @@ import Testing
         let lua: LuaState
 
         init(memory: Int = 64 << 20, budget: Int64? = 50_000_000) throws {
-            let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
+            let model = try ContextBindingTests.libraryModel()
             stack = try DataStack(model: model, modelName: "Library", store: .inMemory)
             lua = try SandboxTests.state(budget: budget, memory: memory)
             lua.installStrata(context: stack.newWorkerContext(name: "sandbox"), stack: stack)

@@ -8,7 +8,7 @@ import StrataTestSupport
 /// the object methods that need a stack around them.
 @Suite struct StackBindingTests {
     static func stack() throws -> (DataStack, LuaState) {
-        let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
+        let model = try ContextBindingTests.libraryModel()
         let stack = try DataStack(model: model, modelName: "Library", store: .inMemory)
         let lua = try LuaState()
         // A worker of the stack stands in for its main context, whose queue is the main thread's.
@@ -66,7 +66,7 @@ import StrataTestSupport
     @Test func aStaleSaveFailsWithConflictAndARefreshReadsTheStoreAgain() throws {
         let temporary = try TemporaryFolder("strata-lua")
         let folder = temporary.url
-        let model = try JSONModelReader.read(Data(ContextBindingTests.model.utf8), path: "library.json")
+        let model = try ContextBindingTests.libraryModel()
         let url = folder.appendingPathComponent("Library.sqlite")
         let stack = try DataStack(model: model, modelName: "Library", store: .sqlite(url))
         let lua = try LuaState()
