@@ -25,11 +25,15 @@
 /// try AggregateFunction(named: "total")              // throws UnknownAggregateError naming "total"
 /// ```
 public enum AggregateFunction: String, Sendable, CaseIterable {
+    /// The mean of the numbers; nil when there are none.
     case average = "avg"
+    /// The total of the numbers; 0 when there are none.
     case sum
     /// The population standard deviation (divided by the number of values).
     case stddev
+    /// The least value; nil when there are none.
     case min
+    /// The greatest value; nil when there are none.
     case max
     /// The middle value; for an even number of values, the mean of the two middle ones.
     case median
