@@ -166,7 +166,10 @@ import Testing
         try fixture.context.performAndWait { () throws in
             let error = #expect(throws: ImportError.self) { try fixture.context.invalidObjects(["Book"]) }
             #expect(error?.message.hasPrefix("entity EBook, userInfo strata.invalidIf: ") == true, "\(String(describing: error))")
-            #expect(throws: ContextError.unknownEntity("Bok")) { try fixture.context.invalidObjects(["Bok"]) }
+            #expect { try fixture.context.invalidObjects(["Bok"]) } throws: { error in
+                guard case ContextError.store(.unknownEntity(fixture.store.path, "Bok", let known)) = error else { return false }
+                return known.contains("Book")
+            }
         }
     }
 
