@@ -8,8 +8,9 @@ public enum StoreError: Error, Sendable {
     case folderNotFound(path: String, folder: String)
     /// The file is not an SQLite database.
     case notSQLite(path: String)
-    /// An SQLite database without Core Data's bookkeeping tables, or with damaged metadata.
-    case notACoreDataStore(path: String, reason: String)
+    /// An SQLite database without Core Data's bookkeeping tables, or with damaged metadata:
+    /// `reason` says which, with the error of the layer below where one was the cause.
+    case notACoreDataStore(path: String, reason: Defect)
     /// The store was made with another model.
     case modelMismatch(path: String, comparison: HashComparison)
     /// The store was closed (by a stack's reset, say) and can no longer be used.
