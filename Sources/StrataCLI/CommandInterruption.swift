@@ -18,7 +18,7 @@ enum CommandInterruption {
     /// Fails when Ctrl-C was pressed since ``start()``: the caller's transaction rolls back.
     static func check() throws {
         guard interruptRequested.load(ordering: .sequentiallyConsistent) else { return }
-        throw CLIError("interrupted: the import was rolled back, and the store is as it was", status: .interrupted)
+        throw CLIError.importInterrupted
     }
 }
 

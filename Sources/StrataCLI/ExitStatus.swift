@@ -28,20 +28,44 @@ enum ExitStatus: Int32 {
             // strata diff's 1 says that the stores differ: its runtime failures are 2.
             let status = ExitStatus(for: trouble.error) ?? .failure
             self = status == .failure ? .usage : status
-        case let failure as CLIError: self = failure.status
+        case let error as CLIError: self.init(for: error)
         case let error as ModelError: self.init(for: error)
         case let error as StoreError: self.init(for: error)
         case let error as MigrationError: self.init(for: error)
         case let error as LuaError: self.init(for: error)
         case let error as DatabaseError: self.init(for: error)
         case is PredicateKeyError, is PredicateCompileError, is PredicateSyntaxError, is FetchRequestError: self = .usage
-        case is MappingModelError, is ImportError, is InvalidIfError, is ContextError, is JSONSyntaxError, is StackError:
+        case ContextError.store(let error):
+            // A name the model lacks is the request's fault, as it is when the store reports it.
+            switch error {
+            case .unknownEntity, .unknownProperty: self = .usage
+            default: self = .dataError
+            }
+        case is MappingModelError, is ImportError, is InvalidIfError, is StreamingImportError, is ContextError, is JSONSyntaxError, is StackError:
             // Records that do not fit the model, or a save the model's rules refuse.
             self = .dataError
         case is SQLScriptError:
             // The user's own SQL that SQLite refused: a data error, as a failed save is.
             self = .dataError
         default: return nil
+        }
+    }
+
+    /// A request that is incomplete or contradicts itself is a usage error, as is a file named
+    /// by an option (`--file`, `--script`, `--policy`) that cannot be read; a store the model
+    /// did not make, or a deletion that the model's rules refused, a data error; what cannot
+    /// run where the command runs (a missing store or file, a program that fails) a runtime
+    /// failure.
+    init(for error: CLIError) {
+        switch error {
+        case .missing, .refused, .needsConfirmation: self = .usage
+        case .unreadableFile(_, .sql, _), .unreadableFile(_, .migrationScript, _), .unreadableFile(_, .migrationPolicy, _): self = .usage
+        case .needsMigration, .modelMismatch, .importRefused: self = .dataError
+        case .nothingDeleted(.deleteDenied), .nothingDeleted(.validation), .nothingDeleted(.stringMatching): self = .dataError
+        case .noSuchStore, .storeNotWritable, .unreadableFile, .unwritableFile, .outputExists, .unavailable, .programFailed, .declined, .nothingDeleted:
+            self = .failure
+        case .importCompletedWithProblems: self = .completedWithProblems
+        case .importInterrupted: self = .interrupted
         }
     }
 

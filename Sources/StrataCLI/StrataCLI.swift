@@ -91,8 +91,6 @@ public enum StrataCLI {
         switch error {
         case let trouble as DiffTrouble:
             return message(for: trouble.error)
-        case let failure as CLIError:
-            return failure.message
         case let luaError as LuaError:
             // Its message names the file and line.
             return luaError.message + (luaError.traceback.map { "\n" + $0 } ?? "")

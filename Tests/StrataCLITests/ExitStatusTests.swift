@@ -13,7 +13,15 @@ import Testing
 
     @Test func eachKindOfErrorEndsInTheStatusTheREADMEPromises() {
         let cases: [(any Error, ExitStatus)] = [
-            (CLIError("--where: nothing", status: .usage), .usage),
+            (CLIError.missing(.entityOrTemplate), .usage),
+            (CLIError.unreadableFile(path: "/x.sql", role: .sql, problem: .missing), .usage),
+            (CLIError.unreadableFile(path: "/x.lua", role: .script, problem: .missing), .failure),
+            (CLIError.nothingDeleted(.validation([])), .dataError),
+            (CLIError.nothingDeleted(.store(.locked(path: "/x.sqlite"))), .failure),
+            (CLIError.importCompletedWithProblems(invalid: 1, dryRun: false), .completedWithProblems),
+            (CLIError.importInterrupted, .interrupted),
+            (ContextError.store(.unknownEntity(path: "/x.sqlite", name: "Bok", known: ["Book"])), .usage),
+            (ContextError.store(.locked(path: "/x.sqlite")), .dataError),
             (StoreError.notFound(path: "/x.sqlite"), .failure),
             (StoreError.notSQLite(path: "/x.sqlite"), .dataError),
             (StoreError.unknownEntity(path: "/x.sqlite", name: "Bok", known: ["Book"]), .usage),
@@ -41,6 +49,6 @@ import Testing
         let lua = LuaError(code: "runtime", message: "s.lua:3: boom", traceback: "stack traceback:\n\ts.lua:3")
         #expect(StrataCLI.message(for: lua) == "s.lua:3: boom\nstack traceback:\n\ts.lua:3")
         #expect(StrataCLI.message(for: MigrationError.customStepFailed(path: "/x.sqlite", error: lua)).hasSuffix("\nstack traceback:\n\ts.lua:3"))
-        #expect(StrataCLI.message(for: CLIError("nothing deleted")) == "nothing deleted")
+        #expect(StrataCLI.message(for: CLIError.declined(.delete(entity: "Book", all: false))) == "nothing deleted")
     }
 }

@@ -2,13 +2,9 @@ import Foundation
 
 /// An error of a context operation, naming the objects and properties it concerns.
 public enum ContextError: Error, Sendable {
-    /// The model has no entity of that name.
-    case unknownEntity(String)
     /// The entity is abstract: only objects of its sub-entities exist, as Core Data refuses
     /// to insert an abstract entity's instance.
     case abstractEntity(String, subentities: [String])
-    /// The entity has no property of that name.
-    case unknownProperty(entity: String, property: String)
     /// A value of the wrong type for a property.
     case wrongType(entity: String, property: String, value: String, expected: String)
     /// No object with that ID exists in the store (or it was deleted).
@@ -38,7 +34,7 @@ public enum ContextError: Error, Sendable {
     /// A derived attribute was set: its value is computed by the store from its derivation
     /// expression (`chapters.@count`, say) when objects are saved, as Core Data computes it.
     case derivedAttribute(entity: String, attribute: String, derivation: String)
-    /// The store failed: the ``StoreError`` (a ``DatabaseError`` inside ``StoreError/database(_:)``
+    /// The store failed, or a name was not found in the store's model: the ``StoreError`` (a ``DatabaseError`` inside ``StoreError/database(_:)``
     /// with its SQL, arguments and result codes) as the store threw it.
     case store(StoreError)
     /// An operation that works on the store itself was asked of a child context, which has
@@ -82,11 +78,9 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
 extension ContextError: CustomStringConvertible, LocalizedError {
     public var description: String {
         switch self {
-        case .unknownEntity(let name): "no entity '\(name)'"
         case .abstractEntity(let name, let subentities):
             "entity '\(name)' is abstract: create an object of "
                 + (subentities.isEmpty ? "a sub-entity (it has none)" : "one of its sub-entities (\(subentities.joined(separator: ", ")))")
-        case .unknownProperty(let entity, let property): "entity '\(entity)' has no property '\(property)'"
         case .wrongType(let entity, let property, let value, let expected):
             "\(entity).\(property) takes \(expected), not \(value)"
         case .objectNotFound(let id): "\(id) does not exist"
@@ -122,6 +116,24 @@ extension ContextError: CustomStringConvertible, LocalizedError {
 }
 
 extension ContextError {
+    /// A name the model of `context`'s store lacks, as the store reports it
+    /// (``StoreError/unknownEntity(path:name:known:)``, inside ``store(_:)``), with the entities
+    /// it has.
+    static func unknown(entity name: String, in context: ObjectContext) -> ContextError {
+        .store(.unknownEntity(path: context.store.path, name: name, known: context.model.entities.map(\.name).sorted()))
+    }
+
+    /// A property `entity` lacks, as the store reports it
+    /// (``StoreError/unknownProperty(path:entity:property:known:)``, inside ``store(_:)``), with
+    /// the properties a context reads: attributes (transient ones too), relationships, fetched
+    /// properties, inherited ones included.
+    static func unknown(property key: String, of entity: EntityDescription, in context: ObjectContext) -> ContextError {
+        let model = context.model
+        let known = model.allAttributes(of: entity).map(\.name) + model.allRelationships(of: entity).map(\.name)
+            + model.allFetchedProperties(of: entity).map(\.name)
+        return .store(.unknownProperty(path: context.store.path, entity: entity.name, property: key, known: known))
+    }
+
     /// A failure of the store, as a context reports it: a pattern that could not be matched
     /// as ``stringMatching(_:)``, the store's own errors as ``store(_:)``, kept whole.
     init(storeFailure error: any Error) {
@@ -142,9 +154,7 @@ extension ContextError: Equatable {
     /// the same.
     public static func == (lhs: ContextError, rhs: ContextError) -> Bool {
         switch (lhs, rhs) {
-        case (.unknownEntity(let a), .unknownEntity(let b)): a == b
         case (.abstractEntity(let a, let x), .abstractEntity(let b, let y)): a == b && x == y
-        case (.unknownProperty(let a, let x), .unknownProperty(let b, let y)): a == b && x == y
         case (.wrongType(let a, let b, let c, let d), .wrongType(let e, let f, let g, let h)): (a, b, c, d) == (e, f, g, h)
         case (.objectNotFound(let a), .objectNotFound(let b)), (.foreignObject(let a), .foreignObject(let b)),
             (.forgottenObject(let a), .forgottenObject(let b)), (.objectOutlivesItsContext(let a), .objectOutlivesItsContext(let b)):

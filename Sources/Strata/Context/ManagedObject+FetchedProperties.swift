@@ -25,7 +25,7 @@ extension ManagedObject {
     /// context.refresh(manga, mergeChanges: true)     // the next read fetches again
     /// ```
     ///
-    /// - Throws: ``ContextError/unknownProperty(entity:property:)`` when the entity has no
+    /// - Throws: ``StoreError/unknownProperty(path:entity:property:known:)`` (inside ``ContextError/store(_:)``) when the entity has no
     ///   fetched property `name`; ``ContextError/fetchedProperty(_:)`` naming entity, property
     ///   and the predicate's token at fault when the destination entity is unknown, the
     ///   predicate does not parse, names a variable other than `$FETCH_SOURCE` and
@@ -35,7 +35,7 @@ extension ManagedObject {
         let context = try requireContext()
         context.assertOnQueue()
         guard let property = context.model.fetchedProperty(named: name, in: entity) else {
-            throw .unknownProperty(entity: entity.name, property: name)
+            throw .unknown(property: name, of: entity, in: context)
         }
         if let ids = fetchedResults[name] { return ids.map(context.object(with:)) }
         let request = try fetchRequest(of: property, in: context)

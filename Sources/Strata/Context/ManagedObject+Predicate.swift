@@ -9,7 +9,7 @@ extension ObjectPredicate {
     /// if try classics.evaluate(with: book) { … }
     /// ```
     ///
-    /// - Throws: ``ContextError/unknownProperty(entity:property:)`` when a key path names a
+    /// - Throws: ``StoreError/unknownProperty(path:entity:property:known:)`` (inside ``ContextError/store(_:)``) when a key path names a
     ///   property the object's entity lacks; ``ContextError/stringMatching(_:)`` for a MATCHES
     ///   or LIKE whose pattern does not compile or costs more than its budget.
     public func evaluate(with object: ManagedObject) throws(ContextError) -> Bool {

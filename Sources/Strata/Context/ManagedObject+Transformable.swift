@@ -12,7 +12,7 @@ extension ManagedObject {
     ///
     /// ``value(forKey:)`` hands out the archive's bytes, as the attribute's ``AttributeValue`` holds them.
     ///
-    /// - Throws: ``ContextError/unknownProperty(entity:property:)``, or
+    /// - Throws: ``StoreError/unknownProperty(path:entity:property:known:)`` inside ``ContextError/store(_:)``, or
     ///   ``ContextError/wrongType(entity:property:value:expected:)`` when `key` is not a
     ///   Transformable attribute.
     public func transformableValue(forKey key: String) throws(ContextError) -> TransformableValue? {
@@ -49,7 +49,7 @@ extension ManagedObject {
             if model.relationship(named: key, in: entity) != nil {
                 throw .wrongType(entity: entity.name, property: key, value: "a transformable value", expected: "an object or objects")
             }
-            throw .unknownProperty(entity: entity.name, property: key)
+            throw .unknown(property: key, of: entity, in: try requireContext())
         }
         guard attribute.type == .transformable else {
             throw .wrongType(entity: entity.name, property: key, value: "a transformable value", expected: "a \(attribute.type.rawValue) value")

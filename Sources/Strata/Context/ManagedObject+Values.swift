@@ -17,9 +17,9 @@ extension ManagedObject {
         let value: PropertyValue
         do {
             value = try propertyValue(key)
-        } catch .unknownProperty(let entity, let property) {
+        } catch .store(.unknownProperty) {
             // Fetched properties have no slot among the values: looked for only when all else fails.
-            guard context.model.fetchedProperty(named: key, in: self.entity) != nil else { throw .unknownProperty(entity: entity, property: property) }
+            guard context.model.fetchedProperty(named: key, in: self.entity) != nil else { throw .unknown(property: key, of: entity, in: context) }
             return try fetchedObjects(forProperty: key)
         }
         switch value {
@@ -113,7 +113,7 @@ extension ManagedObject {
                 entity: entity.name, property: key, destination: property.fetchRequest.entityName,
                 predicate: property.fetchRequest.predicate, reason: .readOnly))
         } else {
-            throw .unknownProperty(entity: entity.name, property: key)
+            throw .unknown(property: key, of: entity, in: try requireContext())
         }
     }
 
@@ -127,7 +127,7 @@ extension ManagedObject {
             if context.model.relationship(named: key, in: entity) != nil {
                 throw .wrongType(entity: entity.name, property: key, value: describe(value), expected: "an object or objects")
             }
-            throw .unknownProperty(entity: entity.name, property: key)
+            throw .unknown(property: key, of: entity, in: try requireContext())
         }
         if let value, !AttributeValue.fits(value, type) {
             throw .wrongType(entity: entity.name, property: key, value: describe(value), expected: "a \(type.rawValue) value")
@@ -174,7 +174,7 @@ extension ManagedObject {
             return try members(applying: changes, forKey: key)
         }
         if !isFault, let value = committedValues[key] { return value }
-        guard let description = property(key) else { throw .unknownProperty(entity: entity.name, property: key) }
+        guard let description = property(key) else { throw .unknown(property: key, of: entity, in: try requireContext()) }
         try context.fireFault(self)
         if let value = changedValues[key] ?? committedValues[key] { return value }
         if case .relationship(let relationship) = description, relationship.isToMany {
@@ -209,14 +209,14 @@ extension ManagedObject {
     }
 
     private func toManyIDs(_ key: String) throws(ContextError) -> [ObjectID] {
-        guard case .toMany(let ids) = try propertyValue(key) else { throw .unknownProperty(entity: entity.name, property: key) }
+        guard case .toMany(let ids) = try propertyValue(key) else { throw .unknown(property: key, of: entity, in: try requireContext()) }
         return ids
     }
 
     /// The relationship `key` of this entity, or its inverse's name when there is one.
     private func relationship(_ key: String) throws(ContextError) -> RelationshipDescription {
         guard let relationship = try requireContext().model.relationship(named: key, in: entity) else {
-            throw .unknownProperty(entity: entity.name, property: key)
+            throw .unknown(property: key, of: entity, in: try requireContext())
         }
         return relationship
     }

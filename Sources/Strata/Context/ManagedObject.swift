@@ -89,7 +89,7 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// ```
     public convenience init(context: ObjectContext) throws(ContextError) {
         let entityName = Self.entityName
-        guard let entity = context.model.entity(named: entityName) else { throw .unknownEntity(entityName) }
+        guard let entity = context.model.entity(named: entityName) else { throw .unknown(entity: entityName, in: context) }
         context.register(Self.self, for: entityName)
         self.init(entity: entity, objectID: context.newTemporaryID(for: entityName), context: context, isFault: false)
         context.registerInserted(self)

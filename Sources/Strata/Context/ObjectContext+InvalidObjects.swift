@@ -52,13 +52,13 @@ extension ObjectContext {
     /// }
     /// ```
     ///
-    /// - Throws: ``ContextError/unknownEntity(_:)``; ``InvalidIfError`` naming the entity when a
+    /// - Throws: ``StoreError/unknownEntity(path:name:known:)`` inside ``ContextError/store(_:)``; ``InvalidIfError`` naming the entity when a
     ///   `strata.invalidIf` in scope does not parse (checked before any object is read); what
     ///   ``fetch(_:)`` throws.
     public func invalidObjects(_ entityNames: [String]) throws -> [(object: ManagedObject, reason: String)] {
         assertOnQueue()
         for name in entityNames {
-            guard let entity = model.entity(named: name) else { throw ContextError.unknownEntity(name) }
+            guard let entity = model.entity(named: name) else { throw ContextError.unknown(entity: name, in: self) }
             for member in [entity] + model.allSubentities(of: entity) { _ = try invalidIfRule(for: member) }
         }
         var listed: Set<ObjectID> = []

@@ -183,12 +183,12 @@ public final class ObjectContext: @unchecked Sendable {
     /// Inserts a new object of `entityName` (of its registered subclass, if any), with the
     /// model's default values.
     ///
-    /// - Throws: ``ContextError/unknownEntity(_:)``, or ``ContextError/abstractEntity(_:subentities:)``
+    /// - Throws: ``StoreError/unknownEntity(path:name:known:)`` inside ``ContextError/store(_:)``, or ``ContextError/abstractEntity(_:subentities:)``
     ///   for an abstract entity, whose objects are always of a sub-entity.
     @discardableResult
     public func insert(_ entityName: String) throws(ContextError) -> ManagedObject {
         assertOnQueue()
-        guard let entity = model.entity(named: entityName) else { throw .unknownEntity(entityName) }
+        guard let entity = model.entity(named: entityName) else { throw .unknown(entity: entityName, in: self) }
         guard !entity.isAbstract else {
             throw .abstractEntity(entityName, subentities: model.allSubentities(of: entity).filter { !$0.isAbstract }.map(\.name))
         }

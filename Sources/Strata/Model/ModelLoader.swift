@@ -15,7 +15,7 @@ public enum ModelLoader {
     public static func load(_ url: URL) throws(ModelError) -> ModelBundle {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw .unreadable(path: url.path, reason: "no such file or folder")
+            throw .unreadable(path: url.path, reason: .notFound)
         }
         if isDirectory.boolValue {
             switch url.pathExtension {
@@ -28,9 +28,7 @@ public enum ModelLoader {
                 }
                 let models = modelsInFolder(url)
                 if !models.isEmpty { return try loadMerged(models) }
-                throw .unreadable(
-                    path: url.path,
-                    reason: "not a model: expected an .xcdatamodeld bundle, an .xcdatamodel folder, a contents file, a .json model, or a folder of models")
+                throw .unreadable(path: url.path, reason: .notAModel)
             }
         }
         if url.pathExtension.lowercased() == "json" {
@@ -141,12 +139,12 @@ public enum ModelLoader {
         do {
             entries = try FileManager.default.contentsOfDirectory(atPath: url.path)
         } catch {
-            throw .unreadable(path: url.path, reason: "cannot list the bundle (\(error.localizedDescription))")
+            throw .unreadable(path: url.path, reason: .unlistableBundle(error))
         }
         let names = entries.compactMap(versionName(ofFolder:))
             .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
         guard !names.isEmpty else {
-            throw .unreadable(path: url.path, reason: "the bundle holds no .xcdatamodel version")
+            throw .unreadable(path: url.path, reason: .noVersion)
         }
         // A version that cannot be read fails alone: the others stay usable.
         var versions: [ModelBundle.Version] = [], unreadable: [ModelBundle.UnreadableVersion] = []
@@ -195,11 +193,11 @@ public enum ModelLoader {
 func readModelFile(at url: URL) throws(ModelError) -> Data {
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-        throw .unreadable(path: url.path, reason: "is a folder; expected a model file")
+        throw .unreadable(path: url.path, reason: .folder)
     }
     do {
         return try Data(contentsOf: url)
     } catch {
-        throw .unreadable(path: url.path, reason: "cannot read the model file (\(error.localizedDescription))")
+        throw .unreadable(path: url.path, reason: .unreadableFile(error))
     }
 }

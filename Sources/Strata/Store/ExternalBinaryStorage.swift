@@ -114,7 +114,7 @@ struct ExternalBinaryStorage: Sendable {
             do {
                 return try Data(contentsOf: URL(fileURLWithPath: file))
             } catch {
-                throw ExternalDataError(file: file, place: place, reason: .unreadable((error as NSError).localizedDescription))
+                throw ExternalDataError(file: file, place: place, reason: .unreadable(error))
             }
         default: return stored
         }

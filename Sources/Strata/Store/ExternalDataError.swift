@@ -4,10 +4,20 @@ public struct ExternalDataError: Error, Sendable, Equatable, CustomStringConvert
     public enum Reason: Sendable, Equatable {
         /// The file the row names is not there.
         case missing
-        /// The file is there but could not be read.
-        case unreadable(String)
+        /// The file is there but could not be read: the file system's error.
+        case unreadable(any Error)
         /// The store is in memory, so it has no folder for files.
         case noFolder
+
+        /// Reasons of one case are equal; unreadable files, when the file system's errors read
+        /// the same (errors of any type do not compare).
+        public static func == (lhs: Reason, rhs: Reason) -> Bool {
+            switch (lhs, rhs) {
+            case (.missing, .missing), (.noFolder, .noFolder): true
+            case (.unreadable(let a), .unreadable(let b)): a.localizedDescription == b.localizedDescription
+            default: false
+            }
+        }
     }
 
     /// The file's path (its name alone for a store without a folder).
@@ -20,7 +30,7 @@ public struct ExternalDataError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String {
         switch reason {
         case .missing: "the external data file of \(place) is missing: \(file)"
-        case .unreadable(let why): "the external data file of \(place) cannot be read (\(why)): \(file)"
+        case .unreadable(let error): "the external data file of \(place) cannot be read (\(error.localizedDescription)): \(file)"
         case .noFolder: "\(place) refers to the external data file \(file), but a store in memory keeps no files"
         }
     }

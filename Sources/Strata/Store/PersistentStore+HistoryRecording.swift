@@ -24,7 +24,7 @@ extension PersistentStore {
         } catch let error as DatabaseError {
             throw .database(error)
         } catch {
-            throw .notACoreDataStore(path: path, reason: "\(error)")
+            throw .notACoreDataStore(path: path, reason: .other(error))
         }
     }
 

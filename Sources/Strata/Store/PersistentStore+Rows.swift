@@ -22,7 +22,7 @@ extension PersistentStore {
             """)
         let rows = try statement.rows([.integer(Int64(count)), .integer(Int64(root.number))])
         guard let last = rows.first?.first?.int64Value else {
-            throw StoreError.notACoreDataStore(path: path, reason: "Z_PRIMARYKEY has no row for \(root.name)")
+            throw StoreError.notACoreDataStore(path: path, reason: .noPrimaryKeyRow(entity: root.name))
         }
         return (last - Int64(count) + 1)...last
     }

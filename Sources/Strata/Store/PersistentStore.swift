@@ -327,8 +327,7 @@ public final class PersistentStore: @unchecked Sendable {
             let database = try Database(path: path, configuration: configuration)
             let schema = try StoreSchema(reading: database)
             if !schema.missingBookkeepingTables.isEmpty {
-                throw StoreError.notACoreDataStore(
-                    path: path, reason: "it has no \(schema.missingBookkeepingTables.joined(separator: " or ")) table")
+                throw StoreError.notACoreDataStore(path: path, reason: .missingTables(schema.missingBookkeepingTables))
             }
             let metadata = try StoreMetadata(reading: database)
             if foundFrames, let own = try? mainFileUUID(file), !own.isEmpty, own != metadata.uuid {
@@ -394,7 +393,7 @@ public final class PersistentStore: @unchecked Sendable {
             case .storeMetadata: "model recorded in the metadata"
             default: "schema"
             }
-            throw StoreError.notACoreDataStore(path: database.path, reason: "the \(origin) describes an invalid model: \(error)")
+            throw StoreError.notACoreDataStore(path: database.path, reason: .invalidModel(origin: origin, issue: error))
         }
         return recovered
     }
@@ -473,9 +472,9 @@ public final class PersistentStore: @unchecked Sendable {
                 path: path, sql: error.sql, arguments: error.arguments))
         case let error as DatabaseError where error.resultCode == DatabaseError.SQLITE_NOTADB: return .notSQLite(path: path)
         case let error as DatabaseError where error.resultCode == DatabaseError.SQLITE_CORRUPT:
-            return .notACoreDataStore(path: path, reason: "the database is damaged (\(error.message))")
+            return .notACoreDataStore(path: path, reason: .damaged(error))
         case let error as DatabaseError: return .database(error)
-        default: return .notACoreDataStore(path: path, reason: String(describing: error))
+        default: return .notACoreDataStore(path: path, reason: .other(error))
         }
     }
 }

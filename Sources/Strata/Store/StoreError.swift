@@ -8,8 +8,9 @@ public enum StoreError: Error, Sendable {
     case folderNotFound(path: String, folder: String)
     /// The file is not an SQLite database.
     case notSQLite(path: String)
-    /// An SQLite database without Core Data's bookkeeping tables, or with damaged metadata.
-    case notACoreDataStore(path: String, reason: String)
+    /// An SQLite database without Core Data's bookkeeping tables, or with damaged metadata:
+    /// `reason` says which, with the error of the layer below where one was the cause.
+    case notACoreDataStore(path: String, reason: Defect)
     /// The store was made with another model.
     case modelMismatch(path: String, comparison: HashComparison)
     /// The store was closed (by a stack's reset, say) and can no longer be used.
@@ -40,9 +41,12 @@ public enum StoreError: Error, Sendable {
     case uniquenessConflict(path: String, entity: String, primaryKey: Int64, attributes: [String], values: [DatabaseValue])
     /// The model a store was to be created for breaks the rules of ``ObjectModel/validate()``.
     case invalidModel(path: String, issues: [ModelIssue])
-    /// The model has no entity of that name.
+    /// The store's model has no entity `name`; `known` lists the entities it has. A context
+    /// reports it inside ``ContextError/store(_:)``.
     case unknownEntity(path: String, name: String, known: [String])
-    /// The entity has no stored property of that name.
+    /// `entity` has no property `property` that the operation can use; `known` lists those it
+    /// can (the columns of a row write, every property for a context). A context reports it
+    /// inside ``ContextError/store(_:)``.
     case unknownProperty(path: String, entity: String, property: String, known: [String])
     /// The store's model could not be recovered from its model cache.
     case modelCacheUnreadable(path: String, cause: any Error)
@@ -88,7 +92,7 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .unknownEntity(let path, let name, let known):
             "\(path): no entity '\(name)'\(didYouMean(name, among: known)); entities: \(known.joined(separator: ", "))"
         case .unknownProperty(let path, let entity, let property, let known):
-            "\(path): entity '\(entity)' has no stored property '\(property)'\(didYouMean(property, among: known)); properties: \(known.joined(separator: ", "))"
+            "\(path): entity '\(entity)' has no property '\(property)'\(didYouMean(property, among: known)); properties: \(known.joined(separator: ", "))"
         case .modelCacheUnreadable(let path, let cause): "\(path): the model cache cannot be read: \(cause)"
         case .uniquenessConflict(let path, let entity, _, let attributes, let values):
             "\(path): another \(entity) already has \(UniquenessText.values(attributes, values)), which the uniqueness constraint on \(attributes.joined(separator: ", ")) forbids"

@@ -88,22 +88,22 @@ public struct StoreMetadata: Sendable, Equatable {
             throw .database(error)
         }
         guard let row = rows.first else {
-            throw .notACoreDataStore(path: database.path, reason: "Z_METADATA has no row")
+            throw .notACoreDataStore(path: database.path, reason: .noMetadataRow)
         }
         let properties: [String: PropertyListValue]
         if !row[1].isNull, row[1].dataValue == nil {
-            throw .notACoreDataStore(path: database.path, reason: "the metadata (Z_PLIST) is not a binary property list")
+            throw .notACoreDataStore(path: database.path, reason: .metadataNotData)
         }
         if let plist = row[1].dataValue, !plist.isEmpty {
             do {
                 guard let dictionary = try BinaryPropertyListReader.read(plist).dictionaryValue else {
-                    throw StoreError.notACoreDataStore(path: database.path, reason: "the metadata is not a dictionary")
+                    throw StoreError.notACoreDataStore(path: database.path, reason: .metadataNotADictionary)
                 }
                 properties = dictionary
             } catch let error as PropertyListError {
-                throw .notACoreDataStore(path: database.path, reason: "the metadata cannot be read: \(error)")
+                throw .notACoreDataStore(path: database.path, reason: .unreadableMetadata(error))
             } catch {
-                throw .notACoreDataStore(path: database.path, reason: "the metadata is not a dictionary")
+                throw .notACoreDataStore(path: database.path, reason: .metadataNotADictionary)
             }
         } else {
             properties = [:]

@@ -39,12 +39,12 @@ struct PredicateOptions: ParsableArguments {
         if let template {
             request = try model.fetchRequest(fromTemplate: template, substitutionVariables: substitutionVariables)
             if let entity, entity != request.entityName {
-                throw CLIError("template '\(template)' fetches \(request.entityName), not \(entity)", status: .usage)
+                throw CLIError.refused(.templateEntity(template: template, fetches: request.entityName, entity: entity))
             }
         } else if let entity {
             request = FetchRequest(entityName: entity)
         } else {
-            throw CLIError("name the ENTITY, or a --template", status: .usage)
+            throw CLIError.missing(.entityOrTemplate)
         }
         if let predicate {
             request.predicate = request.predicate.map { .and([$0, predicate]) } ?? predicate

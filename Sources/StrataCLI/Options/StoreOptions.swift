@@ -78,7 +78,7 @@ struct StoreOptions: ParsableArguments {
     /// The store path, or a usage error saying how to give one.
     func requireStorePath() throws -> String {
         guard let path = storePath else {
-            throw CLIError("no store given: pass --store PATH or set STRATA_STORE", status: .usage)
+            throw CLIError.missing(.store(creatable: false))
         }
         return path
     }
@@ -122,22 +122,20 @@ struct StoreOptions: ParsableArguments {
             let store = try PersistentStore.open(at: path, model: storeVersion.model, modelOrigin: storeVersion.file.path, configuration: configuration)
             return (store, storeVersion.file.path)
         }
-        let madeWith = storeVersion.map { "; the store is version '\($0.name)' of the bundle" } ?? ""
-        throw CLIError(
-            "\(mismatch) (model \(loaded.version.file.path))\(madeWith); leave out --model to use the store's own model", status: .dataError)
+        throw CLIError.modelMismatch(mismatch, modelPath: loaded.version.file.path, storeVersion: storeVersion?.name)
     }
 
     /// Opens the store for writing: with the model given by --model, which must be the
     /// store's (a missing store is created for it when `creatingIfMissing`), else with the
     /// store's own model. A store the user may not write is refused.
     func openStoreForWriting(creatingIfMissing: Bool = true) throws -> PersistentStore {
-        if readOnly { throw CLIError("this command writes to the store; --read-only cannot be used with it", status: .usage) }
+        if readOnly { throw CLIError.refused(.readOnly) }
         var configuration = Database.Configuration()
         configuration.busyTimeout = .milliseconds(Int(busyTimeout * 1000))
         configuration.tracksPersistentHistory = trackHistory
         let path = try requireStorePath()
         let exists = FileManager.default.fileExists(atPath: path)
-        guard exists || (creatingIfMissing && modelPath != nil) else { throw CLIError("\(path): no such store; pass --store PATH") }
+        guard exists || (creatingIfMissing && modelPath != nil) else { throw CLIError.noSuchStore(path: path, remedy: .passStore) }
         let store: PersistentStore
         if modelPath == nil {
             store = try PersistentStore.open(at: path, configuration: configuration)
@@ -149,7 +147,7 @@ struct StoreOptions: ParsableArguments {
         }
         if store.database.configuration.isReadOnly {
             store.close()
-            throw CLIError("\(path): the store cannot be written (no write permission)")
+            throw CLIError.storeNotWritable(path: path)
         }
         store.defaultTransactionAuthor = historyAuthor
         return store
@@ -165,7 +163,7 @@ struct StoreOptions: ParsableArguments {
         let (model, source) = (store.model, store.modelSource)
         store.close()
         guard source == .modelCache || source == .storeMetadata else {
-            throw CLIError("\(path) keeps no model of its own (\(source)); pass --model", status: .usage)
+            throw CLIError.refused(.noModelOfItsOwn(path: path, source: source))
         }
         var stackOptions = DataStack.Options()
         stackOptions.configuration = stackConfiguration(readOnly: readOnly)
@@ -216,7 +214,7 @@ struct StoreOptions: ParsableArguments {
     /// Every model path given, at least one, or a usage error saying how to give one.
     func requireModelURLs() throws -> [URL] {
         guard !modelPaths.isEmpty else {
-            throw CLIError("no model given: pass --model PATH or set STRATA_MODEL", status: .usage)
+            throw CLIError.missing(.model(orStore: false))
         }
         return modelPaths.map(URL.init(fileURLWithPath:))
     }
@@ -226,7 +224,7 @@ struct StoreOptions: ParsableArguments {
     /// it), for the commands that describe a model.
     func loadModelOrStoresModel() throws -> ModelBundle.Version {
         if storePath == nil, modelPaths.isEmpty {
-            throw CLIError("no model given: pass --model PATH (or --store PATH for a store's own model), or set STRATA_MODEL", status: .usage)
+            throw CLIError.missing(.model(orStore: true))
         }
         if !modelPaths.isEmpty { return try loadModel() }
         let (store, _) = try openStoreForReading()

@@ -62,7 +62,7 @@ enum ObjectTable {
                     + model.allRelationships(of: entity).filter { !$0.isToMany }.map(\.name)).filter { !lacking.contains($0) }
             let paths = (keys + includes).map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
             if let bad = zip(keys + includes, paths).first(where: { $0.1.contains("") }) {
-                throw CLIError("'\(bad.0)' is not a key path", status: .usage)
+                throw CLIError.refused(.notAKeyPath(bad.0))
             }
             for path in paths where !ObjectTable.endsAtFetchedProperty(path, from: entity, model: model) {
                 try model.checkKeyPath(path, from: entity)

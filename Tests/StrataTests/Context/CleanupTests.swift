@@ -167,7 +167,10 @@ import Testing
             let error = #expect(throws: InvalidIfError.self) { try fixture.context.invalidObjects(["Book"]) }
             #expect(error?.entity == "EBook" && error?.syntax.predicate == "format ===", "\(String(describing: error))")
             #expect(error?.description.hasPrefix("entity EBook, userInfo strata.invalidIf: ") == true, "\(String(describing: error))")
-            #expect(throws: ContextError.unknownEntity("Bok")) { try fixture.context.invalidObjects(["Bok"]) }
+            #expect { try fixture.context.invalidObjects(["Bok"]) } throws: { error in
+                guard case ContextError.store(.unknownEntity(fixture.store.path, "Bok", let known)) = error else { return false }
+                return known.contains("Book")
+            }
         }
     }
 

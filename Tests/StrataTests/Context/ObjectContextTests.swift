@@ -198,7 +198,10 @@ struct LibraryFixture {
             #expect(throws: ContextError.wrongType(entity: "Book", property: "rating", value: "String high", expected: "a Double value")) {
                 try book.setValue("high", forKey: "rating")
             }
-            #expect(throws: ContextError.unknownProperty(entity: "Book", property: "titel")) { try book.setValue("x", forKey: "titel") }
+            #expect { try book.setValue("x", forKey: "titel") } throws: { error in
+                guard case ContextError.store(.unknownProperty(_, "Book", "titel", let known)) = error else { return false }
+                return known.contains("title") && "\(error)".contains("has no property 'titel'; did you mean 'title'?")
+            }
             #expect(throws: ContextError.self) { try book.setValue(70_000, forKey: "pages") }
             let page = try fixture.context.insert("Page")
             #expect(throws: ContextError.self) { try page.setValue(Int64(Int32.max) + 1, forKey: "number") }

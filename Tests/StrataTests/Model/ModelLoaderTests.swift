@@ -99,7 +99,7 @@ import StrataTestSupport
 
     @Test func missingPathAndNonModelFolderAreUnreadable() throws {
         let folder = try TemporaryFolder()
-        #expect(throws: ModelError.unreadable(path: "/no/such/model", reason: "no such file or folder")) {
+        #expect(throws: ModelError.unreadable(path: "/no/such/model", reason: .notFound)) {
             try ModelLoader.load(URL(fileURLWithPath: "/no/such/model"))
         }
         #expect { _ = try ModelLoader.load(folder.url) } throws: { error in
@@ -111,7 +111,7 @@ import StrataTestSupport
         let folder = try TemporaryFolder()
         let model = folder.url.appendingPathComponent("Odd.xcdatamodel")
         try FileManager.default.createDirectory(at: model.appendingPathComponent("contents"), withIntermediateDirectories: true)
-        #expect(throws: ModelError.unreadable(path: model.appendingPathComponent("contents").path, reason: "is a folder; expected a model file")) {
+        #expect(throws: ModelError.unreadable(path: model.appendingPathComponent("contents").path, reason: .folder)) {
             try ModelLoader.load(model)
         }
     }

@@ -115,8 +115,9 @@ import StrataTestSupport
     }
 
     @Test func unknownPropertiesAreErrorsNamingThem() {
-        #expect { try store.insert("Tag", values: ["title": .text("x")]) } throws: {
-            String(describing: $0).hasSuffix("entity 'Tag' has no stored property 'title'; properties: name")
+        #expect { try store.insert("Tag", values: ["title": .text("x")]) } throws: { error in
+            guard case StoreError.unknownProperty(store.path, "Tag", "title", ["name"]) = error else { return false }
+            return "\(error)".hasSuffix("entity 'Tag' has no property 'title'; properties: name")
         }
     }
 

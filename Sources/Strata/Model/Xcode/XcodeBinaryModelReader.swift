@@ -32,12 +32,12 @@ public enum XcodeBinaryModelReader {
         do {
             plist = try BinaryPropertyListReader.read(data)
         } catch {
-            throw .unreadable(path: path, reason: "an Xcode 3 binary model (elements) that is not a readable property list: \(error)")
+            throw .unreadable(path: path, reason: .notAPropertyList(error))
         }
         do {
             archive = try KeyedArchive(plist)
         } catch {
-            throw .unreadable(path: path, reason: "an Xcode 3 binary model (elements) that is not a keyed archive: \(error.message)")
+            throw .unreadable(path: path, reason: .notAKeyedArchive(error))
         }
         return try ArchivedModelReader(archive: archive, path: path).model()
     }

@@ -80,7 +80,7 @@ struct DiffCommand: AsyncParsableCommand {
     private func open(_ path: String) throws -> PersistentStore {
         var storeOptions = options
         storeOptions.store = path
-        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("\(path): no such store", status: .usage) }
+        guard FileManager.default.fileExists(atPath: path) else { throw StoreError.notFound(path: path) }
         return try storeOptions.openStoreForReading().0
     }
 }

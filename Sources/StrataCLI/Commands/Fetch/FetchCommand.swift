@@ -53,7 +53,7 @@ struct FetchCommand: AsyncParsableCommand, ReadsModelOrStore {
         defer { store.close() }
         var fetch = try request.makeRequest(entity: entity, model: store.model)
         guard fetch.resultType == .managedObject || fetch.resultType == .managedObjectID else {
-            throw CLIError("template '\(request.template ?? "")' returns \(fetch.resultType.rawValue) results; run it with strata query", status: .usage)
+            throw CLIError.refused(.templateResultType(template: request.template ?? "", resultType: fetch.resultType.rawValue))
         }
         fetch.resultType = .managedObject
         fetch.relationshipKeyPathsForPrefetching = includes

@@ -55,7 +55,7 @@ enum HistoryBound: ExpressibleByArgument {
     func token(of store: PersistentStore) throws -> PersistentHistoryToken? {
         guard case .transaction(let text) = self, let token = PersistentHistoryToken(text, storeUUID: store.metadata.uuid) else { return nil }
         guard token.storeUUID == store.metadata.uuid else {
-            throw CLIError("\(text) is a history token of another store (this one's UUID is \(store.metadata.uuid))", status: .usage)
+            throw StoreError.foreignHistoryToken(path: store.path, token: text, storeUUID: store.metadata.uuid)
         }
         return token
     }

@@ -54,7 +54,7 @@ struct HistoryListCommand: AsyncParsableCommand, ReadsModelOrStore {
         request.fetchLimit = limit
         if !entity.isEmpty {
             for name in entity where store.model.entity(named: name) == nil {
-                throw CLIError("no entity '\(name)' in the store's model", status: .usage)
+                throw StoreError.unknownEntity(path: store.path, name: name, known: store.model.entities.map(\.name).sorted())
             }
             request.entityNames = Set(entity)
         }

@@ -74,7 +74,7 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
         let context = target.context
         let asks = !dryRun && !yes && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         if all, !yes, !asks, !dryRun {
-            throw CLIError("delete --all removes every \(entity ?? "") object; pass --yes to confirm", status: .usage)
+            throw CLIError.needsConfirmation(.delete(entity: entity ?? "", all: true))
         }
         let summary = try Cleanup.mapped {
             try context.performAndWait { () throws -> Cleanup.Summary in
@@ -88,7 +88,7 @@ struct DeleteCommand: AsyncParsableCommand, ReadsModelOrStore {
                 if asks, let preview = try preview(deletion, in: context), preview.count > 0,
                     !confirm(Cleanup.Summary(entityName: request.entityName, preview))
                 {
-                    throw CLIError("nothing deleted")
+                    throw CLIError.declined(.delete(entity: request.entityName, all: all))
                 }
                 let activity = ActivityIndicator("deleting \(request.entityName) objects")
                 defer { activity.stop() }
@@ -149,27 +149,17 @@ enum Cleanup {
         return (ObjectContext(store: store, name: "cli"), store.close)
     }
 
-    /// Runs `body`, turning the context's errors and a model's bad `strata.invalidIf` into
-    /// messages with their exit status: an unknown entity is a usage error (2); a Deny rule,
-    /// a validation failure, a pattern that cannot be matched or a bad model a data error (3);
-    /// a conflict or a store failure 1.
+    /// Runs `body`, saying of a deletion that failed for the context's rules or the store that
+    /// nothing was deleted (``CLIError/nothingDeleted(_:)``). A name the model lacks, a value of
+    /// the wrong type or a model's bad `strata.invalidIf` (an ``InvalidIfError``) goes on as thrown.
     static func mapped<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as ContextError {
             switch error {
-            case .unknownEntity:
-                throw CLIError("\(error)", status: .usage)
-            case .deleteDenied, .validation, .stringMatching:
-                throw CLIError("\(error); nothing was deleted", status: .dataError)
-            case .unknownProperty, .wrongType:
-                throw CLIError("\(error)", status: .dataError)
-            default:
-                // A conflict with another process, a store failure.
-                throw CLIError("\(error); nothing was deleted")
+            case .store(.unknownEntity), .store(.unknownProperty), .wrongType: throw error
+            default: throw CLIError.nothingDeleted(error)
             }
-        } catch let error as InvalidIfError {
-            throw CLIError("\(error)", status: .dataError)
         }
     }
 

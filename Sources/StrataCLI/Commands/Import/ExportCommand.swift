@@ -117,14 +117,10 @@ struct ExportCommand: AsyncParsableCommand, ReadsModelOrStore {
                 names = [entities[0]]
             }
             if format != .json, entities.count == 1, names.count > 1 {
-                throw CLIError(
-                    "--format \(format.rawValue) writes the records of one entity, and \(entities[0]) has sub-entities (\(names.filter { $0 != entities[0] }.joined(separator: ", "))): add --exclude-subentities for \(entities[0])'s own objects, or use --format json",
-                    status: .usage)
+                throw CLIError.refused(.entityWithSubentities(format: format.rawValue, entity: entities[0], subentities: names.filter { $0 != entities[0] }))
             }
             if format != .json, names.count != 1 {
-                throw CLIError(
-                    "--format \(format.rawValue) writes the records of one entity; name exactly one ENTITY (this export has \(names.count): \(names.joined(separator: ", ")))",
-                    status: .usage)
+                throw CLIError.refused(.severalEntities(format: format.rawValue, entities: names))
             }
             switch format {
             case .json where entities.count == 1 && names == entities:

@@ -120,7 +120,7 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
         CommandInterruption.start()
         let path = try options.requireStorePath()
         let isNewStore = !FileManager.default.fileExists(atPath: path)
-        if isNewStore, !create { throw CLIError("\(path): no such store; pass --create (with --model) to make one") }
+        if isNewStore, !create { throw CLIError.noSuchStore(path: path, remedy: .createWithModel) }
         let store = try options.openStoreForWriting(creatingIfMissing: create)
         defer { store.close() }
         var records = StreamingImport(entity: entity, format: format, identities: identity.map { [entity: .attribute($0)] } ?? [:], batchSize: batchSize)
@@ -160,7 +160,7 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
         case .json:
             print(JSONWriter.string(from: result.json(dryRun: dryRun)))
         }
-        if let problems = problems(of: result) { throw CLIError(problems, status: .completedWithProblems) }
+        if let problems = problems(of: result) { throw problems }
     }
 
     /// Fails, before the store is opened, for a file that is not there or not a file, naming it.
@@ -168,34 +168,25 @@ struct ImportCommand: AsyncParsableCommand, ReadsModelOrStore {
         guard file != "-" else { return }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file, isDirectory: &isFolder) else {
-            throw CLIError("\(file): no such file")
+            throw CLIError.unreadableFile(path: file, role: .records, problem: .missing)
         }
-        if isFolder.boolValue { throw CLIError("\(file): is a folder, not a JSON file") }
+        if isFolder.boolValue { throw CLIError.unreadableFile(path: file, role: .records, problem: .folder) }
     }
 
     /// The error a failed import ends the command with: a refusal lists what it refused on
     /// standard error first; the input's problems are data errors (exit status 3).
     static func commandError(for error: any Error) -> any Error {
-        guard let error = error as? StreamingImportError else { return error }
-        if case .refused(let report, let unresolved, let unknownKeys) = error {
-            StrataCLI.printError(warnings(of: report).joined(separator: "\n"))
-            return CLIError(refusal(report, unresolved: unresolved, unknownKeys: unknownKeys), status: .dataError)
-        }
-        return CLIError(error.description, status: .dataError)
+        guard case StreamingImportError.refused(let report, let unresolved, let unknownKeys) = error else { return error }
+        StrataCLI.printError(warnings(of: report).joined(separator: "\n"))
+        return CLIError.importRefused(report, unresolvedLinks: unresolved, unknownKeys: unknownKeys)
     }
 
     /// What makes the import complete with problems (exit status 4), unless allowed; nil when
-    /// none: records deleted as invalid, the rest being saved.
-    private func problems(of result: ImportReport) -> String? {
-        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
-        var problems: [String] = []
-        if !result.invalid.isEmpty, !allowInvalid {
-            problems.append("\(counted(result.invalid.count, "record")) made invalid objects, which were deleted (--allow-invalid to accept this)")
-        }
-        guard !problems.isEmpty else { return nil }
-        // Only invalid records remain: unresolved links and unknown keys refuse the import.
-        let outcome = dryRun ? "the dry run was rolled back" : "the other records were saved"
-        return "completed with problems: " + problems.joined(separator: "; ") + "; \(outcome)"
+    /// none. Only invalid records (deleted, the rest being saved) remain: unresolved links and
+    /// unknown keys refuse the import.
+    private func problems(of result: ImportReport) -> CLIError? {
+        guard !result.invalid.isEmpty, !allowInvalid else { return nil }
+        return .importCompletedWithProblems(invalid: result.invalid.count, dryRun: dryRun)
     }
 }
 
@@ -206,21 +197,6 @@ extension ImportCommand {
             + report.ignoredKeys.sorted().map { key in
                 "ignored key \(key): no property reads it" + (report.ignoredKeyRecords[key].map { " (first in \($0))" } ?? "")
             }
-    }
-
-    /// Why the import was rolled back, with the options that would accept it.
-    static func refusal(_ report: ImportReport, unresolved: Bool, unknownKeys: Bool) -> String {
-        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
-        var reasons: [String] = []
-        if unresolved {
-            let count = report.unresolvedLinks.count
-            reasons.append("\(counted(count, "link")) named no object (--allow-unresolved saves the import with \(count == 1 ? "it" : "them") unset)")
-        }
-        if unknownKeys {
-            let count = report.ignoredKeys.count
-            reasons.append("\(counted(count, "key")) no property reads (--allow-unknown-keys saves the import without \(count == 1 ? "it" : "them"))")
-        }
-        return reasons.joined(separator: "; ") + "; nothing was imported, the store is as it was"
     }
 }
 

@@ -140,7 +140,7 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
 
     func run() async throws {
         let path = try options.requireStorePath()
-        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("\(path): no such store; pass --store PATH") }
+        guard FileManager.default.fileExists(atPath: path) else { throw CLIError.noSuchStore(path: path, remedy: .passStore) }
         // --to names the version itself; otherwise the shared options choose it.
         var modelOptions = options
         if let destinationVersion { modelOptions.modelVersion = destinationVersion }
@@ -184,7 +184,7 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
     /// a context on the copy (opened with the destination `model`); what it leaves unsaved goes.
     private static func scriptStep(at path: String, model: ObjectModel) throws -> StoreMigrator.CustomStep {
         guard let script = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
-            throw CLIError("\(path): cannot read the migration script", status: .usage)
+            throw CLIError.unreadableFile(path: path, role: .migrationScript, problem: .unreadable)
         }
         return { migrated in
             let store = try PersistentStore.open(at: migrated, model: model)
@@ -199,7 +199,7 @@ struct MigrateCommand: AsyncParsableCommand, ReadsModelOrStore {
     /// The Lua policy in the file at `path`.
     private static func loadPolicy(at path: String) throws -> LuaMigrationPolicy {
         guard let script = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else {
-            throw CLIError("\(path): cannot read the migration policy", status: .usage)
+            throw CLIError.unreadableFile(path: path, role: .migrationPolicy, problem: .unreadable)
         }
         return try LuaMigrationPolicy(script: script, name: "@" + path)
     }

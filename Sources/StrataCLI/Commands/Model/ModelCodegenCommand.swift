@@ -28,7 +28,7 @@ struct ModelCodegenCommand: AsyncParsableCommand, ReadsModelOrStore {
                 print("wrote \(url.path)")
             }
         } catch {
-            throw CLIError("cannot write to \(output): \(error.localizedDescription)")
+            throw CLIError.unwritableFile(path: output, cause: error)
         }
     }
 }

@@ -51,7 +51,7 @@ struct ModelConvertCommand: AsyncParsableCommand, ReadsModelOrStore {
         let url = URL(fileURLWithPath: output)
         let fileManager = FileManager.default
         let exists = fileManager.fileExists(atPath: url.path)
-        if exists, !force { throw CLIError("\(output) exists; pass --force to replace it") }
+        if exists, !force { throw CLIError.outputExists(path: output) }
 
         // Written beside OUT first and swapped in whole, so that a failure leaves OUT as it was.
         let staging = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).strata-\(UUID().uuidString)")
@@ -68,7 +68,7 @@ struct ModelConvertCommand: AsyncParsableCommand, ReadsModelOrStore {
             if exists { try? fileManager.removeItem(at: backup) }
         } catch {
             try? fileManager.removeItem(at: staging)
-            throw CLIError("cannot write \(output): \(error.localizedDescription)")
+            throw CLIError.unwritableFile(path: output, cause: error)
         }
     }
 

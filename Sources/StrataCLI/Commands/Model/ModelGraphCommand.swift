@@ -63,8 +63,7 @@ struct ModelGraphCommand: AsyncParsableCommand, ReadsModelOrStore {
     /// `dot` drawn by Graphviz in ``format``.
     private func render(_ dot: String) throws -> Data {
         guard let program = ExecutablePath.find("dot") else {
-            throw CLIError(
-                "--format \(format.rawValue) needs Graphviz's dot, which is not on PATH: install graphviz (apt-get install graphviz), or write --format dot and draw it elsewhere")
+            throw CLIError.unavailable(.graphviz(format: format.rawValue))
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
@@ -79,7 +78,7 @@ struct ModelGraphCommand: AsyncParsableCommand, ReadsModelOrStore {
         let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw CLIError("\(program) -T\(format.rawValue) failed (exit status \(process.terminationStatus)): \(complaint.trimmingCharacters(in: .whitespacesAndNewlines))")
+            throw CLIError.programFailed(program: program, arguments: ["-T\(format.rawValue)"], status: process.terminationStatus, standardError: complaint)
         }
         return drawing
     }
@@ -87,7 +86,7 @@ struct ModelGraphCommand: AsyncParsableCommand, ReadsModelOrStore {
     private func write(_ data: Data) throws {
         guard let output else { return FileHandle.standardOutput.write(data) }
         guard FileManager.default.createFile(atPath: output, contents: data) else {
-            throw CLIError("--output \(output): cannot write the file")
+            throw CLIError.unwritableFile(path: output, cause: nil)
         }
     }
 }

@@ -55,7 +55,7 @@ struct SQLCommand: AsyncParsableCommand, ReadsModelOrStore {
     func run() async throws {
         let script = try readScript()
         guard !script.allSatisfy(\.isWhitespace) else {
-            throw CLIError("no SQL given: pass it as an argument, with --file PATH, or on standard input", status: .usage)
+            throw CLIError.missing(.sql)
         }
         if write {
             let store = try options.openStoreForWriting(creatingIfMissing: false)
@@ -79,9 +79,7 @@ struct SQLCommand: AsyncParsableCommand, ReadsModelOrStore {
         do {
             try database.forEachStatement(in: script) { statement, number in
                 if !write, !statement.isReadOnly {
-                    throw CLIError(
-                        "statement \(number) writes to the store, which strata sql opens read-only; pass --write to run it (bypassing Core Data's bookkeeping)\n  \(statement.sql)",
-                        status: .usage)
+                    throw CLIError.refused(.sqlWrites(statement: (number, statement.sql)))
                 }
                 let columns = statement.columnNames
                 guard !columns.isEmpty else { return try statement.execute() }
@@ -96,7 +94,7 @@ struct SQLCommand: AsyncParsableCommand, ReadsModelOrStore {
             }
         } catch DatabaseError.SQLITE_READONLY where !write {
             // A statement SQLite let through as reading, which wrote all the same.
-            throw CLIError("the SQL writes to the store, which strata sql opens read-only; pass --write to run it (bypassing Core Data's bookkeeping)", status: .usage)
+            throw CLIError.refused(.sqlWrites(statement: nil))
         } catch let error as DatabaseError {
             throw SQLScriptError(cause: error)
         }
@@ -105,7 +103,7 @@ struct SQLCommand: AsyncParsableCommand, ReadsModelOrStore {
     private func readScript() throws -> String {
         if let sql, sql != "-" { return sql }
         if let file {
-            guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("--file \(file): no such file, or it cannot be read", status: .usage) }
+            guard let data = FileManager.default.contents(atPath: file) else { throw CLIError.unreadableFile(path: file, role: .sql, problem: .unreadable) }
             return String(decoding: data, as: UTF8.self)
         }
         return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)

@@ -73,11 +73,11 @@ struct RunCommand: AsyncParsableCommand, ReadsModelOrStore {
     static func source(ofScript path: String) throws -> String {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw CLIError("cannot read the script \(path): no such file")
+            throw CLIError.unreadableFile(path: path, role: .script, problem: .missing)
         }
-        guard !isFolder.boolValue else { throw CLIError("cannot read the script \(path): it is a folder") }
+        guard !isFolder.boolValue else { throw CLIError.unreadableFile(path: path, role: .script, problem: .folder) }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError("cannot read the script \(path): permission denied")
+            throw CLIError.unreadableFile(path: path, role: .script, problem: .unreadable)
         }
         var source = String(decoding: data, as: UTF8.self)
         if source.hasPrefix("\u{FEFF}") { source.removeFirst() }

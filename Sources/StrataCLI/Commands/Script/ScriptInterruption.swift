@@ -25,7 +25,7 @@ final class ScriptInterruption: @unchecked Sendable {
     init(lua: LuaState) throws {
         self.lua = lua
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw CLIError("cannot handle Ctrl-C: \(String(cString: strerror(errno)))") }
+        guard pipe(&fds) == 0 else { throw CLIError.unavailable(.interruptHandling(errno: errno)) }
         for fd in fds {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)

@@ -34,7 +34,7 @@ final class ScriptSession {
         do {
             lua = try LuaState(options: scriptOptions.luaOptions(interactive: interactive))
         } catch {
-            throw CLIError("cannot start Lua: \(error.message)")
+            throw CLIError.unavailable(.lua(error))
         }
         // print, io.write and Swift's print share C's standard output, in order; all of them
         // clear the status line of a long run first.
@@ -51,7 +51,7 @@ final class ScriptSession {
         do {
             _ = try lua.run("strata.list_limit = ...", name: "=strata", arguments: [.integer(Int64(scriptOptions.maxItems))])
         } catch {
-            throw CLIError("cannot start Lua: \(error.message)")
+            throw CLIError.unavailable(.lua(error))
         }
         interruption = try ScriptInterruption(lua: lua)
     }
@@ -64,12 +64,12 @@ final class ScriptSession {
     ) async throws {
         // Without a store or a model there is nothing to name a store after: say what is missing.
         if storeOptions.storePath == nil, storeOptions.modelPath == nil {
-            throw CLIError("no store given: pass --store PATH or set STRATA_STORE (--model PATH --create makes a new one)", status: .usage)
+            throw CLIError.missing(.store(creatable: true))
         }
         if !scriptOptions.create {
             let path = try storeOptions.storePath ?? storeOptions.defaultStorePath()
             guard FileManager.default.fileExists(atPath: path) else {
-                throw CLIError("\(path): no such store; pass --create to make one (or strata setup)")
+                throw CLIError.noSuchStore(path: path, remedy: .create)
             }
         }
         // An existing store that keeps its model (Core Data's model cache, or Strata's record)
@@ -83,8 +83,7 @@ final class ScriptSession {
                 ? storeOptions.openStackWithStoresModel(readOnly: readOnly)
                 : storeOptions.openStack(automigrates: scriptOptions.migrate, readOnly: readOnly)
         } catch StackError.modelVersionMismatch(let path, let bundle, let storeVersion, let stackVersion) {
-            let error = StackError.modelVersionMismatch(path: path, bundle: bundle, storeVersion: storeVersion, stackVersion: stackVersion)
-            throw CLIError("\(error); pass --migrate to migrate it first (the old store is kept beside it as a .bak), or use strata migrate", status: .dataError)
+            throw CLIError.needsMigration(.modelVersionMismatch(path: path, bundle: bundle, storeVersion: storeVersion, stackVersion: stackVersion))
         }
         // The session blocks a thread of its own (waiting for the main queue, then running
         // the scripts), not one of Swift concurrency's.

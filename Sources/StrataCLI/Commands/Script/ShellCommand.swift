@@ -57,7 +57,7 @@ struct ShellCommand: AsyncParsableCommand, ReadsModelOrStore {
         }
         let historyPath = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 + "/.strata_history" }
         try await ScriptSession.with(storeOptions: options, scriptOptions: scriptOptions, interactive: true) { session in
-            guard let editor = LineEditor(historyPath: historyPath) else { throw CLIError("cannot start the line editor (libedit)") }
+            guard let editor = LineEditor(historyPath: historyPath) else { throw CLIError.unavailable(.lineEditor) }
             let completion = ShellCompletion(session: session)
             editor.completer = { completion.complete($0) }
             print("strata \(StrataCommand.version), \(LuaRuntime.release): ctx is the main context of \(session.stack.storeURL?.path ?? "the store"); .help lists the commands, Ctrl-D quits")

@@ -31,17 +31,16 @@ struct ResetCommand: AsyncParsableCommand, ReadsModelOrStore {
     }
 
     func run() async throws {
-        guard let path = options.storePath, FileManager.default.fileExists(atPath: path) else {
-            throw CLIError("\(options.storePath ?? "no store given"): no such store; pass --store PATH", status: options.storePath == nil ? .usage : .failure)
-        }
+        let path = try options.requireStorePath()
+        guard FileManager.default.fileExists(atPath: path) else { throw CLIError.noSuchStore(path: path, remedy: .passStore) }
         let stack = try options.modelPath == nil ? options.openStackWithStoresModel() : options.openStack()
         if !yes {
             guard isatty(STDIN_FILENO) == 1 else {
-                throw CLIError("reset removes every object in \(path); pass --yes to confirm", status: .usage)
+                throw CLIError.needsConfirmation(.reset(path: path))
             }
             FileHandle.standardError.write(Data("Remove every object in \(path) (its file, -wal and -shm)? [y/N] ".utf8))
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                throw CLIError("\(path) was not reset")
+                throw CLIError.declined(.reset(path: path))
             }
         }
         for file in try stack.resetStore() { print("removed \(file)") }
