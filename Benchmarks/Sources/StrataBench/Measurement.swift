@@ -5,6 +5,17 @@ import Foundation
 /// The times of one contender over the rounds of a case.
 struct Timings {
     private(set) var seconds: [Double] = []
+    /// The processor time the process spent in each run (all its threads): what a loaded
+    /// machine stretches far less than the elapsed time.
+    private(set) var processorSeconds: [Double] = []
+
+    /// The median of ``processorSeconds``.
+    var processorMedian: Double {
+        let sorted = processorSeconds.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
 
     var median: Double {
         let sorted = seconds.sorted()
@@ -16,11 +27,18 @@ struct Timings {
     /// Runs `body` once and records how long it took.
     @discardableResult
     mutating func time<T>(_ body: () throws -> T) rethrows -> T {
-        let start = ContinuousClock.now
+        let start = ContinuousClock.now, processorStart = Self.processorTime()
         let result = try body()
         let elapsed = ContinuousClock.now - start
         seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        processorSeconds.append(Self.processorTime() - processorStart)
         return result
+    }
+
+    private static func processorTime() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     mutating func record(_ elapsed: Double) {
