@@ -10,7 +10,7 @@ struct CorpusMigrationTests {
     /// The corpus's bundles, each loaded once, by path.
     static let bundles: [String: ModelBundle] = {
         let paths = Set(Corpus.modelVersions.filter { $0.version != nil }.map(\.url.path))
-        return Dictionary(uniqueKeysWithValues: paths.compactMap { path in (try? ModelLoader.load(URL(fileURLWithPath: path))).map { (path, $0) } })
+        return Dictionary(uniqueKeysWithValues: paths.compactMap { path in (try? Corpus.bundle(at: URL(fileURLWithPath: path))).map { (path, $0) } })
     }()
 
     /// Every readable version of a bundle that is not its current one.

@@ -11,7 +11,7 @@ struct CorpusTests {
     /// is a warning.
     @Test(arguments: Corpus.modelVersions)
     func everyModelVersionLoadsAndValidates(_ version: Corpus.ModelVersion) throws {
-        let model = try ModelLoader.load(version.url).version(named: version.version).model
+        let model = try Corpus.model(of: version)
         let errors = model.validate().filter { $0.severity == .error }
         #expect(errors.isEmpty, "\(errors)")
     }

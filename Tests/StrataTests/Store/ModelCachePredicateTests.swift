@@ -100,7 +100,7 @@ import Testing
     func everyCorpusPredicateRoundTrips() throws {
         var checked = 0
         for version in Corpus.modelVersions where Self.mayHoldPredicates(version) {
-            let model = try ModelLoader.load(version.url).version(named: version.version).model
+            let model = try Corpus.model(of: version)
             let fetched = model.entities.flatMap { entity in entity.fetchedProperties.map { (entity.name, $0) } }
             guard !fetched.isEmpty || !model.fetchRequestTemplates.isEmpty else { continue }
             let decoded = try ModelCacheDecoder.decode(try ModelCacheEncoder.blob(for: model, predicates: .objectPredicates))

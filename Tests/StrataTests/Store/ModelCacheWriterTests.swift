@@ -10,7 +10,7 @@ import StrataTestSupport
     /// hashes and the same store layout.
     @Test(.enabled(if: Corpus.available, Corpus.skipReason), arguments: Corpus.modelVersions)
     func everyCorpusModelRoundTrips(_ version: Corpus.ModelVersion) throws {
-        let model = try ModelLoader.load(version.url).version(named: version.version).model
+        let model = try Corpus.model(of: version)
         let decoded = try ModelCacheDecoder.decode(try ModelCacheEncoder.blob(for: model))
         #expect(decoded.entityVersionHashes() == model.entityVersionHashes())
         #expect(decoded.versionIdentifier == model.versionIdentifier)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Strata
 import StrataTestSupport
@@ -59,9 +60,28 @@ enum Corpus {
 
     /// The model that wrote `store`: its one version, or its versions merged.
     static func model(of store: Store) throws -> ObjectModel {
-        let models = try store.models.map { bundle, version throws -> ObjectModel in try ModelLoader.load(bundle).version(named: version).model }
+        let models = try store.models.map { bundle, version throws -> ObjectModel in try Self.bundle(at: bundle).version(named: version).model }
         return models.count == 1 ? models[0] : try ObjectModel(merging: models)
     }
+
+    /// The model of `version`.
+    static func model(of version: ModelVersion) throws -> ObjectModel {
+        try bundle(at: version.url).version(named: version.version).model
+    }
+
+    /// The bundle (or single model) at `url`, read once per test run. Loading a bundle reads
+    /// every version in it, and the suites ask for versions one at a time: without the cache,
+    /// a bundle of 32 versions would be read 32 times per suite.
+    static func bundle(at url: URL) throws -> ModelBundle {
+        if let loaded = loadedBundles.withLock({ $0[url.path] }) { return try loaded.get() }
+        // Read outside the lock, so that the suites' parallel tests read different bundles at
+        // once; two tests that race for one bundle both read it, and either result is kept.
+        let loaded = Result { () throws(ModelError) -> ModelBundle in try ModelLoader.load(url) }
+        loadedBundles.withLock { $0[url.path] = loaded }
+        return try loaded.get()
+    }
+
+    private static let loadedBundles = Mutex<[String: Result<ModelBundle, ModelError>]>([:])
 
     /// A copy of `store` (with its `-wal`) in `folder`, for a test that opens it for writing.
     static func copy(_ store: Store, into folder: TemporaryFolder) throws -> String {
