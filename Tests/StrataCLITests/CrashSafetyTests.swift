@@ -192,8 +192,3 @@ import StrataTestSupport
         return lines.joined(separator: "; ")
     }
 }
-
-extension Duration {
-    /// The duration in seconds, for a report.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

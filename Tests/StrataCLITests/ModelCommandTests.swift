@@ -5,7 +5,7 @@ import StrataTestSupport
 
 /// `strata model …` driven as a user drives it, on the bundled example and the Core Data fixtures.
 @Suite struct ModelCommandTests {
-    static let example = "examples/Library/Library.xcdatamodeld"
+    static let example = StrataRunner.exampleModel
 
     @Test func showPrintsEveryEntityWithItsProperties() throws {
         let result = try StrataRunner.run(["model", "show", "--model", Self.example])

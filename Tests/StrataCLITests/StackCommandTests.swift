@@ -8,7 +8,7 @@ import StrataTestSupport
     /// Removed when the suite's instance goes away, after its test.
     private let temporary: TemporaryFolder
     var folder: URL { temporary.url }
-    let model = StrataRunner.repositoryRoot.appendingPathComponent(ModelCommandTests.example).path
+    let model = StrataRunner.repositoryRoot.appendingPathComponent(StrataRunner.exampleModel).path
 
     init() throws {
         temporary = try TemporaryFolder()

@@ -12,6 +12,9 @@ struct StrataRunner {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The bundled example's model, relative to the repository root (where commands run).
+    static let exampleModel = "examples/Library/Library.xcdatamodeld"
+
     static let sharedFixtures = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/coredata")
     static let fixturesAvailable = FileManager.default.fileExists(atPath: sharedFixtures.path)
 

@@ -178,3 +178,8 @@ final class SpawnedStrata {
     var standardOutput: String { (try? String(contentsOf: folder.url.appendingPathComponent("out"), encoding: .utf8)) ?? "" }
     var standardError: String { (try? String(contentsOf: folder.url.appendingPathComponent("err"), encoding: .utf8)) ?? "" }
 }
+
+extension Duration {
+    /// The duration in seconds, for a report.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -16,7 +16,7 @@ import StrataTestSupport
 
         init() throws {
             folder = try TemporaryFolder()
-            store = try PersistentHistoryFormatTests.trackedStore(folder)
+            store = try TrackedStore.create(in: folder)
             context = ObjectContext(store: store, name: "app")
         }
 
@@ -135,7 +135,7 @@ import StrataTestSupport
         var options = DataStack.Options()
         options.tracksPersistentHistory = tracked
         return try DataStack(
-            model: PersistentHistoryFormatTests.trackedModel(), modelName: "Tracked", store: .sqlite(folder.url.appendingPathComponent("Tracked.sqlite")),
+            model: TrackedStore.model(), modelName: "Tracked", store: .sqlite(folder.url.appendingPathComponent("Tracked.sqlite")),
             options: options)
     }
 
@@ -191,7 +191,7 @@ import StrataTestSupport
         var options = DataStack.Options()
         options.tracksPersistentHistory = true
         let stack = try DataStack(
-            model: PersistentHistoryFormatTests.trackedModel(), modelName: "Tracked", store: .sqlite(folder.url.appendingPathComponent("Tracked.sqlite")),
+            model: TrackedStore.model(), modelName: "Tracked", store: .sqlite(folder.url.appendingPathComponent("Tracked.sqlite")),
             options: options)
         defer { stack.cleanUp() }
         #expect(!stack.checkForRemoteChanges(), "the first look notes where the store stands")

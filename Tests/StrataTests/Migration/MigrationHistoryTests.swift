@@ -6,11 +6,11 @@ import StrataTestSupport
 /// A migration keeps the store's persistent history: the three tables, their rows, indexes and
 /// `Z_PRIMARYKEY` rows, each change renumbered for the new model.
 @Suite struct MigrationHistoryTests {
-    /// The next version of ``PersistentHistoryFormatTests/trackedModel()``: a new entity `Bin`
+    /// The next version of ``TrackedStore/model()``: a new entity `Bin`
     /// sorting first (every other entity's number moves up) and a new attribute of `Item`
     /// (its properties' bits move), with `name` renamed to `title`.
     static func nextModel() -> ObjectModel {
-        var model = PersistentHistoryFormatTests.trackedModel()
+        var model = TrackedStore.model()
         var bin = EntityDescription(name: "Bin")
         bin.attributes = [AttributeDescription(name: "size", type: .integer32)]
         let item = model.entities.firstIndex { $0.name == "Item" }!
@@ -24,7 +24,7 @@ import StrataTestSupport
 
     @Test func aMigrationKeepsTheHistory() throws {
         let folder = try TemporaryFolder()
-        let store = try PersistentHistoryFormatTests.trackedStore(folder)
+        let store = try TrackedStore.create(in: folder)
         let context = ObjectContext(store: store, name: "seed")
         context.transactionAuthor = "seeder"
         try context.performAndWait {
@@ -49,7 +49,7 @@ import StrataTestSupport
         let bundle = ModelBundle(
             url: URL(fileURLWithPath: "/models/Tracked.xcdatamodeld"),
             versions: [
-                ModelBundle.Version(name: "V1", file: URL(fileURLWithPath: "/models/V1"), model: PersistentHistoryFormatTests.trackedModel()),
+                ModelBundle.Version(name: "V1", file: URL(fileURLWithPath: "/models/V1"), model: TrackedStore.model()),
                 ModelBundle.Version(name: "V2", file: URL(fileURLWithPath: "/models/V2"), model: Self.nextModel()),
             ],
             currentVersionName: "V2", currentVersionReason: "the last")

@@ -45,7 +45,7 @@ import StrataTestSupport
         defer { store.close() }
         let context = ObjectContext(store: store, name: "format test")
         context.transactionAuthor = "strata-tests"
-        let (updatedKey, deletedKey, insertedKey) = try context.performAndWait {
+        let (updatedKey, deletedKey, insertedKey): (Int64, Int64, Int64) = try context.performAndWait {
             let feedback = try context.fetch(FetchRequest(entityName: "Feedback", sortDescriptors: [ObjectSortDescriptor("comment")]))
             try feedback[0].setValue(9.5, forKey: "rating")
             try context.delete(feedback[1])
@@ -66,20 +66,26 @@ import StrataTestSupport
             """)
         #expect(transaction.count == 1)
         let row = try #require(transaction.first)
-        #expect(row[0] == .integer(2) && row[1] == .integer(16002) && row[2] == .null)
-        #expect(row[3] == .text("strata-tests") && row[5] == .text("format test") && row[6] == .text(ProcessInfo.processInfo.processName))
+        let head: [DatabaseValue] = [.integer(2), .integer(16002), .null]
+        #expect(Array(row[0...2]) == head)
+        let names: [DatabaseValue] = [.text("strata-tests"), .text("format test"), .text(ProcessInfo.processInfo.processName)]
+        #expect([row[3], row[5], row[6]] == names)
         #expect(row[4].stringValue?.isEmpty == false)
         #expect(row[7...10].allSatisfy { $0 == .null })
         #expect(abs((row[11].doubleValue ?? 0) - Date().timeIntervalSinceReferenceDate) < 60)
         #expect(try database.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16002") == .integer(2))
         #expect(try database.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001") == .integer(5471))
         let changes = try database.rows("SELECT Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID = 2 ORDER BY ZCHANGETYPE")
-        #expect(changes.map { $0[0] }.sorted { ($0.int64Value ?? 0) < ($1.int64Value ?? 0) } == [.integer(5469), .integer(5470), .integer(5471)])
+        let changeKeys: [Int64] = [5469, 5470, 5471]
+        #expect(changes.compactMap { $0[0].int64Value }.sorted() == changeKeys)
         #expect(changes.allSatisfy { $0[1] == .integer(16001) && $0[3] == .integer(3) })
-        #expect(changes.map { $0[2] } == [.integer(0), .integer(1), .integer(2)])
-        #expect(changes.map { $0[4] } == [.integer(insertedKey), .integer(updatedKey), .integer(deletedKey)])
+        let changeTypes: [DatabaseValue] = [.integer(0), .integer(1), .integer(2)]
+        #expect(changes.map { $0[2] } == changeTypes)
+        let objectKeys: [DatabaseValue] = [.integer(insertedKey), .integer(updatedKey), .integer(deletedKey)]
+        #expect(changes.map { $0[4] } == objectKeys)
         // Feedback's properties by name: authorAlias, bookID, comment, rating: bit 3 from the top.
-        #expect(changes[1][5] == .blob(Data([0x10])) && changes[0][5] == .null && changes[2][5] == .null)
+        let columns: [DatabaseValue] = [.null, .blob(Data([0x10])), .null]
+        #expect(changes.map { $0[5] } == columns)
         // Read back.
         let read = try store.fetchHistory(after: PersistentHistoryToken(storeUUID: store.metadata.uuid, transactionNumber: 1))
         #expect(read.count == 1 && read[0].author == "strata-tests" && read[0].contextName == "format test")
@@ -116,42 +122,9 @@ import StrataTestSupport
 
     // MARK: - Stores Strata makes
 
-    /// A model whose Item keeps `code` after deletion, with a to-many to Part and a
-    /// many-to-many to Label.
-    static func trackedModel() -> ObjectModel {
-        var item = EntityDescription(name: "Item")
-        var code = AttributeDescription(name: "code", type: .string)
-        code.preservesValueInHistoryOnDeletion = true
-        var serial = AttributeDescription(name: "serial", type: .integer64)
-        serial.preservesValueInHistoryOnDeletion = true
-        item.attributes = [code, AttributeDescription(name: "name", type: .string), serial]
-        var parts = RelationshipDescription(name: "parts", destination: "Part", isToMany: true)
-        parts.inverseName = "item"
-        var labels = RelationshipDescription(name: "labels", destination: "Label", isToMany: true)
-        labels.inverseName = "items"
-        item.relationships = [parts, labels]
-        var part = EntityDescription(name: "Part")
-        part.attributes = [AttributeDescription(name: "weight", type: .double)]
-        var owner = RelationshipDescription(name: "item", destination: "Item")
-        owner.inverseName = "parts"
-        part.relationships = [owner]
-        var label = EntityDescription(name: "Label")
-        label.attributes = [AttributeDescription(name: "text", type: .string)]
-        var items = RelationshipDescription(name: "items", destination: "Item", isToMany: true)
-        items.inverseName = "labels"
-        label.relationships = [items]
-        return ObjectModel(entities: [item, label, part])
-    }
-
-    static func trackedStore(_ folder: TemporaryFolder, name: String = "Tracked.sqlite") throws -> PersistentStore {
-        var configuration = Database.Configuration()
-        configuration.tracksPersistentHistory = true
-        return try PersistentStore.create(at: folder.path(name), model: trackedModel(), configuration: configuration)
-    }
-
     @Test func trackingMakesTheTablesAsCoreDataDoes() throws {
         let folder = try TemporaryFolder()
-        let store = try Self.trackedStore(folder)
+        let store = try TrackedStore.create(in: folder)
         defer { store.close() }
         let schema = try normalizedSchema(of: store.database)
         #expect(schema["ACHANGE"] == "CREATE TABLE ACHANGE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB, ZTOMBSTONE0 BLOB, ZTOMBSTONE1 BLOB)")
@@ -162,14 +135,14 @@ import StrataTestSupport
         // The triggers are the connection's own: nothing of them in the file.
         #expect(try store.database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") == .integer(0))
         // A store without tracking gets no tables.
-        let plain = try PersistentStore.create(at: folder.path("Plain.sqlite"), model: Self.trackedModel())
+        let plain = try PersistentStore.create(at: folder.path("Plain.sqlite"), model: TrackedStore.model())
         defer { plain.close() }
         #expect(!plain.hasPersistentHistory && !plain.keepsPersistentHistory)
     }
 
     @Test func deletionsKeepTombstonesAndToManyMembersMarkTheirOwners() throws {
         let folder = try TemporaryFolder()
-        let store = try Self.trackedStore(folder)
+        let store = try TrackedStore.create(in: folder)
         defer { store.close() }
         let context = ObjectContext(store: store, name: "writer")
         let (itemID, labelID) = try context.performAndWait {
@@ -213,7 +186,7 @@ import StrataTestSupport
 
     @Test func batchRequestsAreRecordedToo() throws {
         let folder = try TemporaryFolder()
-        let store = try Self.trackedStore(folder)
+        let store = try TrackedStore.create(in: folder)
         defer { store.close() }
         let context = ObjectContext(store: store)
         try context.performAndWait {
