@@ -1,6 +1,38 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The suites that run code on several threads at once (contexts on several queues, processes
+// on one store, the Lua bridge's interrupter and watchers, the CLI's status line), by test
+// target, with the files of the helpers they use; `nil` takes a whole target. scripts/test
+// runs these under ThreadSanitizer and every other suite in the plain build. With
+// STRATA_THREADED_SUITES_ONLY set, a test target compiles only its files here, so that the
+// sanitizer's build leaves out the tests it would not run (tests are two thirds of a build's
+// processor time). A suite that starts threads belongs in this list.
+let threadedSuites: [String: [String]?] = [
+    "StrataTests": [
+        "Context/ContextConcurrencyTests.swift", "Context/ContextRegressionTests.swift", "Context/ContextTopologyTests.swift",
+        "Context/MergePolicyTests.swift", "Context/ObjectContextTests.swift", "Context/PersistentHistoryAPITests.swift",
+        "Context/ProcessTests.swift", "Observing/ChangeNoticeTests.swift", "Observing/FetchedResultsControllerTests.swift",
+        "Observing/ObjectMonitorTests.swift", "Stack/DataStackTests.swift", "Stack/LogoutResetTests.swift",
+        "Stack/UpdateContextTests.swift",
+        // Helpers
+        "Import/ImportTestSupport.swift", "Store/TrackedStore.swift", "Support/Fixtures.swift",
+    ],
+    "StrataAPITests": nil,
+    "StrataLuaTests": nil,
+    "StrataCLITests": [
+        "AsyncMainTests.swift", "ConcurrentProcessTests.swift", "ScriptCommandTests.swift", "StackCommandTests.swift",
+        // Helpers
+        "LibraryExample.swift", "ShellOnTerminal.swift", "StoreState.swift", "StrataRunner.swift", "StrataRunner+Terminal.swift", "StressHarness.swift",
+    ],
+]
+let threadedSuitesOnly = Context.environment["STRATA_THREADED_SUITES_ONLY"] != nil
+
+/// The sources of the test target `name`: all of its files, or only its threaded suites'.
+func testSources(_ name: String) -> [String]? {
+    threadedSuitesOnly ? threadedSuites[name, default: nil] : nil
+}
+
 let package = Package(
     name: "Strata",
     products: [
@@ -82,16 +114,20 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             // strata itself: the predicate suite's negations also run through `strata delete`.
-            dependencies: ["Strata", "strata", "StrataTestSupport"]),
+            dependencies: ["Strata", "strata", "StrataTestSupport"],
+            sources: testSources("StrataTests")),
         .testTarget(
             name: "StrataAPITests",
-            dependencies: ["Strata", "StrataLua", "StrataTestSupport"]),
+            dependencies: ["Strata", "StrataLua", "StrataTestSupport"],
+            sources: testSources("StrataAPITests")),
         .testTarget(
             name: "StrataLuaTests",
-            dependencies: ["StrataLua", "StrataTestSupport"]),
+            dependencies: ["StrataLua", "StrataTestSupport"],
+            sources: testSources("StrataLuaTests")),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI", "strata", "AsyncMainProbe", "StrataTestSupport"]),
+            dependencies: ["StrataCLI", "strata", "AsyncMainProbe", "StrataTestSupport"],
+            sources: testSources("StrataCLITests")),
     ],
     swiftLanguageModes: [.v6]
 )
