@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a migration did not run or did not finish. Whatever the case, the store is as it was.
 ///
 /// ```swift
@@ -28,7 +30,10 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     /// The custom step (a script's data fixes) failed on the migrated copy, with its error.
     case customStepFailed(path: String, error: any Error & Sendable)
     /// The store cannot be migrated where it is (read-only, in use, a file operation failed).
-    case cannotMigrate(path: String, reason: String)
+    /// Where a system call failed, `cause` is its `errno` as a value (its text follows
+    /// `reason` in the description), such as `EISDIR` when the migrated store could not be
+    /// renamed into the store's place.
+    case cannotMigrate(path: String, reason: String, cause: POSIXError? = nil)
     /// A version the migration was to go to or through is not one of the bundle's: the
     /// bundle's ``ModelError/unknownVersion(name:bundle:available:)``.
     case unknownVersion(path: String, error: ModelError)
@@ -50,7 +55,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
         case .mappingFailed(let path, let step, let error): "\(path): cannot migrate \(step) with its mapping model, so the store was left as it was: \(error)"
         case .verificationFailed(let path, let reason): "\(path): the migrated copy failed its check, so the store was left as it was: \(reason)"
         case .customStepFailed(let path, let error): "\(path): the custom step failed, so the store was left as it was: \(error)"
-        case .cannotMigrate(let path, let reason): "\(path): cannot migrate: \(reason)"
+        case .cannotMigrate(let path, let reason, let cause):
+            "\(path): cannot migrate: \(reason)" + (cause.map { ": " + String(cString: strerror($0.code.rawValue)) } ?? "")
         case .unknownVersion(let path, let error): "\(path): cannot migrate: \(error)"
         case .backupFailed(let path, let backup, let ofExternalData, let cause):
             "\(path): cannot migrate: cannot keep a backup \(ofExternalData ? "of the external data folder beside" : "at") \(backup): \(cause.localizedDescription)"

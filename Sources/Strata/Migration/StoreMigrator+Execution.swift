@@ -68,9 +68,9 @@ extension StoreMigrator {
         if backup { Self.removeStaleBackupLinks(of: storeFile) }
         let backupPath = backup ? try keepBackup() : nil
         guard rename(migrated, storeFile) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let cause = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
             if let backupPath { Self.removeBackup(at: backupPath) }
-            throw .cannotMigrate(path: storePath, reason: "cannot put the migrated store in place: \(reason)")
+            throw .cannotMigrate(path: storePath, reason: "cannot put the migrated store in place", cause: cause)
         }
         Self.synchronizeFolder(of: storeFile)
         // Files of external data that the migrated store no longer names (an attribute that

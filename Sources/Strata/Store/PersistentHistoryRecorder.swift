@@ -43,7 +43,10 @@ final class PersistentHistoryRecorder {
     }
 
     let entities: [Int: EntityInfo]
-    let keyColumnsByTable: [String: [KeyColumn]]
+    /// The key columns of each table, in the order of the JSON array its triggers log: once
+    /// the triggers are made, only those the store's table has (a store made by hand or by
+    /// another tool may lack some), so that the log's keys are read against the same list.
+    private(set) var keyColumnsByTable: [String: [KeyColumn]]
     let joinSides: [String: JoinSides]
     let tableByEntity: [String: String]
     /// How many `ZTOMBSTONE<n>` columns the model needs.
@@ -111,7 +114,7 @@ final class PersistentHistoryRecorder {
 
     /// The statements that make the log and the triggers on `database`'s connection (all
     /// temporary: nothing of them is written to the store file). Tables and columns the file
-    /// does not have get none.
+    /// does not have get none, and ``keyColumnsByTable`` keeps only the key columns logged.
     func triggerStatements(layout: StoreLayout, schema: StoreSchema) -> [String] {
         // `columns` has no type: a column of TEXT would turn an update's bits into digits.
         var statements = [
@@ -123,6 +126,7 @@ final class PersistentHistoryRecorder {
             let existing = Set(table.columns.map(\.name))
             let propertyColumns = table.columns.map(\.name).filter { $0.hasPrefix("Z") && !$0.hasPrefix("Z_") }
             let keys = (keyColumnsByTable[tableName] ?? []).filter { existing.contains($0.column) }
+            keyColumnsByTable[tableName] = keys
             let keyList = { (row: String) in keys.isEmpty ? "NULL" : "json_array(\(keys.map { "\(row).\($0.column)" }.joined(separator: ", ")))" }
             // Which columns an update changed, as bits of one integer where they fit: SQLite
             // computes that at a third of the cost of a text of their names (measured on

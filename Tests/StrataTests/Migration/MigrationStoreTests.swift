@@ -134,6 +134,30 @@ import StrataTestSupport
         #expect(try fixture.read { try $0.count(for: FetchRequest(entityName: "Item")) } == 70)
     }
 
+    /// The last rename fails (a folder took the store's place while the migration ran): the
+    /// error keeps the system's errno as a value, and the migrated copy goes.
+    @Test func aFailedRenameKeepsItsErrnoAsAValue() throws {
+        let v1 = #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}]}]}"#
+        let v2 = #"{"entities": [{"name": "Item", "attributes": [{"name": "code", "type": "string"}, {"name": "note", "type": "string"}]}]}"#
+        let fixture = try MigrationFixture(versions: [("V1", v1), ("V2", v2)]) { context in
+            try context.make("Item", ["code": "c1"])
+        }
+        let aside = fixture.folder.path("Aside.sqlite")
+        let error = #expect(throws: MigrationError.self) {
+            try fixture.migrator().migrate(backup: false, customStep: { _ in
+                try FileManager.default.moveItem(atPath: fixture.path, toPath: aside)
+                try FileManager.default.createDirectory(atPath: fixture.path + "/inside", withIntermediateDirectories: true)
+            })
+        }
+        guard case .cannotMigrate(let path, let reason, let cause)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(path == fixture.path && reason == "cannot put the migrated store in place")
+        #expect(cause?.code == .EISDIR)
+        #expect(error?.description == "\(fixture.path): cannot migrate: cannot put the migrated store in place: \(String(cString: strerror(EISDIR)))")
+        // The migrated copy goes (the log files beside it are those of the store moved aside).
+        let others = try fixture.otherFiles()
+        #expect(others.contains("Aside.sqlite") && !others.contains { $0.contains(".migrating") })
+    }
+
     @Test(.enabled(if: Fixtures.available, Fixtures.skipReason), arguments: ["FinalCutEvent.sqlite", "FinalCutLibrary.sqlite"])
     func aRealCoreDataStoreMigratesFromItsModelCache(name: String) throws {
         let folder = try TemporaryFolder()
