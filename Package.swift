@@ -16,7 +16,8 @@ let threadedSuites: [String: [String]?] = [
         "Observing/ObjectMonitorTests.swift", "Stack/DataStackTests.swift", "Stack/LogoutResetTests.swift",
         "Stack/UpdateContextTests.swift",
         // Helpers
-        "Import/ImportTestSupport.swift", "Store/TrackedStore.swift", "Support/Fixtures.swift",
+        "Generated", "Import/ImportTestSupport.swift", "Store/TrackedStore.swift", "Support/Fixtures.swift",
+        "Support/ObjectContext+Making.swift",
     ],
     "StrataAPITests": nil,
     "StrataLuaTests": nil,
