@@ -24,7 +24,8 @@ let threadedSuites: [String: [String]?] = [
     "StrataCLITests": [
         "AsyncMainTests.swift", "ConcurrentProcessTests.swift", "ScriptCommandTests.swift", "StackCommandTests.swift",
         // Helpers
-        "LibraryExample.swift", "ShellOnTerminal.swift", "StoreState.swift", "StrataRunner.swift", "StrataRunner+Terminal.swift", "StressHarness.swift",
+        "LibraryExample.swift", "ShellOnTerminal.swift", "StoreState.swift", "StrataRunner.swift", "StrataRunner+Terminal.swift",
+        "StressHarness.swift",
     ],
 ]
 let threadedSuitesOnly = Context.environment["STRATA_THREADED_SUITES_ONLY"] != nil
