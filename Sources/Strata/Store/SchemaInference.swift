@@ -27,7 +27,8 @@ enum SchemaInference {
                     continue
                 }
                 let name = String(column.name.dropFirst()).lowercased()
-                let entityColumn = columnNames.first { $0.range(of: #"^Z[0-9]+_"#, options: .regularExpression) != nil && $0.hasSuffix("_" + column.name.dropFirst()) }
+                let entityColumnSuffix = "_" + column.name.dropFirst()
+                let entityColumn = columnNames.first { $0.hasSuffix(entityColumnSuffix) && isEntityColumn($0) }
                 let isKey = column.type.uppercased() == "INTEGER"
                     && (entityColumn != nil || indexedColumns.contains("\(table.name)_\(column.name)_INDEX".uppercased()))
                 if isKey, let destination = destination(of: column.name, entityColumn: entityColumn, schema: schema, numbers: numbers) {
@@ -85,8 +86,17 @@ enum SchemaInference {
         }
     }
 
+    /// Whether `name` is a to-one's entity column, `Z<digits>_<NAME>` (`Z3_AUTHOR`).
+    ///
+    /// Matched by hand rather than with a regular expression: the check runs for every pair of
+    /// columns of a table, and Foundation compiles the pattern anew on each call, which made
+    /// inference most of a command's start-up on a store without a model cache.
     private static func isEntityColumn(_ name: String) -> Bool {
-        name.range(of: #"^Z[0-9]+_"#, options: .regularExpression) != nil
+        let bytes = name.utf8
+        guard bytes.first == UInt8(ascii: "Z") else { return false }
+        let afterZ = bytes.dropFirst()
+        let digits = afterZ.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
+        return digits > 0 && afterZ.dropFirst(digits).first == UInt8(ascii: "_")
     }
 
     private static func destination(
