@@ -49,16 +49,12 @@ public struct ModelBundle: Sendable {
 
     /// Where the bundle was loaded from.
     public var url: URL
-    /// The versions that were read, in name order with numbers compared by value (`Model`,
-    /// `Model 2`, `Model 10`).
-    public var versions: [Version]
-    /// The versions that could not be read, in the same order; asking for one by name (or for
-    /// the current version, when it is one) throws its error.
-    public var unreadableVersions: [UnreadableVersion] = []
     /// The name of the version that new stores use.
     public var currentVersionName: String
     /// Why that version is current, in words for a user.
     public var currentVersionReason: String
+    /// The versions, read when first asked for: the same for every copy of the bundle.
+    private let shelf: VersionShelf
 
     /// The ``currentVersionReason`` of a bundle whose `.xccurrentversion` names its current version.
     public static let markedCurrentReason = "named by .xccurrentversion"
@@ -69,12 +65,33 @@ public struct ModelBundle: Sendable {
         currentVersionReason: String
     ) {
         precondition(!versions.isEmpty, "a model bundle has at least one readable version")
+        self.init(url: url, shelf: VersionShelf(read: versions, unreadable: unreadableVersions),
+                  currentVersionName: currentVersionName, currentVersionReason: currentVersionReason)
+    }
+
+    init(url: URL, shelf: VersionShelf, currentVersionName: String, currentVersionReason: String) {
         self.url = url
-        self.versions = versions
-        self.unreadableVersions = unreadableVersions
+        self.shelf = shelf
         self.currentVersionName = currentVersionName
         self.currentVersionReason = currentVersionReason
     }
+
+    /// The names of all the bundle's versions, readable or not, in the order of ``versions``;
+    /// listing them reads no model.
+    public var versionNames: [String] { shelf.names }
+
+    /// The versions that could be read, in name order with numbers compared by value (`Model`,
+    /// `Model 2`, `Model 10`).
+    ///
+    /// A bundle loaded from disk reads its versions when they are first asked for: this reads
+    /// every one not read yet. To use one version, ask for it by name (``version(named:)``),
+    /// which reads that one alone.
+    public var versions: [Version] { shelf.readAll().read }
+
+    /// The versions that could not be read, in the same order; asking for one by name (or for
+    /// the current version, when it is one) throws its error. Like ``versions``, this reads
+    /// every version not read yet.
+    public var unreadableVersions: [UnreadableVersion] { shelf.readAll().unreadable }
 
     /// The current version.
     ///
@@ -83,17 +100,19 @@ public struct ModelBundle: Sendable {
         get throws(ModelError) { try version(named: currentVersionName) }
     }
 
-    /// The version named `name`, or the current one when `name` is `nil`.
+    /// The version named `name`, or the current one when `name` is `nil`; of a bundle loaded
+    /// from disk, only that version is read (once).
     ///
     /// - Throws: ``ModelError/unknownVersion(name:bundle:available:)`` when the bundle has no
     ///   such version, or the version's own error when it could not be read.
     public func version(named name: String?) throws(ModelError) -> Version {
         let name = name ?? currentVersionName
-        if let version = versions.first(where: { $0.name == name }) { return version }
-        if let unreadable = unreadableVersions.first(where: { $0.name == name }) { throw unreadable.error }
-        throw .unknownVersion(name: name, bundle: url.path, available: (versions.map(\.name) + unreadableVersions.map(\.name)).sorted {
-            $0.compare($1, options: .numeric) == .orderedAscending
-        })
+        guard let version = shelf.version(named: name) else {
+            throw .unknownVersion(name: name, bundle: url.path, available: versionNames.sorted {
+                $0.compare($1, options: .numeric) == .orderedAscending
+            })
+        }
+        return try version.get()
     }
 }
 

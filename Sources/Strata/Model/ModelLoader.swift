@@ -12,6 +12,12 @@ import Foundation
 /// ``ModelLoader/loadValidated(_:version:)``) before using a model for a store.
 public enum ModelLoader {
     /// Loads the model or bundle at `url`.
+    ///
+    /// Of an `.xcdatamodeld` bundle, the current version is read now and each other version
+    /// the first time it is asked for (``ModelBundle/version(named:)``, ``ModelBundle/versions``).
+    ///
+    /// - Throws: ``ModelError`` when `url` holds no model, or when no version of a bundle can
+    ///   be read (the error of its first version).
     public static func load(_ url: URL) throws(ModelError) -> ModelBundle {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -146,19 +152,21 @@ public enum ModelLoader {
         guard !names.isEmpty else {
             throw .unreadable(path: url.path, reason: .noVersion)
         }
-        // A version that cannot be read fails alone: the others stay usable.
-        var versions: [ModelBundle.Version] = [], unreadable: [ModelBundle.UnreadableVersion] = []
-        for name in names {
-            let file = modelFile(inVersionFolder: url.appendingPathComponent(name + ".xcdatamodel"))
-            do {
-                versions.append(.init(name: name, file: file, model: try readModel(at: file)))
-            } catch {
-                unreadable.append(.init(name: name, file: file, error: error))
-            }
+        // A version that cannot be read fails alone: the others stay usable. Most callers use
+        // one version, so the current one is read now and the others when they are asked for;
+        // when the current one cannot be read the others are read too, so that a bundle with no
+        // readable version fails to load as a whole.
+        let shelf = ModelBundle.VersionShelf(unread: names.map { name in
+            (name, modelFile(inVersionFolder: url.appendingPathComponent(name + ".xcdatamodel")))
+        })
+        let marked = Result { () throws(ModelError) in try currentVersion(of: url, names: names) }
+        let currentIsReadable = if case .success((let current, _)) = marked, case .success = shelf.version(named: current) { true } else { false }
+        if !currentIsReadable {
+            let all = shelf.readAll()
+            if all.read.isEmpty { throw all.unreadable[0].error }
         }
-        guard !versions.isEmpty else { throw unreadable[0].error }
-        let (current, reason) = try currentVersion(of: url, names: names)
-        return ModelBundle(url: url, versions: versions, unreadableVersions: unreadable, currentVersionName: current, currentVersionReason: reason)
+        let (current, reason) = try marked.get()
+        return ModelBundle(url: url, shelf: shelf, currentVersionName: current, currentVersionReason: reason)
     }
 
     /// The version `.xccurrentversion` names; without that file, or when it names no version

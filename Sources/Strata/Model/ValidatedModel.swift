@@ -13,6 +13,6 @@ public struct ValidatedModel: Sendable {
     /// Whether the version was chosen by a guess (a bundle of several versions without
     /// `.xccurrentversion`) rather than by name or by the bundle's marker.
     public var versionWasGuessed: Bool {
-        !versionWasNamed && bundle.versions.count > 1 && bundle.currentVersionReason != ModelBundle.markedCurrentReason
+        !versionWasNamed && bundle.versionNames.count > 1 && bundle.currentVersionReason != ModelBundle.markedCurrentReason
     }
 }

@@ -72,6 +72,33 @@ import StrataTestSupport
         }
     }
 
+    /// A bundle's other versions are read when first asked for, so that a command using one
+    /// version of a bundle of many reads one model file: here a version whose file is gone
+    /// after loading is reported as unreadable when asked for, and the rest stay usable.
+    @Test func versionsAreReadWhenFirstAskedFor() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try writeBundle(in: folder.url, versions: ["Shop", "Shop 2", "Shop 3"], current: "Shop 2")
+        let loaded = try ModelLoader.load(bundle)
+        try FileManager.default.removeItem(at: bundle.appendingPathComponent("Shop 3.xcdatamodel"))
+        #expect(loaded.versionNames == ["Shop", "Shop 2", "Shop 3"])
+        #expect(try loaded.version(named: "Shop").model.entities[0].attributes.count == 1)
+        #expect(throws: ModelError.self) { try loaded.version(named: "Shop 3") }
+        #expect(loaded.versions.map(\.name) == ["Shop", "Shop 2"])
+        #expect(loaded.unreadableVersions.map(\.name) == ["Shop 3"])
+    }
+
+    /// When no version can be read, loading fails as a whole with the first version's error.
+    @Test func aBundleWithNoReadableVersionFailsToLoad() throws {
+        let folder = try TemporaryFolder()
+        let bundle = try writeBundle(in: folder.url, versions: ["Shop", "Shop 2"], current: "Shop 2")
+        for name in ["Shop", "Shop 2"] {
+            try Data("<model><entity".utf8).write(to: bundle.appendingPathComponent(name + ".xcdatamodel/contents"))
+        }
+        #expect { _ = try ModelLoader.load(bundle) } throws: { error in
+            String(describing: error).hasPrefix(bundle.appendingPathComponent("Shop.xcdatamodel/contents").path + ":")
+        }
+    }
+
     @Test func choosingAVersionByName() throws {
         let folder = try TemporaryFolder()
         let loaded = try ModelLoader.load(try writeBundle(in: folder.url, versions: ["Shop", "Shop 2"], current: "Shop 2"))
