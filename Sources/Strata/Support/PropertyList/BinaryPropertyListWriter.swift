@@ -11,64 +11,99 @@ package enum BinaryPropertyListWriter {
         func add(_ value: PropertyListValue) -> Int {
             let index = objects.count
             objects.append([])
-            objects[index] = encode(value)
+            var bytes: [UInt8] = []
+            encode(value, into: &bytes)
+            objects[index] = bytes
             return index
         }
-        func encode(_ value: PropertyListValue) -> [UInt8] {
+        // Bytes are appended in place: a model cache is thousands of objects, and an array per
+        // integer made writing one most of creating a store.
+        func encode(_ value: PropertyListValue, into bytes: inout [UInt8]) {
             switch value {
-            case .bool(let bool): return [bool ? 0x09 : 0x08]
-            case .integer(let integer): return encodeInteger(integer)
-            case .real(let real): return [0x23] + real.bitPattern.bigEndianBytes
-            case .date(let date): return [0x33] + date.timeIntervalSinceReferenceDate.bitPattern.bigEndianBytes
-            case .data(let data): return header(0x4, data.count) + [UInt8](data)
+            case .bool(let bool):
+                bytes.append(bool ? 0x09 : 0x08)
+            case .integer(let integer):
+                appendInteger(integer, to: &bytes)
+            case .real(let real):
+                bytes.append(0x23)
+                bytes.appendBigEndian(real.bitPattern, size: 8)
+            case .date(let date):
+                bytes.append(0x33)
+                bytes.appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, size: 8)
+            case .data(let data):
+                appendHeader(0x4, data.count, to: &bytes)
+                bytes.append(contentsOf: data)
             case .string(let string):
-                if string.utf8.allSatisfy({ $0 < 0x80 }) { return header(0x5, string.utf8.count) + Array(string.utf8) }
-                let units = Array(string.utf16)
-                return header(0x6, units.count) + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+                if string.utf8.allSatisfy({ $0 < 0x80 }) {
+                    appendHeader(0x5, string.utf8.count, to: &bytes)
+                    bytes.append(contentsOf: string.utf8)
+                } else {
+                    appendHeader(0x6, string.utf16.count, to: &bytes)
+                    for unit in string.utf16 { bytes.appendBigEndian(UInt64(unit), size: 2) }
+                }
             case .uid(let uid):
                 let size = uid <= 0xFF ? 1 : uid <= 0xFFFF ? 2 : uid <= 0xFFFF_FFFF ? 4 : 8
-                return [0x80 | UInt8(size - 1)] + Array(uid.bigEndianBytes.suffix(size))
+                bytes.append(0x80 | UInt8(size - 1))
+                bytes.appendBigEndian(uid, size: size)
             case .array(let values):
                 let references = values.map { add($0) }
-                return header(0xA, references.count) + references.flatMap(referenceBytes)
+                appendHeader(0xA, references.count, to: &bytes)
+                for reference in references { appendReference(reference, to: &bytes) }
             case .dictionary(let dictionary):
                 let keys = dictionary.keys.sorted()
                 let keyReferences = keys.map { add(.string($0)) }
                 let valueReferences = keys.map { add(dictionary[$0]!) }
-                return header(0xD, keys.count) + (keyReferences + valueReferences).flatMap(referenceBytes)
+                appendHeader(0xD, keys.count, to: &bytes)
+                for reference in keyReferences + valueReferences { appendReference(reference, to: &bytes) }
             }
         }
-        // References use 4 bytes, enough for any metadata Strata writes and simple to encode.
-        func referenceBytes(_ index: Int) -> [UInt8] { Array(UInt64(index).bigEndianBytes.suffix(4)) }
 
         _ = add(value)
-        var output = Array("bplist00".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(8 + objects.reduce(0) { $0 + $1.count } + 8 * objects.count + 32)
+        output.append(contentsOf: "bplist00".utf8)
         var offsets: [Int] = []
+        offsets.reserveCapacity(objects.count)
         for object in objects {
             offsets.append(output.count)
-            output += object
+            output.append(contentsOf: object)
         }
         let tableOffset = output.count
-        for offset in offsets { output += Array(UInt64(offset).bigEndianBytes.suffix(8)) }
-        output += [0, 0, 0, 0, 0, 0, 8, 4]
-        output += UInt64(objects.count).bigEndianBytes + UInt64(0).bigEndianBytes + UInt64(tableOffset).bigEndianBytes
+        for offset in offsets { output.appendBigEndian(UInt64(offset), size: 8) }
+        output.append(contentsOf: [0, 0, 0, 0, 0, 0, 8, 4])
+        output.appendBigEndian(UInt64(objects.count), size: 8)
+        output.appendBigEndian(0, size: 8)
+        output.appendBigEndian(UInt64(tableOffset), size: 8)
         return Data(output)
     }
 
-    private static func header(_ kind: UInt8, _ count: Int) -> [UInt8] {
-        count < 15 ? [kind << 4 | UInt8(count)] : [kind << 4 | 0x0F] + encodeInteger(Int64(count))
+    // References use 4 bytes, enough for any metadata Strata writes and simple to encode.
+    private static func appendReference(_ index: Int, to bytes: inout [UInt8]) {
+        bytes.appendBigEndian(UInt64(index), size: 4)
     }
 
-    private static func encodeInteger(_ value: Int64) -> [UInt8] {
+    private static func appendHeader(_ kind: UInt8, _ count: Int, to bytes: inout [UInt8]) {
+        if count < 15 {
+            bytes.append(kind << 4 | UInt8(count))
+        } else {
+            bytes.append(kind << 4 | 0x0F)
+            appendInteger(Int64(count), to: &bytes)
+        }
+    }
+
+    private static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
         switch value {
-        case 0...0xFF: return [0x10, UInt8(value)]
-        case 0...0xFFFF: return [0x11] + Array(UInt64(value).bigEndianBytes.suffix(2))
-        case 0...0xFFFF_FFFF: return [0x12] + Array(UInt64(value).bigEndianBytes.suffix(4))
-        default: return [0x13] + UInt64(bitPattern: value).bigEndianBytes
+        case 0...0xFF: bytes.append(0x10); bytes.append(UInt8(value))
+        case 0...0xFFFF: bytes.append(0x11); bytes.appendBigEndian(UInt64(value), size: 2)
+        case 0...0xFFFF_FFFF: bytes.append(0x12); bytes.appendBigEndian(UInt64(value), size: 4)
+        default: bytes.append(0x13); bytes.appendBigEndian(UInt64(bitPattern: value), size: 8)
         }
     }
 }
 
-extension UInt64 {
-    fileprivate var bigEndianBytes: [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: self >> ($0 * 8)) } }
+extension [UInt8] {
+    /// Appends the last `size` bytes of `value`, most significant first.
+    fileprivate mutating func appendBigEndian(_ value: UInt64, size: Int) {
+        for byte in (0..<size).reversed() { append(UInt8(truncatingIfNeeded: value >> (byte * 8))) }
+    }
 }
