@@ -167,10 +167,14 @@ public final class ImportSession {
         guard let first = members.first, first.value.arrayValue != nil, entityName(forKey: first.key) != nil else { return nil }
         return try members.map { member in
             guard let entity = entityName(forKey: member.key) else {
-                throw ImportError("'\(member.key)' names no entity, but the object lists records by entity (its first key, '\(first.key)', names one and holds an array)", at: member.value.location)
+                throw ImportError(
+                    "'\(member.key)' names no entity, but the object lists records by entity (its first key, '\(first.key)', names one and holds an array)",
+                    key: member.key, at: member.value.location)
             }
             guard let records = member.value.arrayValue else {
-                throw ImportError("'\(member.key)' of an object of records by entity holds \(member.value.kindDescription), not an array of \(entity) records", at: member.value.location)
+                throw ImportError(
+                    "'\(member.key)' of an object of records by entity holds \(member.value.kindDescription), not an array of \(entity) records",
+                    entity: entity, key: member.key, at: member.value.location)
             }
             return (entity, records)
         }
