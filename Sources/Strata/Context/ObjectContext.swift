@@ -183,6 +183,19 @@ public final class ObjectContext: @unchecked Sendable {
     /// Inserts a new object of `entityName` (of its registered subclass, if any), with the
     /// model's default values.
     ///
+    /// Which insert to use: this one for objects a program makes one at a time, named by
+    /// entity; a generated subclass's ``ManagedObject/init(context:)`` for the same with typed
+    /// properties; a ``BatchInsertRequest`` for many rows of one entity written in SQL without
+    /// objects (attribute values only: no relationships, no validation, no merge); an
+    /// ``ImportSession`` or ``StreamingImport`` for records that may exist already (found by
+    /// identity, then updated or created).
+    ///
+    /// ```swift
+    /// let book = try context.insert("Book")
+    /// try book.setValue("Dune", forKey: "title")
+    /// try context.save()
+    /// ```
+    ///
     /// - Throws: ``StoreError/unknownEntity(path:name:known:)`` inside ``ContextError/store(_:)``, or ``ContextError/abstractEntity(_:subentities:)``
     ///   for an abstract entity, whose objects are always of a sub-entity.
     @discardableResult

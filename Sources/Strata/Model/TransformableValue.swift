@@ -140,7 +140,7 @@ public struct TransformableValueError: Error, Sendable, Hashable, CustomStringCo
     public let message: String
 
     /// An error saying `message`.
-    public init(_ message: String) {
+    init(_ message: String) {
         self.message = message
     }
 
