@@ -277,6 +277,9 @@ extension ObjectContext {
 
     /// Gives `objects` (inserted into this context on the store) their permanent IDs now,
     /// before the save: the keys are taken from `Z_MAX` in a transaction of their own.
+    ///
+    /// - Throws: ``ContextError/needsContextOnStore(operation:)`` in a child context;
+    ///   ``ContextError/store(_:)`` when the store cannot hand out keys.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws(ContextError) {
         assertOnQueue()
         guard parent == nil else { throw .needsContextOnStore(operation: "obtainPermanentIDs") }

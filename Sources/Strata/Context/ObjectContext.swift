@@ -289,6 +289,9 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// The object with `id`, loaded: fails when the store has no such row.
+    ///
+    /// - Throws: ``ContextError/objectNotFound(_:)`` when no row has the ID (or the object was
+    ///   deleted); ``ContextError/store(_:)`` for a failure of the store.
     public func existingObject(with id: ObjectID) throws(ContextError) -> ManagedObject {
         let object = self.object(with: id)
         guard !deletedIDs.contains(id) else { throw .objectNotFound(id) }

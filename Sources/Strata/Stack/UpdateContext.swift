@@ -41,6 +41,8 @@ public final class UpdateContext: @unchecked Sendable {
     }
 
     /// Inserts a new object of `entityName` into the update.
+    ///
+    /// - Throws: what ``ObjectContext/insert(_:)`` throws: an unknown or abstract entity.
     @discardableResult
     public func insert(_ entityName: String) throws(ContextError) -> ManagedObject {
         try context.insert(entityName)
@@ -58,6 +60,8 @@ public final class UpdateContext: @unchecked Sendable {
     }
 
     /// Saves the update through every parent to the store.
+    ///
+    /// - Throws: what ``ObjectContext/save()`` throws; nothing is saved then.
     public func commit() throws(ContextError) {
         try context.commit()
     }
