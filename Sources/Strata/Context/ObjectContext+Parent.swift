@@ -175,6 +175,9 @@ extension ObjectContext {
 
     /// Saves this context and each parent up to the store, in order (KarthVader's `commit`).
     /// Afterwards the context's inserted objects have their permanent IDs.
+    ///
+    /// - Throws: what ``save()`` throws at the first level that fails. Nothing is saved then:
+    ///   each parent takes back what was pushed into it, and this context keeps its changes.
     public func commit() throws(ContextError) {
         _ = try commitChain()
     }
