@@ -21,6 +21,8 @@ extension ObjectPredicate {
     }
 
     /// ``init(format:_:)`` with the arguments in an array.
+    ///
+    /// - Throws: ``PredicateSyntaxError`` with a caret under the token where parsing stopped.
     public init(format: String, arguments: [PredicateArgument]) throws(PredicateSyntaxError) {
         var parser = PredicateParser(source: format, tokens: try PredicateTokenizer.tokens(of: format), arguments: arguments)
         self = try parser.parse()
