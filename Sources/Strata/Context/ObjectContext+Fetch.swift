@@ -95,6 +95,9 @@ extension ObjectContext {
     ///     context.releaseUnheldObjects(among: ids)
     /// }
     /// ```
+    ///
+    /// - Throws: ``FetchRequestError`` for a `batchSize` below 1; what ``fetchObjectIDs(_:)``
+    ///   throws for the request; what `body` throws, which stops the batches.
     public func forEachBatchOfObjectIDs(_ request: FetchRequest, batchSize: Int = 1000, _ body: ([ObjectID]) throws -> Void) throws {
         assertOnQueue()
         guard batchSize > 0 else { throw FetchRequestError("batchSize must be at least 1") }
@@ -319,6 +322,9 @@ extension ObjectContext {
     ///     context.releaseUnheldObjects()
     /// }
     /// ```
+    ///
+    /// - Throws: ``FetchRequestError`` for a prefetch key path that names no relationship (with the
+    ///   nearest name); ``ContextError/store(_:)`` for a failure of the store while prefetching.
     public func objects(with ids: [ObjectID], entityName: String, prefetching keyPaths: [String] = []) throws -> [ManagedObject] {
         assertOnQueue()
         let objects = ids.map { object(with: $0) }

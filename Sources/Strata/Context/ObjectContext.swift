@@ -331,6 +331,8 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// This context's instances of `objects`, in order (see ``use(_:)-(Object)``).
+    ///
+    /// - Throws: what ``use(_:)-(Object)`` throws for the first object it cannot give.
     public func use<Object: ManagedObject>(_ objects: [Object]) throws(ContextError) -> [Object] {
         var own: [Object] = []
         own.reserveCapacity(objects.count)
