@@ -381,6 +381,9 @@ extension ImportSession {
     /// in; those still without an object are reported as unresolved. Objects whose required
     /// relationship waited for such a link are then checked, and deleted as invalid if it
     /// did not resolve.
+    ///
+    /// - Throws: the ``ContextError`` of reading the objects the links name or of deleting an
+    ///   owner left invalid.
     public func resolvePendingLinks() throws {
         context.assertOnQueue()
         // Owners deleted as invalid before their links could resolve have nothing to link.
