@@ -34,6 +34,10 @@ enum ExitStatus: Int32 {
         case let error as MigrationError: self.init(for: error)
         case let error as LuaError: self.init(for: error)
         case let error as DatabaseError: self.init(for: error)
+        case let error as ImportError: self.init(for: error)
+        case StreamingImportError.badInput(_, let cause):
+            // The input's own error decides: a record that does not fit, or text that does not parse.
+            self = ExitStatus(for: cause) ?? .dataError
         case is PredicateKeyError, is PredicateCompileError, is PredicateSyntaxError, is FetchRequestError: self = .usage
         case ContextError.store(let error):
             // A name the model lacks is the request's fault, as it is when the store reports it.
@@ -41,7 +45,7 @@ enum ExitStatus: Int32 {
             case .unknownEntity, .unknownProperty: self = .usage
             default: self = .dataError
             }
-        case is MappingModelError, is ImportError, is InvalidIfError, is StreamingImportError, is ContextError, is JSONSyntaxError, is StackError:
+        case is MappingModelError, is InvalidIfError, is StreamingImportError, is ContextError, is JSONSyntaxError, is StackError:
             // Records that do not fit the model, or a save the model's rules refuse.
             self = .dataError
         case is SQLScriptError:
@@ -74,6 +78,15 @@ enum ExitStatus: Int32 {
     /// a context reports it; anything else a runtime failure.
     init(for error: DatabaseError) {
         self = error.isDamagedFile || error.functionFailure != nil ? .dataError : .failure
+    }
+
+    /// Records that do not fit the model, an identity that cannot identify them, and a model
+    /// rule (`strata.invalidIf`) that does not parse are data errors: the input or the model
+    /// must change, as for the model's own errors.
+    init(for error: ImportError) {
+        switch error.problem {
+        case .doesNotFit, .notJSON, .unknownEntity, .unknownIdentity, .invalidIf: self = .dataError
+        }
     }
 
     init(for error: ModelError) {

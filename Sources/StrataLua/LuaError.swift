@@ -49,8 +49,14 @@ extension LuaError {
             case .stringMatching: "predicate"
             default: "context"
             }
-        // A bad strata.invalidIf stops an import or a prune: scripts have seen it as "import".
-        case is ImportError, is InvalidIfError, is JSONSyntaxError: "import"
+        // A bad strata.invalidIf stops an import or a prune: scripts have seen it as "import",
+        // whether the import met it (inside an ImportError) or a prune did.
+        case let error as ImportError:
+            switch error.problem {
+            case .invalidIf(let rule): code(for: rule)
+            case .doesNotFit, .notJSON, .unknownEntity, .unknownIdentity: "import"
+            }
+        case is InvalidIfError, is JSONSyntaxError: "import"
         case is StoreError, is DatabaseError: "store"
         default: "strata"
         }

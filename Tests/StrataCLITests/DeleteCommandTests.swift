@@ -214,4 +214,19 @@ import StrataTestSupport
         #expect(broken.standardError.hasPrefix("strata: entity Book, userInfo strata.invalidIf: "), "\(broken.standardError)")
         #expect(try snapshot() == before)
     }
+
+    /// An import meets the model's bad `strata.invalidIf` before its first record: a data error
+    /// (exit status 3) naming the file, the entity and the rule, with the store as it was.
+    @Test func anImportStopsAtABadInvalidIfAndChangesNothing() throws {
+        let before = try snapshot()
+        let bad = try variant("BadInvalidIf") {
+            $0.replacingOccurrences(of: #"<entry key="strata.verbose" value="YES"/>"#, with: #"<entry key="strata.invalidIf" value="rating &lt;&lt;"/>"#)
+        }
+        let records = temporary.path("books.json")
+        try #"[{"isbn": "9780000000009", "title": "Z"}]"#.write(toFile: records, atomically: true, encoding: .utf8)
+        let broken = try StrataRunner.run(["import", "Book", records, "--store", store, "--model", bad])
+        #expect(broken.status == 3, "\(broken.standardError)")
+        #expect(broken.standardError.hasPrefix("strata: \(records): entity Book, userInfo strata.invalidIf: "), "\(broken.standardError)")
+        #expect(try snapshot() == before)
+    }
 }

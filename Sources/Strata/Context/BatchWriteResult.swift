@@ -13,7 +13,7 @@ public struct BatchRequestError: Error, Sendable, Equatable, CustomStringConvert
     public var message: String
 
     /// An error saying `message`.
-    public init(_ message: String) {
+    init(_ message: String) {
         self.message = message
     }
 

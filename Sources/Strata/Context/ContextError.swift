@@ -63,7 +63,7 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
     public var reason: String
 
     /// A failure of `object` (at `property`, when one is at fault) for `reason`.
-    public init(object: ObjectID, property: String?, reason: String) {
+    init(object: ObjectID, property: String?, reason: String) {
         self.object = object
         self.property = property
         self.reason = reason

@@ -28,7 +28,7 @@ public struct InvalidIfError: Error, Sendable, Equatable, CustomStringConvertibl
     public var syntax: PredicateSyntaxError
 
     /// An error about `entity`'s predicate, which the parser refused with `syntax`.
-    public init(entity: String, syntax: PredicateSyntaxError) {
+    init(entity: String, syntax: PredicateSyntaxError) {
         self.entity = entity
         self.syntax = syntax
     }

@@ -40,7 +40,7 @@ public struct FetchedPropertyError: Error, Sendable, Equatable, CustomStringConv
 
     /// An error about `property` of `entity`, whose request fetches `destination` with `predicate`;
     /// `token` names the part at fault.
-    public init(entity: String, property: String, destination: String, predicate: String?, token: String? = nil, reason: Reason) {
+    init(entity: String, property: String, destination: String, predicate: String?, token: String? = nil, reason: Reason) {
         self.entity = entity
         self.property = property
         self.destination = destination

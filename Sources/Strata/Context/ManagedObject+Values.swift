@@ -8,6 +8,12 @@ extension ManagedObject {
     /// order for an ordered one), or a fetched property's objects (see
     /// ``fetchedObjects(forProperty:)``). A dotted key path follows to-one relationships:
     /// `"author.name"`.
+    ///
+    /// - Throws: ``ContextError/store(_:)`` holding
+    ///   ``StoreError/unknownProperty(path:entity:property:known:)`` for a key the entity lacks
+    ///   (after its fetched properties); ``ContextError/forgottenObject(_:)`` when the object's
+    ///   context forgot it; ``ContextError/objectNotFound(_:)`` when its row, read to fill a fault,
+    ///   is gone.
     public func value(forKey key: String) throws(ContextError) -> Any? {
         if let dot = key.firstIndex(of: ".") {
             guard let next = try value(forKey: String(key[..<dot])) as? ManagedObject else { return nil }
@@ -31,6 +37,11 @@ extension ManagedObject {
     }
 
     /// The attribute `key` as an ``AttributeValue``; `nil` when it is not set.
+    ///
+    /// - Throws: ``ContextError/store(_:)`` holding
+    ///   ``StoreError/unknownProperty(path:entity:property:known:)`` for a key the entity lacks;
+    ///   ``ContextError/forgottenObject(_:)`` when the object's context forgot it;
+    ///   ``ContextError/objectNotFound(_:)`` when its row, read to fill a fault, is gone.
     public func attributeValue(forKey key: String) throws(ContextError) -> AttributeValue? {
         // The common read first: an attribute of a loaded object, straight from its slots.
         if !isFault, !isDetached, let number = committedValues.slots.number(of: key) {
@@ -57,6 +68,12 @@ extension ManagedObject {
     }
 
     /// The objects the to-many relationship `key` holds.
+    ///
+    /// - Throws: ``ContextError/wrongType(entity:property:value:expected:)`` when `key` is not a
+    ///   to-many; ``ContextError/store(_:)`` holding
+    ///   ``StoreError/unknownProperty(path:entity:property:known:)`` for a key the entity lacks;
+    ///   ``ContextError/forgottenObject(_:)`` when the object's context forgot it;
+    ///   ``ContextError/objectNotFound(_:)`` when its row, read to fill a fault, is gone.
     public func objects(forKey key: String) throws(ContextError) -> [ManagedObject] {
         let context = try requireContext()
         guard case .toMany(let ids) = try propertyValue(key) else {
@@ -87,6 +104,13 @@ extension ManagedObject {
     /// value, such as a ``TransformableValue`` or `[String]`, which is archived),
     /// an object for a to-one, an array of objects for a to-many, or `nil`. Relationships keep
     /// their inverse in step. A wrong type is an error naming entity, property and value.
+    ///
+    /// - Throws: ``ContextError/wrongType(entity:property:value:expected:)`` for a value of the
+    ///   wrong type; ``ContextError/derivedAttribute(entity:attribute:derivation:)`` for a derived
+    ///   attribute; ``ContextError/foreignObject(_:)`` for an object of another context;
+    ///   ``ContextError/store(_:)`` holding
+    ///   ``StoreError/unknownProperty(path:entity:property:known:)`` for a key the entity lacks;
+    ///   ``ContextError/forgottenObject(_:)`` when the object's context forgot it.
     public func setValue(_ value: Any?, forKey key: String) throws(ContextError) {
         let context = try requireContext()
         context.assertOnQueue()
@@ -142,6 +166,11 @@ extension ManagedObject {
     }
 
     /// Adds `object` to the to-many `key` (at the end of an ordered one) and sets its inverse.
+    ///
+    /// - Throws: ``ContextError/foreignObject(_:)`` for an object of another context;
+    ///   ``ContextError/wrongType(entity:property:value:expected:)`` when `key` is not a to-many or
+    ///   `object` not of its destination; ``ContextError/store(_:)`` holding
+    ///   ``StoreError/unknownProperty(path:entity:property:known:)`` for a key the entity lacks.
     public func add(_ object: ManagedObject, toKey key: String) throws(ContextError) {
         try checkSameContext(object)
         var ids = try toManyIDs(key)
@@ -151,6 +180,11 @@ extension ManagedObject {
     }
 
     /// Removes `object` from the to-many `key` and clears its inverse.
+    ///
+    /// - Throws: ``ContextError/foreignObject(_:)`` for an object of another context;
+    ///   ``ContextError/wrongType(entity:property:value:expected:)`` when `key` is not a to-many;
+    ///   ``ContextError/store(_:)`` holding
+    ///   ``StoreError/unknownProperty(path:entity:property:known:)`` for a key the entity lacks.
     public func remove(_ object: ManagedObject, fromKey key: String) throws(ContextError) {
         try checkSameContext(object)
         let ids = try toManyIDs(key).filter { $0 != object.objectID }

@@ -87,6 +87,10 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// let book = try Book(context: context)
     /// book.title = "The Lord of the Rings"
     /// ```
+    ///
+    /// - Throws: ``ContextError/store(_:)`` holding ``StoreError/unknownEntity(path:name:known:)``
+    ///   when the context's model has no entity ``entityName``;
+    ///   ``ContextError/abstractEntity(_:subentities:)`` for an abstract one.
     public convenience init(context: ObjectContext) throws(ContextError) {
         let entityName = Self.entityName
         guard let entity = context.model.entity(named: entityName) else { throw .unknown(entity: entityName, in: context) }

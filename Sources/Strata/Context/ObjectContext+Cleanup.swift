@@ -55,6 +55,9 @@ extension ObjectContext {
     /// try context.deleteAll("Tag", reason: "tags are rebuilt from the server")
     /// try context.save()
     /// ```
+    ///
+    /// - Throws: as ``delete(_:where:reason:activity:)`` does: an unknown entity, a failure of the
+    ///   store, or the ``ContextError`` of reading an object its delete rules follow.
     @discardableResult
     public func deleteAll(_ entityName: String, reason: String? = nil, activity: EntityActivityLog? = nil) throws -> Int {
         try delete(entityName, where: nil, reason: reason, activity: activity)
@@ -68,6 +71,9 @@ extension ObjectContext {
     /// oldest.fetchLimit = 10
     /// try context.delete(matching: oldest, reason: "keep the shelf short")
     /// ```
+    ///
+    /// - Throws: what ``fetch(_:)`` throws for the request; the ``ContextError`` of applying an
+    ///   object's delete rules.
     @discardableResult
     public func delete(matching request: FetchRequest, reason: String? = nil, activity: EntityActivityLog? = nil) throws -> Int {
         assertOnQueue()
@@ -85,6 +91,8 @@ extension ObjectContext {
     /// ```swift
     /// try context.delete(book, reason: "withdrawn by the publisher")
     /// ```
+    ///
+    /// - Throws: what ``delete(_:)`` throws.
     public func delete(_ object: ManagedObject, reason: String?, activity: EntityActivityLog? = nil) throws(ContextError) {
         assertOnQueue()
         try delete(

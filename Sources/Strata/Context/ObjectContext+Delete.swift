@@ -6,6 +6,10 @@ extension ObjectContext {
     ///
     /// - Returns: the objects this call deleted: `object` first (unless it was deleted
     ///   already), then those its Cascade rules took, which logs and reports can name.
+    ///
+    /// - Throws: ``ContextError/foreignObject(_:)`` for an object of another context (or of
+    ///   none, once forgotten); the ``ContextError`` of filling the faults its delete rules read
+    ///   (``ContextError/objectNotFound(_:)`` for a row deleted elsewhere).
     @discardableResult
     public func delete(_ object: ManagedObject) throws(ContextError) -> [ManagedObject] {
         assertOnQueue()

@@ -70,6 +70,10 @@ extension ObjectContext {
     /// The IDs of the objects `request` selects, pending changes included as ``fetch(_:)``
     /// includes them. No object is registered, except when sort keys read through related
     /// objects with unsaved changes: then the objects are read to be sorted.
+    ///
+    /// - Throws: ``FetchRequestError`` or ``PredicateCompileError`` for a request the model or the
+    ///   store cannot answer (an unknown entity or key path); ``ContextError/store(_:)`` for a failure
+    ///   of the store.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
         assertOnQueue()
         return try select(FetchPlan(request, store: store), readsValues: false, generation: store.writeGeneration).map(\.id)
@@ -91,6 +95,9 @@ extension ObjectContext {
     ///     context.releaseUnheldObjects(among: ids)
     /// }
     /// ```
+    ///
+    /// - Throws: ``FetchRequestError`` for a `batchSize` below 1; what ``fetchObjectIDs(_:)``
+    ///   throws for the request; what `body` throws, which stops the batches.
     public func forEachBatchOfObjectIDs(_ request: FetchRequest, batchSize: Int = 1000, _ body: ([ObjectID]) throws -> Void) throws {
         assertOnQueue()
         guard batchSize > 0 else { throw FetchRequestError("batchSize must be at least 1") }
@@ -121,6 +128,9 @@ extension ObjectContext {
     /// The number of objects `request` selects (within its offset and limit), pending changes
     /// included as ``fetch(_:)`` includes them; counted in SQL, with only the changed objects
     /// judged in memory.
+    ///
+    /// - Throws: as ``fetch(_:)`` does, for a request the store cannot answer or a failure of the
+    ///   store.
     public func count(for request: FetchRequest) throws -> Int {
         assertOnQueue()
         let plan = try FetchPlan(request, store: store)
@@ -135,12 +145,18 @@ extension ObjectContext {
 
     /// The dictionaries of a dictionary fetch, read from the store as saved (see
     /// ``PersistentStore/fetchDictionaries(_:)``).
+    ///
+    /// - Throws: as ``fetch(_:)`` does, and ``FetchRequestError`` for a select list, group-by or
+    ///   having the request cannot run.
     public func fetchDictionaries(_ request: FetchRequest) throws -> [FetchedRow] {
         assertOnQueue()
         return try store.withConnection { try store.fetchDictionaries(request) }
     }
 
     /// Runs `request` for its ``FetchRequest/resultType``.
+    ///
+    /// - Throws: as ``fetch(_:)``, ``fetchObjectIDs(_:)``, ``count(for:)`` or ``fetchDictionaries(_:)``
+    ///   throws, for the request's result type.
     public func execute(_ request: FetchRequest) throws -> FetchResult {
         switch request.resultType {
         case .managedObject: .objects(try fetch(request))
@@ -306,6 +322,9 @@ extension ObjectContext {
     ///     context.releaseUnheldObjects()
     /// }
     /// ```
+    ///
+    /// - Throws: ``FetchRequestError`` for a prefetch key path that names no relationship (with the
+    ///   nearest name); ``ContextError/store(_:)`` for a failure of the store while prefetching.
     public func objects(with ids: [ObjectID], entityName: String, prefetching keyPaths: [String] = []) throws -> [ManagedObject] {
         assertOnQueue()
         let objects = ids.map { object(with: $0) }

@@ -31,6 +31,10 @@ extension ObjectContext {
     /// let newest = try context.find(.firsts(5), "Book", where: ObjectPredicate(format: "rating > 3"), sortedBy: [ObjectSortDescriptor("published", ascending: false)])
     /// let last = try context.find(.last, "Book").first
     /// ```
+    ///
+    /// - Throws: as ``fetch(_:)`` does: an unknown entity or key path (with the nearest names), a
+    ///   predicate the store cannot run, or a failure of the store; ``FetchRequestError`` for an
+    ///   entity's `strata.sortBy` that does not parse.
     public func find(_ scope: FindScope = .all, _ entityName: String, where predicate: ObjectPredicate? = nil, sortedBy: [ObjectSortDescriptor] = []) throws -> [ManagedObject] {
         var request = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: try order(sortedBy, of: entityName))
         switch scope {
@@ -66,6 +70,8 @@ extension ObjectContext {
     /// ```swift
     /// let books: [Book] = try context.find(.all, Book.self, where: ObjectPredicate(format: "rating >= 4"))
     /// ```
+    ///
+    /// - Throws: as ``find(_:_:where:sortedBy:)`` does.
     public func find<Object: ManagedObject>(_ scope: FindScope = .all, _ type: Object.Type, where predicate: ObjectPredicate? = nil, sortedBy: [ObjectSortDescriptor] = []) throws -> [Object] {
         try find(scope, type.entityName, where: predicate, sortedBy: sortedBy).compactMap { $0 as? Object }
     }
@@ -76,6 +82,10 @@ extension ObjectContext {
     /// ```swift
     /// let secondPage = try context.objects("Book", filter: nil, sort: [ObjectSortDescriptor("title")], range: 20..<40)
     /// ```
+    ///
+    /// - Throws: ``FetchRequestError`` for a range that starts below 0; as ``fetch(_:)`` does: an
+    ///   unknown entity or key path (with the nearest names), a predicate the store cannot run, or a
+    ///   failure of the store.
     public func objects(_ entityName: String, filter: ObjectPredicate? = nil, sort: [ObjectSortDescriptor] = [], range: Range<Int>? = nil) throws -> [ManagedObject] {
         var request = FetchRequest(entityName: entityName, predicate: filter, sortDescriptors: try order(sort, of: entityName))
         if let range {
@@ -94,12 +104,16 @@ extension ObjectContext {
     /// ```swift
     /// let unrated = try context.count("Book", where: ObjectPredicate(format: "rating == nil"))
     /// ```
+    ///
+    /// - Throws: as ``count(for:)`` does: an unknown entity or key path, or a failure of the store.
     public func count(_ entityName: String, where predicate: ObjectPredicate? = nil) throws -> Int {
         try count(for: FetchRequest(entityName: entityName, predicate: predicate))
     }
 
     /// Whether any object of `entityName` matches `predicate`, pending changes included; the
     /// store stops at the first match.
+    ///
+    /// - Throws: as ``count(for:)`` does: an unknown entity or key path, or a failure of the store.
     public func any(_ entityName: String, where predicate: ObjectPredicate? = nil) throws -> Bool {
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.fetchLimit = 1
@@ -115,6 +129,11 @@ extension ObjectContext {
     /// ```swift
     /// let tag = try context.fetchOrCreate("Tag", matching: ["name": "fantasy"])
     /// ```
+    ///
+    /// - Throws: as ``fetch(_:)`` does: an unknown entity or key path (with the nearest names), a
+    ///   predicate the store cannot run, or a failure of the store; what ``insert(_:)`` and
+    ///   ``ManagedObject/setValue(_:forKey:)`` throw for an abstract entity or a value of the wrong
+    ///   type.
     public func fetchOrCreate(_ entityName: String, matching values: [String: any PredicateValueConvertible & Sendable]) throws -> ManagedObject {
         let terms = values.sorted { $0.key < $1.key }.map { key, value in
             ObjectPredicate.comparison(.init(.keyPath([key]), .equal, .value(value.predicateValue)))
@@ -136,6 +155,9 @@ extension ObjectContext {
     /// ```swift
     /// let rows = try context.query("Person", select: "location, avg(age) as meanAge", groupBy: ["location"], having: ObjectPredicate(format: "meanAge > 30"))
     /// ```
+    ///
+    /// - Throws: ``FetchRequestError`` for a `select` list that does not parse, and what
+    ///   ``fetchDictionaries(_:)`` throws for a request the store cannot answer.
     public func query(
         _ entityName: String, select: String, where predicate: ObjectPredicate? = nil, groupBy: [String] = [], having: ObjectPredicate? = nil,
         sortedBy: [ObjectSortDescriptor] = [], limit: Int = 0
@@ -155,6 +177,8 @@ extension ObjectContext {
     /// ```swift
     /// let oldest = try context.queryValue("Person", select: .aggregate(.max, of: "age"))
     /// ```
+    ///
+    /// - Throws: as ``query(_:select:where:groupBy:having:sortedBy:limit:)`` does.
     public func queryValue(_ entityName: String, select property: FetchedProperty, where predicate: ObjectPredicate? = nil) throws -> FetchedValue? {
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.resultType = .dictionary

@@ -87,6 +87,10 @@ extension ObjectContext {
     ///
     /// - Returns: the invalid objects with their reasons, all deleted now (some by the
     ///   cascade of another).
+    ///
+    /// - Throws: what ``invalidObjects(_:)`` throws (an unknown entity, a `strata.invalidIf` that
+    ///   does not parse, checked before any object is read); the ``ContextError`` of applying an
+    ///   object's delete rules.
     @discardableResult
     public func deleteInvalidObjects(_ entityNames: [String], activity: EntityActivityLog? = nil) throws -> [(object: ManagedObject, reason: String)] {
         let invalid = try invalidObjects(entityNames)
@@ -108,6 +112,10 @@ extension ManagedObject {
     /// ```
     ///
     /// - Returns: whether the object was deleted.
+    ///
+    /// - Throws: ``ContextError/objectNotFound(_:)`` for an object in no context; what
+    ///   ``invalidReason()`` throws (an ``InvalidIfError`` for a `strata.invalidIf` that does not
+    ///   parse); the ``ContextError`` of applying its delete rules.
     @discardableResult
     public func deleteIfInvalid(activity: EntityActivityLog? = nil) throws -> Bool {
         guard let context = managedObjectContext else { throw ContextError.objectNotFound(objectID) }

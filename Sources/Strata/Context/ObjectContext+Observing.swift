@@ -24,7 +24,7 @@ public struct ObjectsDidChange: Sendable {
     public var storeChangedElsewhere = false
 
     /// A change listing the given objects; the context makes these, a test may make its own.
-    public init(
+    init(
         inserted: Set<ObjectID> = [], updated: Set<ObjectID> = [], deleted: Set<ObjectID> = [], permanentIDs: [ObjectID: ObjectID] = [:],
         changedKeys: [ObjectID: Set<String>] = [:], isReset: Bool = false
     ) {

@@ -175,6 +175,9 @@ extension ObjectContext {
 
     /// Saves this context and each parent up to the store, in order (KarthVader's `commit`).
     /// Afterwards the context's inserted objects have their permanent IDs.
+    ///
+    /// - Throws: what ``save()`` throws at the first level that fails. Nothing is saved then:
+    ///   each parent takes back what was pushed into it, and this context keeps its changes.
     public func commit() throws(ContextError) {
         _ = try commitChain()
     }
@@ -277,6 +280,9 @@ extension ObjectContext {
 
     /// Gives `objects` (inserted into this context on the store) their permanent IDs now,
     /// before the save: the keys are taken from `Z_MAX` in a transaction of their own.
+    ///
+    /// - Throws: ``ContextError/needsContextOnStore(operation:)`` in a child context;
+    ///   ``ContextError/store(_:)`` when the store cannot hand out keys.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws(ContextError) {
         assertOnQueue()
         guard parent == nil else { throw .needsContextOnStore(operation: "obtainPermanentIDs") }

@@ -47,6 +47,8 @@ extension ObjectContext {
     }
 
     /// Runs `body` on the context's queue and returns its result.
+    ///
+    /// - Throws: what `body` throws.
     public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async { continuation.resume(with: Result { try body() }) }

@@ -10,6 +10,13 @@ extension ObjectContext {
     /// and writes nothing. After a save, inserted objects have permanent IDs.
     ///
     /// A child context's save instead pushes its changes into its parent (see ``init(parent:concurrencyType:name:)``).
+    ///
+    /// - Throws: ``ContextError/validation(_:)`` listing every object that breaks the model's
+    ///   rules; ``ContextError/deleteDenied(object:relationship:count:)``,
+    ///   ``ContextError/conflict(object:expectedVersion:storeVersion:)`` and
+    ///   ``ContextError/uniquenessConflict(object:properties:values:)`` as their cases say;
+    ///   ``ContextError/store(_:)`` for a failure of the store. Nothing is saved then, and the
+    ///   context keeps its changes.
     public func save() throws(ContextError) {
         assertOnQueue()
         // Finding the changed objects looks at every object held: once per save.

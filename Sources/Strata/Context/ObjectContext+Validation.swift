@@ -32,6 +32,9 @@ extension ObjectContext {
 
     /// The model's rules `object` breaks as it is now: required values, ranges, lengths,
     /// patterns and relationship counts.
+    ///
+    /// - Throws: ``ContextError/forgottenObject(_:)`` and the other errors of reading the object's
+    ///   values when it is a fault; not for the failures, which it returns.
     public func validationFailures(of object: ManagedObject) throws(ContextError) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         let (attributes, relationships) = model.ruledProperties(of: object.entity)

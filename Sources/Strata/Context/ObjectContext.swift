@@ -183,6 +183,19 @@ public final class ObjectContext: @unchecked Sendable {
     /// Inserts a new object of `entityName` (of its registered subclass, if any), with the
     /// model's default values.
     ///
+    /// Which insert to use: this one for objects a program makes one at a time, named by
+    /// entity; a generated subclass's ``ManagedObject/init(context:)`` for the same with typed
+    /// properties; a ``BatchInsertRequest`` for many rows of one entity written in SQL without
+    /// objects (attribute values only: no relationships, no validation, no merge); an
+    /// ``ImportSession`` or ``StreamingImport`` for records that may exist already (found by
+    /// identity, then updated or created).
+    ///
+    /// ```swift
+    /// let book = try context.insert("Book")
+    /// try book.setValue("Dune", forKey: "title")
+    /// try context.save()
+    /// ```
+    ///
     /// - Throws: ``StoreError/unknownEntity(path:name:known:)`` inside ``ContextError/store(_:)``, or ``ContextError/abstractEntity(_:subentities:)``
     ///   for an abstract entity, whose objects are always of a sub-entity.
     @discardableResult
@@ -276,6 +289,9 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// The object with `id`, loaded: fails when the store has no such row.
+    ///
+    /// - Throws: ``ContextError/objectNotFound(_:)`` when no row has the ID (or the object was
+    ///   deleted); ``ContextError/store(_:)`` for a failure of the store.
     public func existingObject(with id: ObjectID) throws(ContextError) -> ManagedObject {
         let object = self.object(with: id)
         guard !deletedIDs.contains(id) else { throw .objectNotFound(id) }
@@ -315,6 +331,8 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// This context's instances of `objects`, in order (see ``use(_:)-(Object)``).
+    ///
+    /// - Throws: what ``use(_:)-(Object)`` throws for the first object it cannot give.
     public func use<Object: ManagedObject>(_ objects: [Object]) throws(ContextError) -> [Object] {
         var own: [Object] = []
         own.reserveCapacity(objects.count)

@@ -8,17 +8,17 @@
 /// new object then has). A Transformable attribute is a ``TransformableValue`` under Core Data's
 /// own transformers, and its archive's bytes (`Data`) under an app's own, which Strata cannot run. Class names come from the entity's class name (its last dotted
 /// component), else from the entity's name.
-public enum SubclassGenerator {
+package enum SubclassGenerator {
     /// A generated source file.
-    public struct File: Sendable, Equatable {
+    package struct File: Sendable, Equatable {
         /// `Book.swift`.
-        public var name: String
+        package var name: String
         /// The Swift source of the file.
-        public var contents: String
+        package var contents: String
     }
 
     /// The files for every entity of `model`; `modelName` is named in their header.
-    public static func files(for model: ObjectModel, modelName: String) -> [File] {
+    package static func files(for model: ObjectModel, modelName: String) -> [File] {
         model.entities.map { entity in
             File(name: className(of: entity, in: model) + ".swift", contents: source(for: entity, in: model, modelName: modelName))
         }
@@ -65,7 +65,7 @@ public enum SubclassGenerator {
     }
 
     /// The Swift class name of an entity.
-    public static func className(of entity: EntityDescription, in model: ObjectModel) -> String {
+    package static func className(of entity: EntityDescription, in model: ObjectModel) -> String {
         let candidate = entity.className?.split(separator: ".").last.map(String.init) ?? entity.name
         let isIdentifier = candidate.first.map { $0.isLetter || $0 == "_" } == true
             && candidate.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }

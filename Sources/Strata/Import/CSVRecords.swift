@@ -43,15 +43,15 @@ package struct CSVRecords: Sendable {
     /// - Throws: ``ImportError`` for an unknown entity, an empty or repeated header key.
     package init(header: [CSVReader.Field], entity: String, model: ObjectModel) throws(ImportError) {
         guard let description = model.entity(named: entity) else {
-            throw ImportError("no entity '\(entity)'\(didYouMean(entity, among: model.entities.map(\.name)))")
+            throw ImportError(.unknownEntity(name: entity, known: model.entities.map(\.name)))
         }
         let mapping = try EntityImportMapping(entity: description, model: model, identity: nil)
         var seen: Set<String> = []
         var keys: [(path: [String], column: Column, location: SourceLocation)] = []
         for field in header {
             let key = field.text.trimmingCharacters(in: .whitespaces)
-            guard !key.isEmpty else { throw ImportError("the header names no key for this column", at: field.location) }
-            guard seen.insert(key.lowercased()).inserted else { throw ImportError("the header names '\(key)' twice", at: field.location) }
+            guard !key.isEmpty else { throw ImportError("the header names no key for this column", entity: entity, at: field.location) }
+            guard seen.insert(key.lowercased()).inserted else { throw ImportError("the header names '\(key)' twice", entity: entity, key: key, at: field.location) }
             let path = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             keys.append((path, Self.column(for: path, in: mapping), field.location))
         }
@@ -106,7 +106,7 @@ package struct CSVRecords: Sendable {
                 value.location = field.location
                 return value
             } catch {
-                throw ImportError("\(key): a Transformable value is written as JSON, and this is not JSON: \(error)", at: field.location)
+                throw ImportError(.notJSON(error), key: key, at: field.location)
             }
         }
     }

@@ -19,6 +19,8 @@ final class EntityImportMapping: Sendable {
     /// An attribute as records are read into it: its name, type, date format and keys, without
     /// the rest of its description, which each record would otherwise copy.
     struct AttributeReader: Sendable {
+        /// The entity whose records it reads (the attribute may be its parent's): what errors name.
+        let entity: String
         let name: String
         let type: AttributeType
         /// The attribute's userInfo `dateFormat`, for dates written in one.
@@ -41,10 +43,10 @@ final class EntityImportMapping: Sendable {
         if case .attribute(let name, _) = identity {
             guard let attribute = model.attribute(named: name, in: entity) else {
                 let known = model.allAttributes(of: entity).map(\.name)
-                throw ImportError("entity \(entity.name) has no attribute '\(name)' to identify records by\(didYouMean(name, among: known))")
+                throw ImportError(.unknownIdentity(entity: entity.name, attribute: name, known: known), entity: entity.name)
             }
             guard !attribute.isTransient, !attribute.isDerived else {
-                throw ImportError("\(entity.name).\(name) is \(attribute.isTransient ? "transient" : "derived"), so it cannot identify records")
+                throw ImportError("\(entity.name).\(name) is \(attribute.isTransient ? "transient" : "derived"), so it cannot identify records", entity: entity.name)
             }
         }
         self.identity = identity
@@ -53,7 +55,7 @@ final class EntityImportMapping: Sendable {
             (attribute: attribute, keys: ImportKeys(property: attribute.name, userInfo: attribute.userInfo, isRemoteIdentity: attribute.name == identityName))
         }
         let readers = attributes.map { AttributeReader(
-                name: $0.attribute.name, type: $0.attribute.type, dateFormat: $0.attribute.userInfo["dateFormat"],
+                entity: entity.name, name: $0.attribute.name, type: $0.attribute.type, dateFormat: $0.attribute.userInfo["dateFormat"],
                 valueTransformerName: $0.attribute.valueTransformerName, keys: $0.keys) }
         let relationships = model.allRelationships(of: entity).filter { !$0.isTransient }.map { relationship in
             RelationshipMapping(
@@ -72,8 +74,7 @@ final class EntityImportMapping: Sendable {
         do {
             _ = try entity.invalidIfPredicate()
         } catch {
-            // ImportError holds a message only; the rule's error says the entity and the fault.
-            throw ImportError(error.description)
+            throw ImportError(.invalidIf(error), entity: entity.name)
         }
     }
 
@@ -112,7 +113,7 @@ struct EntityImportMappings {
     mutating func mapping(for entityName: String) throws(ImportError) -> EntityImportMapping {
         if let known = cache[entityName] { return known }
         guard let entity = model.entity(named: entityName) else {
-            throw ImportError("no entity '\(entityName)'\(didYouMean(entityName, among: model.entities.map(\.name)))")
+            throw ImportError(.unknownEntity(name: entityName, known: model.entities.map(\.name)))
         }
         let mapping = try EntityImportMapping(entity: entity, model: model, identity: identities[entityName])
         cache[entityName] = mapping
@@ -135,41 +136,5 @@ extension ObjectModel {
             return [name, name + "s", name + "es", snake, snake + "s"].contains(wanted)
                 || (name.hasSuffix("y") && String(name.dropLast()) + "ies" == wanted)
         }?.name
-    }
-}
-
-/// Why an import stopped: a record that does not fit the model, named by its place and the
-/// key, attribute and value at fault. Nothing of the import is saved.
-///
-/// ```swift
-/// do { try session.import(records: records, into: "Book") } catch let error as ImportError {
-///     print(error.record, error.location)   // Optional("record 2"), Optional(line 1, column 40)
-///     print(error)                          // record 2 (line 1, column 40): key 'pages' for pages (integer16): …
-/// }
-/// ```
-public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What is wrong, without the record and location.
-    public var message: String
-    /// The record at fault as messages name it (`record 2`, `Book record 3 of authors`), when
-    /// one is.
-    public var record: String?
-    /// Where in the input the value at fault is, when the input was read from text.
-    public var location: SourceLocation?
-
-    /// An error saying `message` of `record` at `location`.
-    public init(_ message: String, record: String? = nil, at location: SourceLocation? = nil) {
-        self.message = message
-        self.record = record
-        self.location = location
-    }
-
-    /// `record 2 (line 1, column 40): …`, `line 3, column 1: …` or the message alone.
-    public var description: String {
-        switch (record, location) {
-        case (let record?, let location?): "\(record) (\(location)): \(message)"
-        case (let record?, nil): "\(record): \(message)"
-        case (nil, let location?): "\(location): \(message)"
-        case (nil, nil): message
-        }
     }
 }

@@ -61,7 +61,7 @@ extension ImportSession {
     func localObject(_ localID: String, for relationship: RelationshipDescription, ownerEntity: String) throws -> ManagedObject? {
         guard let object = localObject(localID) else { return nil }
         guard let destination = model.entity(named: relationship.destinationEntityName), model.entity(object.entity, isKindOf: destination) else {
-            throw ImportError("\(ownerEntity).\(relationship.name): @id \(localID) names a \(object.entity.name) object, not a \(relationship.destinationEntityName)")
+            throw ImportError("\(ownerEntity).\(relationship.name): @id \(localID) names a \(object.entity.name) object, not a \(relationship.destinationEntityName)", entity: ownerEntity)
         }
         return object
     }
@@ -96,7 +96,7 @@ extension ImportSession {
         return try result.enumerated().map { index, entry in
             if let object = entry.object { return (object, entry.isNew) }
             guard let localID = localIDs[index], let object = localObject(localID) else {
-                throw ImportError("@id \(localIDs[index] ?? "") names no object", record: "\(labels[index])")
+                throw ImportError("@id \(localIDs[index] ?? "") names no object", entity: mapping.entity.name, key: Self.localIDKey, label: labels[index])
             }
             return (object, createdObjects.contains(ObjectIdentifier(object)))
         }

@@ -43,6 +43,14 @@ enum RecordLabel: CustomStringConvertible {
         case .nested(let owner, let relationship, let number): "\(owner).\(relationship)[\(number)]"
         }
     }
+
+    /// The number of the payload's record: for a nested record, of the record it is nested in.
+    var recordNumber: Int {
+        switch self {
+        case .record(let number): number
+        case .nested(let owner, _, _): owner.recordNumber
+        }
+    }
 }
 
 /// The records of one entity, imported as one batch: identities looked up in one query, then
@@ -103,7 +111,7 @@ extension ImportSession {
         for (record, label) in zip(records, labels) {
             let previous = indexes.last
             guard let index = JSONRecordIndex(record, sharingLayoutOf: previous) else {
-                throw ImportError("expected an object for \(entityName), found \(record.kindDescription)", record: "\(label)", at: record.location)
+                throw ImportError("expected an object for \(entityName), found \(record.kindDescription)", entity: entityName, label: label, at: record.location)
             }
             indexes.append(index)
             // Records keyed alike ignore the same keys: checked once per layout.
@@ -154,7 +162,7 @@ extension ImportSession {
         case .attribute:
             // EntityImportMapping refuses an identity it cannot read, so this always holds.
             guard let identity = mapping.identityReader else {
-                throw ImportError("\(entity) has no attribute to identify records by")
+                throw ImportError("\(entity) has no attribute to identify records by", entity: entity)
             }
             var values: [AttributeValue?] = []
             values.reserveCapacity(records.count)
@@ -210,7 +218,7 @@ extension ImportSession {
             for object in try context.fetch(request) {
                 guard let value = try object.attributeValue(forKey: identity.attribute.name) else { continue }
                 guard model.entity(object.entity, isKindOf: mapping.entity) else {
-                    throw ImportError("\(mapping.entity.name) \(identity.attribute.name) \(value.displayText): the object with this value is of entity \(object.entity.name), not \(mapping.entity.name) or one of its sub-entities")
+                    throw ImportError("\(mapping.entity.name) \(identity.attribute.name) \(value.displayText): the object with this value is of entity \(object.entity.name), not \(mapping.entity.name) or one of its sub-entities", entity: mapping.entity.name)
                 }
                 found.append((mapping.identityKey(value), object))
             }
@@ -234,7 +242,7 @@ extension ImportSession {
         case .success(let value): return .some(value)
         case .failure(let mismatch):
             let key = Self.keyName(of: json, in: record) ?? attribute.keys.names.first ?? attribute.name
-            throw ImportError("key '\(key)' for \(attribute.name) (\(attribute.type)): \(Self.excerpt(json)) — \(mismatch.reason)", record: "\(label)", at: json.location)
+            throw ImportError("key '\(key)' for \(attribute.name) (\(attribute.type)): \(Self.excerpt(json)) — \(mismatch.reason)", entity: attribute.entity, key: key, label: label, at: json.location)
         }
     }
 
@@ -273,14 +281,19 @@ extension ImportSession {
             }
             let items = relationship.isToMany ? payload.arrayValue : [payload]
             guard let items, !(relationship.isToMany == false && payload.arrayValue != nil) else {
-                throw ImportError("key '\(Self.keyName(of: payload, in: entry.record) ?? relationship.name)' for \(relationship.name): expected \(relationship.isToMany ? "an array" : "an object or an identity value"), found \(payload.kindDescription)", record: "\(entry.label)", at: payload.location)
+                let key = Self.keyName(of: payload, in: entry.record) ?? relationship.name
+                throw ImportError(
+                    "key '\(key)' for \(relationship.name): expected \(relationship.isToMany ? "an array" : "an object or an identity value"), found \(payload.kindDescription)",
+                    entity: entry.object.entity.name, key: key, label: entry.label, at: payload.location)
             }
             if items.allSatisfy({ $0.objectMembers != nil }) {
                 nested.append((entry, items))
             } else if items.allSatisfy({ $0.objectMembers == nil && $0.arrayValue == nil }) {
                 links.append((entry, items))
             } else {
-                throw ImportError("\(relationship.name) mixes nested objects with other values", record: "\(entry.label)", at: payload.location)
+                throw ImportError(
+                    "\(relationship.name) mixes nested objects with other values", entity: entry.object.entity.name,
+                    key: Self.keyName(of: payload, in: entry.record) ?? relationship.name, label: entry.label, at: payload.location)
             }
         }
         if !nested.isEmpty {
@@ -324,7 +337,9 @@ extension ImportSession {
     private func link(_ links: [(entry: Entry, values: [JSONValue])], through relationship: RelationshipDescription) throws {
         let destination = try mapping(for: relationship.destinationEntityName)
         guard let identity = destination.identityAttribute else {
-            throw ImportError("\(relationship.name) holds identity values, but \(destination.entity.name) has no identity attribute to find them by", record: "\(links[0].entry.label)")
+            throw ImportError(
+                "\(relationship.name) holds identity values, but \(destination.entity.name) has no identity attribute to find them by",
+                entity: links[0].entry.object.entity.name, label: links[0].entry.label)
         }
         var typed: [[AttributeValue]] = []
         for (entry, values) in links {
@@ -333,7 +348,9 @@ extension ImportSession {
                 switch AttributeValue.fromJSON(json, type: identity.attribute.type) {
                 case .success(let value): row.append(value)
                 case .failure(let mismatch):
-                    throw ImportError("\(relationship.name) identity \(Self.excerpt(json)) for \(destination.entity.name).\(identity.attribute.name) — \(mismatch.reason)", record: "\(entry.label)", at: json.location)
+                    throw ImportError(
+                        "\(relationship.name) identity \(Self.excerpt(json)) for \(destination.entity.name).\(identity.attribute.name) — \(mismatch.reason)",
+                        entity: entry.object.entity.name, label: entry.label, at: json.location)
                 }
             }
             typed.append(row)
@@ -364,6 +381,9 @@ extension ImportSession {
     /// in; those still without an object are reported as unresolved. Objects whose required
     /// relationship waited for such a link are then checked, and deleted as invalid if it
     /// did not resolve.
+    ///
+    /// - Throws: the ``ContextError`` of reading the objects the links name or of deleting an
+    ///   owner left invalid.
     public func resolvePendingLinks() throws {
         context.assertOnQueue()
         // Owners deleted as invalid before their links could resolve have nothing to link.

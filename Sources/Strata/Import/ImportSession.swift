@@ -110,7 +110,10 @@ public final class ImportSession {
     ///
     /// - Returns: the report of this import alone.
     /// - Throws: ``ImportError`` for a record that does not fit (naming the record, key,
-    ///   attribute and value); the context then holds part of the import: roll it back.
+    ///   attribute and value), or for an entity whose `strata.invalidIf` does not parse
+    ///   (``ImportError/Problem/invalidIf(_:)``, before its first record); the context's and
+    ///   the store's errors as they are thrown. The context then holds part of the import: roll
+    ///   it back.
     @discardableResult
     public func `import`(_ json: JSONValue, into entityName: String? = nil) throws -> ImportReport {
         context.assertOnQueue()
@@ -127,6 +130,9 @@ public final class ImportSession {
 
     /// Imports records of one entity that a reader streams, in one batch. Identity values
     /// that name no object yet wait for ``resolvePendingLinks()``, called after the last batch.
+    ///
+    /// - Throws: as ``import(_:into:)`` does; `firstIndex` numbers the records in its errors
+    ///   (``ImportError/recordNumber`` is `firstIndex` + the record's place in `records`, from 1).
     @discardableResult
     public func `import`(records: [JSONValue], into entityName: String, firstIndex: Int = 0) throws -> ImportReport {
         context.assertOnQueue()
@@ -167,10 +173,14 @@ public final class ImportSession {
         guard let first = members.first, first.value.arrayValue != nil, entityName(forKey: first.key) != nil else { return nil }
         return try members.map { member in
             guard let entity = entityName(forKey: member.key) else {
-                throw ImportError("'\(member.key)' names no entity, but the object lists records by entity (its first key, '\(first.key)', names one and holds an array)", at: member.value.location)
+                throw ImportError(
+                    "'\(member.key)' names no entity, but the object lists records by entity (its first key, '\(first.key)', names one and holds an array)",
+                    key: member.key, at: member.value.location)
             }
             guard let records = member.value.arrayValue else {
-                throw ImportError("'\(member.key)' of an object of records by entity holds \(member.value.kindDescription), not an array of \(entity) records", at: member.value.location)
+                throw ImportError(
+                    "'\(member.key)' of an object of records by entity holds \(member.value.kindDescription), not an array of \(entity) records",
+                    entity: entity, key: member.key, at: member.value.location)
             }
             return (entity, records)
         }
@@ -191,6 +201,8 @@ public final class ImportSession {
     /// Saves the context and empties it, keeping what the session saw, so that a long import
     /// runs in bounded memory. Inside ``Database/inOuterTransaction(_:)`` on the store's
     /// connection the save is a savepoint, and the whole import still commits or rolls back as one.
+    ///
+    /// - Throws: what ``ObjectContext/save()`` throws; the context keeps its changes then.
     public func saveAndReset() throws {
         context.assertOnQueue()
         // Inside a transaction an object can wait for its required link to a later record;
@@ -219,6 +231,9 @@ public final class ImportSession {
     /// Deletes the objects of `entityNames` (within `predicate`, for a paginated payload) that
     /// this session neither created, updated nor saw unchanged, following the model's delete
     /// rules, and logs each with its reason. Returns how many it deleted.
+    ///
+    /// - Throws: what ``ObjectContext/fetch(_:)`` throws for an unknown entity or a predicate
+    ///   the store cannot run; the ``ContextError`` of applying an object's delete rules.
     @discardableResult
     public func removeDeprecated(_ entityNames: [String], where predicate: ObjectPredicate? = nil) throws -> Int {
         context.assertOnQueue()

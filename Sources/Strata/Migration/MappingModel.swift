@@ -123,7 +123,7 @@ public struct MappingModel: Sendable {
 
     /// The migration manager's methods that value expressions call as
     /// `FUNCTION($manager, "…", …)`.
-    public static let managerMethods: Set<String> = [
+    static let managerMethods: Set<String> = [
         "destinationInstancesForEntityMappingNamed:sourceInstances:",
         "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
     ]

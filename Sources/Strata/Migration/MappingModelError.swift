@@ -21,7 +21,7 @@ public struct MappingModelError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error & Sendable)?
 
     /// An error about `path` (and `element` in it), keeping the error underneath as it was.
-    public init(path: String, element: String? = nil, location: SourceLocation? = nil, message: String, underlying: (any Error & Sendable)? = nil) {
+    init(path: String, element: String? = nil, location: SourceLocation? = nil, message: String, underlying: (any Error & Sendable)? = nil) {
         self.path = path
         self.element = element
         self.location = location

@@ -293,7 +293,7 @@ public struct MigrationManagerError: Error, Sendable, CustomStringConvertible {
 
     /// An error about `property` (or the whole mapping when `nil`) of the entity mapping
     /// `mapping`, for `reason`.
-    public init(mapping: String, property: String?, reason: Reason) {
+    init(mapping: String, property: String?, reason: Reason) {
         self.mapping = mapping
         self.property = property
         self.reason = reason

@@ -154,7 +154,7 @@ public struct UnknownAggregateError: Error, Sendable, Equatable, CustomStringCon
     public var name: String
 
     /// An error naming `name`.
-    public init(name: String) {
+    init(name: String) {
         self.name = name
     }
 

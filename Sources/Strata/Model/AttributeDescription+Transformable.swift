@@ -6,20 +6,20 @@ extension AttributeDescription {
     /// spelt out or not) and the secure transformer, by its registered name or its class name,
     /// as Xcode writes either. An empty name, which Xcode leaves once a name is cleared (Simplenote's
     /// `recent_searches`), is taken for none: inferred, not seen on a store.
-    public static let keyedArchiveTransformerNames: Set<String> = [
+    static let keyedArchiveTransformerNames: Set<String> = [
         "", "NSKeyedUnarchiveFromData", "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer",
     ]
 
     /// The names of Core Data's secure transformer, which unarchives only the classes of its
     /// `allowedTopLevelClasses`: NSArray, NSDictionary, NSSet, NSString, NSNumber, NSDate,
     /// NSData, NSURL, NSUUID and NSNull (as Apple documents it; not tried on a device).
-    public static let secureTransformerNames: Set<String> = ["NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer"]
+    static let secureTransformerNames: Set<String> = ["NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer"]
 
     /// Whether Core Data keeps this Transformable attribute's values as `NSKeyedArchiver`
     /// archives, which Strata reads and writes as ``TransformableValue``s. With another
     /// transformer (an app's own class) the values are opaque: read as an ``ArchivedObject``
     /// or ``TransformableValue/bytes(_:)`` and written back only as such.
-    public var storesKeyedArchives: Bool {
+    var storesKeyedArchives: Bool {
         valueTransformerName.map(Self.keyedArchiveTransformerNames.contains) ?? true
     }
 

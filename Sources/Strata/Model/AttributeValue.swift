@@ -70,7 +70,7 @@ public enum AttributeValue: Sendable, Hashable {
     }
 
     /// The values an integer attribute of `type` can hold.
-    public static func integerRange(of type: AttributeType) -> ClosedRange<Int64> {
+    package static func integerRange(of type: AttributeType) -> ClosedRange<Int64> {
         switch type {
         case .integer16: Int64(Int16.min)...Int64(Int16.max)
         case .integer32: Int64(Int32.min)...Int64(Int32.max)

@@ -20,7 +20,7 @@ public struct ModelIssue: Sendable, Equatable, CustomStringConvertible {
     public var message: String
 
     /// An issue of `severity` about `entity` and `property`, explained by `message`.
-    public init(_ severity: Severity, entity: String? = nil, property: String? = nil, _ message: String) {
+    init(_ severity: Severity, entity: String? = nil, property: String? = nil, _ message: String) {
         self.severity = severity
         self.entity = entity
         self.property = property

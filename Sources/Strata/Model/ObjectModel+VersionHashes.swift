@@ -140,19 +140,19 @@ struct EntityHasher {
 
 extension ObjectModel {
     /// `NSStoreModelVersionChecksumKey`: base64 of SHA-256 over the entity hashes in entity-name order.
-    public var versionChecksum: String { Self.versionChecksum(of: entityVersionHashes()) }
+    package var versionChecksum: String { Self.versionChecksum(of: entityVersionHashes()) }
 
     /// `NSStoreModelVersionHashesDigest`: base64 of SHA-512 over each entity's UTF-8 name followed
     /// by its hash, in entity-name order.
-    public var versionHashesDigest: String { Self.versionHashesDigest(of: entityVersionHashes()) }
+    package var versionHashesDigest: String { Self.versionHashesDigest(of: entityVersionHashes()) }
 
     /// The checksum of entity hashes read from a store or computed by ``entityVersionHashes()``.
-    public static func versionChecksum(of hashes: [String: Data]) -> String {
+    package static func versionChecksum(of hashes: [String: Data]) -> String {
         SHA256.hash(hashes.keys.sorted().reduce(into: Data()) { $0.append(hashes[$1]!) }).base64EncodedString()
     }
 
     /// The digest of entity hashes read from a store or computed by ``entityVersionHashes()``.
-    public static func versionHashesDigest(of hashes: [String: Data]) -> String {
+    package static func versionHashesDigest(of hashes: [String: Data]) -> String {
         let bytes = hashes.keys.sorted().reduce(into: Data()) { bytes, name in
             bytes.append(Data(name.utf8))
             bytes.append(hashes[name]!)

@@ -17,9 +17,9 @@ extension TransformableValue {
     /// archive may read as: a small archive whose objects refer to one another many times could
     /// otherwise stand for a value too large for memory. An archive that stands for more is
     /// kept whole, as an ``ArchivedObject``.
-    public static let maximumDecodedCount = 1_000_000
+    static let maximumDecodedCount = 1_000_000
     /// How deeply containers may nest before the rest is kept as an archive.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     /// The value an `NSKeyedArchiver` archive holds. Objects of classes other than the
     /// property-list ones, and parts that no value can stand for (a dictionary with keys that are

@@ -112,7 +112,7 @@ public struct ArchivedObject: Sendable, Hashable {
         do {
             parsed = try KeyedArchive(data: archive)
         } catch {
-            throw TransformableValueError("not an NSKeyedArchiver archive: \(error.message)")
+            throw TransformableValueError("not an NSKeyedArchiver archive: \(error)")
         }
         self.init(className: Self.className(of: parsed.root, in: parsed), archive: archive)
     }
@@ -140,7 +140,7 @@ public struct TransformableValueError: Error, Sendable, Hashable, CustomStringCo
     public let message: String
 
     /// An error saying `message`.
-    public init(_ message: String) {
+    init(_ message: String) {
         self.message = message
     }
 

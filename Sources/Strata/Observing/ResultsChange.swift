@@ -48,7 +48,7 @@ public struct ResultsChange: Sendable, Equatable {
     public var updated: [(index: ResultsIndex, id: ObjectID)] = []
 
     /// A change that changes nothing, to be filled in.
-    public init() {}
+    init() {}
 
     /// Whether the change changes nothing.
     public var isEmpty: Bool {

@@ -29,7 +29,7 @@ extension ObjectModel {
     /// key paths are checked: for sort keys, selected values and the like.
     ///
     /// - Throws: ``PredicateKeyError`` naming the entity and the key, with the nearest names.
-    public func checkKeyPath(_ keyPath: [String], from entity: EntityDescription) throws(PredicateKeyError) {
+    package func checkKeyPath(_ keyPath: [String], from entity: EntityDescription) throws(PredicateKeyError) {
         try ObjectPredicate.Expression.keyPath(keyPath).checkKeys(for: entity, in: self, variables: [:])
     }
 }

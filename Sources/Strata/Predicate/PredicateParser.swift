@@ -21,6 +21,8 @@ extension ObjectPredicate {
     }
 
     /// ``init(format:_:)`` with the arguments in an array.
+    ///
+    /// - Throws: ``PredicateSyntaxError`` with a caret under the token where parsing stopped.
     public init(format: String, arguments: [PredicateArgument]) throws(PredicateSyntaxError) {
         var parser = PredicateParser(source: format, tokens: try PredicateTokenizer.tokens(of: format), arguments: arguments)
         self = try parser.parse()
@@ -72,7 +74,7 @@ public struct PredicateArgument: Sendable, ExpressibleByStringLiteral, Expressib
     public static func object(_ id: ObjectID) -> PredicateArgument { PredicateArgument(.objectID(id)) }
 }
 
-private struct PredicateParser {
+struct PredicateParser {
     let source: String
     let tokens: [PredicateToken]
     var arguments: [PredicateArgument]
@@ -105,7 +107,7 @@ private struct PredicateParser {
 
     // MARK: - Logic
 
-    private mutating func parseOr() throws(PredicateSyntaxError) -> ObjectPredicate {
+    mutating func parseOr() throws(PredicateSyntaxError) -> ObjectPredicate {
         var terms = [try parseAnd()]
         while isKeyword("OR") || isSymbol("||") {
             advance()
@@ -241,7 +243,7 @@ private struct PredicateParser {
     ]
 
     /// `a + b - c`: the loosest arithmetic, grouping to the left.
-    private mutating func parseExpression(after previous: PredicateToken? = nil) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
+    mutating func parseExpression(after previous: PredicateToken? = nil) throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
         try parseOperations(["+", "-"], after: previous) { parser, token throws(PredicateSyntaxError) in try parser.parseProduct(after: token) }
     }
 
@@ -401,7 +403,7 @@ private struct PredicateParser {
     }
 
     /// `.name`, `.@count`, `.@sum.rating` … after a key path's first component.
-    private mutating func parseKeyPathTail(leadingAt: Bool = false) throws(PredicateSyntaxError) -> [String] {
+    mutating func parseKeyPathTail(leadingAt: Bool = false) throws(PredicateSyntaxError) -> [String] {
         var components: [String] = []
         var expectsComponent = leadingAt
         while expectsComponent || isSymbol(".") {
@@ -456,132 +458,10 @@ private struct PredicateParser {
         }
     }
 
-    /// `sqrt(x)`, `now()`, `sum(books.rating)`, `modulus:by:(a, b)`: a built-in function, by
-    /// its selector or the selector's first word.
-    private mutating func parseFunction() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
-        let start = current
-        var name = current.text
-        advance()
-        while isSymbol(":") {
-            name += ":"
-            advance()
-            if case .identifier(let part) = current.kind, tokens[index + 1].kind == .symbol(":") {
-                name += part
-                advance()
-            }
-        }
-        guard let function = ExpressionFunction(named: name) else {
-            throw PredicateSyntaxError(
-                message: "unknown function '\(name)'; known: \(ExpressionFunction.callable.map(\.shortName).joined(separator: ", "))",
-                predicate: source, offset: start.offset)
-        }
-        try expectSymbol("(", "after the function name")
-        var arguments: [ObjectPredicate.Expression] = []
-        if !isSymbol(")") {
-            repeat {
-                if !arguments.isEmpty { advance() }
-                arguments.append(try parseExpression())
-            } while isSymbol(",")
-        }
-        try expectSymbol(")", "to close the arguments of \(name)")
-        if let arity = function.arity, arguments.count != arity {
-            throw PredicateSyntaxError(
-                message: "\(function.shortName) takes \(arity) argument\(arity == 1 ? "" : "s"), found \(arguments.count)", predicate: source,
-                offset: start.offset)
-        }
-        if function.isAggregate, arguments.isEmpty {
-            throw PredicateSyntaxError(message: "\(function.shortName) needs a collection or values", predicate: source, offset: start.offset)
-        }
-        return .function(function.rawValue, arguments: arguments)
-    }
-
-    /// `FUNCTION(receiver, 'selector', arguments…)`: one of the Foundation methods Strata knows
-    /// (``ExpressionMethod``), named by a string or a `%@` argument.
-    private mutating func parseMethodCall() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
-        let start = current
-        advance()  // FUNCTION
-        try expectSymbol("(", "after FUNCTION")
-        let receiver = try parseExpression()
-        try expectSymbol(",", "after FUNCTION's receiver")
-        let selectorToken = current
-        var selector: String?
-        switch selectorToken.kind {
-        case .string(let text): selector = text
-        case .argument("@"):
-            if case .string(let text)? = arguments.first?.value { selector = text; arguments.removeFirst() }
-        default: break
-        }
-        guard let selector else { throw error("expected the method's name as a string, found '\(selectorToken.text)'") }
-        let arity: Int
-        if case .variable = receiver, receiverMethods.contains(selector) {
-            arity = selector.count { $0 == ":" }
-        } else if let method = ExpressionMethod(rawValue: selector) {
-            arity = method.arity
-        } else {
-            throw PredicateSyntaxError(
-                message: "FUNCTION cannot call '\(selector)': Strata calls Foundation's methods by name, and knows "
-                    + ExpressionMethod.allCases.map(\.rawValue).joined(separator: ", "),
-                predicate: source, offset: selectorToken.offset)
-        }
-        advance()
-        var methodArguments: [ObjectPredicate.Expression] = []
-        while isSymbol(",") {
-            advance()
-            methodArguments.append(try parseExpression())
-        }
-        try expectSymbol(")", "to close FUNCTION(…)")
-        guard methodArguments.count == arity else {
-            throw PredicateSyntaxError(
-                message: "\(selector) takes \(arity) argument\(arity == 1 ? "" : "s"), found \(methodArguments.count)",
-                predicate: source, offset: start.offset)
-        }
-        return .function(ExpressionFunction.method.rawValue, arguments: [receiver, .value(.string(selector))] + methodArguments)
-    }
-
-    private mutating func parseSubquery() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
-        advance()  // SUBQUERY
-        try expectSymbol("(", "after SUBQUERY")
-        let collection = try parseExpression()
-        try expectSymbol(",", "after the SUBQUERY collection")
-        guard case .variable(let variable) = current.kind else { throw error("expected a $variable in SUBQUERY, found '\(current.text)'") }
-        advance()
-        try expectSymbol(",", "after the SUBQUERY variable")
-        let predicate = try parseOr()
-        try expectSymbol(")", "to close SUBQUERY")
-        return .subquery(collection: collection, variable: variable, predicate: predicate, then: try parseKeyPathTail())
-    }
-
     /// `name` without the `#` that escapes it, when it has one: a scalar, since `#` and a
     /// combining mark after it are one character.
     private static func unescaped(_ name: String) -> String {
         name.unicodeScalars.first == "#" ? String(name.unicodeScalars.dropFirst()) : name
-    }
-
-    private mutating func parseCast() throws(PredicateSyntaxError) -> ObjectPredicate.Expression {
-        advance()  // CAST
-        try expectSymbol("(", "after CAST")
-        let valueToken = current
-        let value = try parseExpression()
-        try expectSymbol(",", "after the CAST value")
-        guard case .string(let type) = current.kind, type == "NSDate" else {
-            throw error("CAST supports \"NSDate\", found '\(current.text)'")
-        }
-        advance()
-        try expectSymbol(")", "to close CAST")
-        // A constant is a date, as a date argument is (and as Core Data reads it), so that
-        // both print and read back alike.
-        switch value {
-        case .value(.integer(let seconds)): return .value(.date(Date(timeIntervalSinceReferenceDate: Double(seconds))))
-        case .value(.double(let seconds)): return .value(.date(Date(timeIntervalSinceReferenceDate: seconds)))
-        case .value(.string(let text)):
-            guard let date = ISO8601Text.date(from: text) else {
-                throw PredicateSyntaxError(
-                    message: "CAST(…, \"NSDate\") reads seconds since 2001-01-01 or an ISO 8601 date (2000-01-31, 2000-01-31T12:00:00Z), found \(valueToken.text)",
-                    predicate: source, offset: valueToken.offset)
-            }
-            return .value(.date(date))
-        default: return .castToDate(value)
-        }
     }
 
     private static func number(_ literal: String) -> PredicateValue {
@@ -593,9 +473,9 @@ private struct PredicateParser {
 
     // MARK: - Tokens
 
-    private var current: PredicateToken { tokens[index] }
+    var current: PredicateToken { tokens[index] }
 
-    private mutating func advance() {
+    mutating func advance() {
         if index < tokens.count - 1 { index += 1 }
     }
 
@@ -604,11 +484,11 @@ private struct PredicateParser {
         return false
     }
 
-    private func isSymbol(_ symbol: String) -> Bool {
+    func isSymbol(_ symbol: String) -> Bool {
         current.kind == .symbol(symbol)
     }
 
-    private mutating func expectSymbol(_ symbol: String, _ purpose: String) throws(PredicateSyntaxError) {
+    mutating func expectSymbol(_ symbol: String, _ purpose: String) throws(PredicateSyntaxError) {
         guard isSymbol(symbol) else { throw error("expected '\(symbol)' \(purpose), found '\(current.text)'") }
         advance()
     }
@@ -621,7 +501,7 @@ private struct PredicateParser {
         depth += 1
     }
 
-    private func error(_ message: String) -> PredicateSyntaxError {
+    func error(_ message: String) -> PredicateSyntaxError {
         PredicateSyntaxError(message: message, predicate: source, offset: current.offset)
     }
 }

@@ -29,7 +29,7 @@ public struct StringMatchError: Error, Sendable, Equatable, CustomStringConverti
     public var place: String?
 
     /// An error about `operatorName` with `pattern`; `place` names the value compared, when known.
-    public init(operatorName: String, pattern: String, reason: Reason, place: String? = nil) {
+    init(operatorName: String, pattern: String, reason: Reason, place: String? = nil) {
         self.operatorName = operatorName
         self.pattern = pattern
         self.reason = reason

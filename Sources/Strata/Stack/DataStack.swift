@@ -112,6 +112,15 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     let remoteChanges = Locked<(timer: DispatchSourceTimer?, dataVersion: Int64?)>((nil, nil))
 
     /// Sets up a stack for `model` on `location`, creating the store when there is none.
+    ///
+    /// - Throws: ``StoreError`` when the store cannot be opened or created
+    ///   (``StoreError/notFound(path:)`` for a missing store opened read-only,
+    ///   ``StoreError/locked(path:)``, a file that is no Core Data store);
+    ///   ``StackError/modelMismatch(path:comparison:)`` or
+    ///   ``StackError/modelVersionMismatch(path:bundle:storeVersion:stackVersion:)`` for a store
+    ///   another model made that is not migrated; the ``MigrationError`` of a migration that failed.
+    ///   Unless ``Options/resetsOnFailure`` replaces a store whose data cannot be used, the store is
+    ///   left as it was.
     public init(model: ObjectModel, modelName: String = "Model", store location: StoreLocation = .sqlite(nil), options: Options = Options()) throws {
         self.model = model
         self.modelName = modelName
@@ -154,6 +163,9 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// ``init(modelAt:version:store:options:)`` for a bundle already loaded.
+    ///
+    /// - Throws: ``ModelError`` when the version is unknown or has errors; what
+    ///   ``init(model:modelName:store:options:)`` throws.
     public convenience init(bundle: ModelBundle, version: String? = nil, store location: StoreLocation = .sqlite(nil), options: Options = Options()) throws {
         let loaded = try ModelLoader.validated(bundle, version: version, checkingWith: { $0.validateForStore() })
         let logger = StrataLog.logger(label: "strata.model")
@@ -190,6 +202,9 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
 
     /// A context on a connection of its own to the store, for large imports that should not
     /// hold up the others; its saves are merged into the root and main contexts.
+    ///
+    /// - Throws: the ``StoreError`` of opening the second connection (``StoreError/locked(path:)``,
+    ///   say).
     public func newBatchContext(name: String = "batch") throws -> ObjectContext {
         guard let storeURL else { return newWorkerContext(name: name) }
         let batchStore = try PersistentStore.open(at: storeURL.path, model: model, configuration: options.configuration)
@@ -272,6 +287,9 @@ public final class DataStack: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Runs `body` with a new worker context, then saves it through every parent to the store.
+    ///
+    /// - Throws: what `body` throws, else what ``ObjectContext/commit()`` throws; nothing is saved
+    ///   then.
     public func save(inBackground body: @escaping @Sendable (ObjectContext) throws -> Void) async throws {
         let context = newWorkerContext()
         try await context.perform {

@@ -41,6 +41,8 @@ public final class UpdateContext: @unchecked Sendable {
     }
 
     /// Inserts a new object of `entityName` into the update.
+    ///
+    /// - Throws: what ``ObjectContext/insert(_:)`` throws: an unknown or abstract entity.
     @discardableResult
     public func insert(_ entityName: String) throws(ContextError) -> ManagedObject {
         try context.insert(entityName)
@@ -48,16 +50,23 @@ public final class UpdateContext: @unchecked Sendable {
 
     /// The update's own instance of `object`, which may belong to any context of the stack
     /// (see ``ObjectContext/use(_:)-(Object)``).
+    ///
+    /// - Throws: what ``ObjectContext/use(_:)-(Object)`` throws: the object is not saved where
+    ///   the update can read it, or not of the class the update hands out.
     public func use<Object: ManagedObject>(_ object: Object) throws(ContextError) -> Object {
         try context.use(object)
     }
 
     /// The update's own instances of `objects`, in order.
+    ///
+    /// - Throws: what ``use(_:)-(Object)`` throws for the first object it cannot give.
     public func use<Object: ManagedObject>(_ objects: [Object]) throws(ContextError) -> [Object] {
         try context.use(objects)
     }
 
     /// Saves the update through every parent to the store.
+    ///
+    /// - Throws: what ``ObjectContext/commit()`` throws; nothing is saved then.
     public func commit() throws(ContextError) {
         try context.commit()
     }
@@ -128,6 +137,8 @@ extension DataStack {
     /// Runs `body` with a new update and waits for it; uncommitted changes are discarded when
     /// the update ends. Inside another update of a serial stack it runs at once, nested, rather
     /// than wait for the update that waits for it.
+    ///
+    /// - Throws: what `body` throws.
     public func beginUpdateAndWait<T>(_ body: (UpdateContext) throws -> T) throws -> T {
         func work() throws -> T {
             let update = beginUpdateContext()

@@ -54,9 +54,25 @@ import Testing
         #expect(try fixture.related("Book", where: "name == 'A'", "tags", "name") == [])
     }
 
+    /// A `strata.invalidIf` that does not parse stops the import before its first record, with
+    /// the parser's error kept as a value inside the ``ImportError``, not worded into it.
+    @Test func aBadInvalidIfStopsTheImportWithItsParseError() throws {
+        let fixture = try ImportFixture(modelJSON: Self.shelf.replacingOccurrences(
+            of: #""uniquenessConstraints": [["name"]]},"#, with: #""uniquenessConstraints": [["name"]], "userInfo": {"strata.invalidIf": "name =="}},"#))
+        let error = try #require(throws: ImportError.self) { try fixture.importJSON(#"[{"name": "A"}]"#, into: "Book") }
+        guard case .invalidIf(let rule) = error.problem else {
+            Issue.record("expected .invalidIf, got \(error.problem)")
+            return
+        }
+        #expect(rule.entity == "Book" && rule.syntax.predicate == "name ==")
+        #expect(error.entity == "Book" && error.record == nil && error.location == nil)
+        #expect(error.description == rule.description)
+        #expect(try fixture.store.count(of: "Book") == 0)
+    }
+
     @Test func aTransientIdentityIsAnErrorNotACrash() throws {
         let fixture = try ImportFixture(modelJSON: Self.shelf)
-        #expect(throws: ImportError("Book.code is transient, so it cannot identify records")) {
+        #expect(throws: ImportError("Book.code is transient, so it cannot identify records", entity: "Book")) {
             try fixture.importJSON(#"[{"name": "A", "code": "x"}]"#, into: "Book", identities: ["Book": .attribute("code")])
         }
     }
@@ -86,7 +102,7 @@ import Testing
             """)
         try fixture.importJSON(#"[{"name": "A"}]"#, into: "Book")
         try fixture.importJSON(#"[{"name": "B", "url": "b"}]"#, into: "EBook")
-        #expect(throws: ImportError("EBook name \"A\": the object with this value is of entity Book, not EBook or one of its sub-entities")) {
+        #expect(throws: ImportError("EBook name \"A\": the object with this value is of entity Book, not EBook or one of its sub-entities", entity: "EBook")) {
             try fixture.importJSON(#"[{"name": "A", "url": "a"}]"#, into: "EBook")
         }
         let report = try fixture.importJSON(#"[{"name": "B"}]"#, into: "Book")
@@ -114,10 +130,14 @@ import Testing
 
     @Test func aWrapperIsDecidedByItsFirstKeyAsInFiles() throws {
         let fixture = try ImportFixture(modelJSON: Self.shelf)
-        #expect(throws: ImportError("'publisher' names no entity, but the object lists records by entity (its first key, 'books', names one and holds an array)", at: SourceLocation(line: 1, column: 41))) {
+        #expect(throws: ImportError(
+            "'publisher' names no entity, but the object lists records by entity (its first key, 'books', names one and holds an array)", key: "publisher",
+            at: SourceLocation(line: 1, column: 41))) {
             try fixture.importJSON(#"{"books": [{"name": "A"}], "publisher": "x"}"#)
         }
-        #expect(throws: ImportError("'tags' of an object of records by entity holds a string, not an array of Tag records", at: SourceLocation(line: 1, column: 36))) {
+        #expect(throws: ImportError(
+            "'tags' of an object of records by entity holds a string, not an array of Tag records", entity: "Tag", key: "tags",
+            at: SourceLocation(line: 1, column: 36))) {
             try fixture.importJSON(#"{"books": [{"name": "A"}], "tags": "x"}"#)
         }
         #expect(try fixture.store.count(of: "Book") == 0)

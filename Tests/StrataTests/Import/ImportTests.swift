@@ -133,9 +133,16 @@ import Testing
         try fixture.importJSON(#"[{"text": "one"}, {"text": "two"}]"#, into: "Page", identities: ["Page": .singleton])
         #expect(try fixture.store.count(of: "Page") == 2)
         #expect(try fixture.values("Page", "text").sorted { ($0 ?? "") < ($1 ?? "") } == ["two", "x"])
-        #expect(throws: ImportError("entity Book has no attribute 'title' to identify records by")) {
+        let unknown = try #require(throws: ImportError.self) {
             try fixture.importJSON(#"[{"name": "A"}]"#, into: "Book", identities: ["Book": .attribute("title")])
         }
+        #expect(unknown.entity == "Book")
+        guard case .unknownIdentity("Book", "title", let known) = unknown.problem else {
+            Issue.record("expected .unknownIdentity, got \(unknown.problem)")
+            return
+        }
+        #expect(known.contains("name"))
+        #expect(unknown.description == "entity Book has no attribute 'title' to identify records by")
     }
 
     @Test func recordsKeyedDifferentlyEachReadTheirOwnKeys() throws {

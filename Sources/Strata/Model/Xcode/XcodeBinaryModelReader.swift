@@ -20,14 +20,14 @@ import Foundation
 /// What Strata cannot read (a file that is not such an archive, an element of an unknown
 /// kind, an attribute type Core Data does not have) is a ``ModelError`` naming the file and
 /// the element. Fetch request templates and configurations are not read.
-public enum XcodeBinaryModelReader {
+enum XcodeBinaryModelReader {
     /// Reads the model in the `elements` file at `url`.
-    public static func read(contentsOf url: URL) throws(ModelError) -> ObjectModel {
+    static func read(contentsOf url: URL) throws(ModelError) -> ObjectModel {
         try read(readModelFile(at: url), path: url.path)
     }
 
     /// Reads a model from the bytes of an `elements` file; `path` names the file in errors.
-    public static func read(_ data: Data, path: String) throws(ModelError) -> ObjectModel {
+    static func read(_ data: Data, path: String) throws(ModelError) -> ObjectModel {
         let plist: PropertyListValue, archive: KeyedArchive
         do {
             plist = try BinaryPropertyListReader.read(data)

@@ -9,11 +9,20 @@ import Foundation
 /// which Xcode lays out anew.
 public enum XcodeModelReader {
     /// Reads the model in the `contents` file at `url`.
+    ///
+    /// - Throws: ``ModelError/unreadable(path:reason:)`` when the file is missing or cannot be
+    ///   read; ``ModelError/malformed(path:location:message:)`` for text that does not parse and
+    ///   ``ModelError/invalidContent(path:location:message:)`` for content a model cannot hold, each
+    ///   with the line and column.
     public static func read(contentsOf url: URL) throws(ModelError) -> ObjectModel {
         try read(readModelFile(at: url), path: url.path)
     }
 
     /// Reads a model from `contents` XML; `path` names the file in errors.
+    ///
+    /// - Throws: ``ModelError/malformed(path:location:message:)`` for text that does not parse and
+    ///   ``ModelError/invalidContent(path:location:message:)`` for content a model cannot hold, each
+    ///   with the line and column.
     public static func read(_ data: Data, path: String) throws(ModelError) -> ObjectModel {
         let root: XMLTreeElement
         do {

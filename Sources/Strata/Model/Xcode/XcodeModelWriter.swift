@@ -36,6 +36,8 @@ public enum XcodeModelWriter {
     }
 
     /// Writes `model` as a `.xcdatamodel` folder at `url` (created if needed) holding `contents`.
+    ///
+    /// - Throws: the file system's error when the folder cannot be made or the file written.
     public static func write(_ model: ObjectModel, toModelFolder url: URL) throws {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         try Data(contents(of: model).utf8).write(to: url.appendingPathComponent("contents"), options: .atomic)

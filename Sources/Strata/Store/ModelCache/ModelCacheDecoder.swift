@@ -24,9 +24,9 @@ enum ModelCacheDecoder {
             plist = try BinaryPropertyListReader.read(try RawDeflate.inflate(blob, limit: maximumInflatedSize))
         } catch let failure as RawDeflate.Failure {
             throw KeyedArchive.Failure(
-                message: "\(failure.description) (the blob is \(blob.count) bytes; no model needs more than \(maximumInflatedSize >> 20) MB)", underlying: failure)
+                underlying: failure, note: "the blob is \(blob.count) bytes; no model needs more than \(maximumInflatedSize >> 20) MB")
         } catch {
-            throw KeyedArchive.Failure(message: String(describing: error), underlying: error)
+            throw KeyedArchive.Failure(underlying: error)
         }
         return try model(fromArchive: plist)
     }

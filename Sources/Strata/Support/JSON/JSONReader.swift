@@ -1,7 +1,7 @@
 import Foundation
 
 /// An error in JSON syntax, with the place it was found.
-public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
+public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, in words: `expected ',' or '}' after an object member`.
     public var message: String
     /// Where in the text: line and column, counted from 1.

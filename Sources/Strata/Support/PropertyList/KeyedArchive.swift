@@ -5,9 +5,12 @@ import Foundation
 /// model cache and Xcode 3's binary models are such archives.
 struct KeyedArchive {
     /// Why an archive could not be read: what is wrong, and the error of the layer below (the
-    /// property list's, the DEFLATE stream's) when that was the cause.
+    /// property list's, the DEFLATE stream's) when that was the cause. The cause is kept as a
+    /// value and worded only in ``description``.
     struct Failure: Error, CustomStringConvertible {
-        var message: String
+        /// What is wrong in the archive's terms, or, beside an ``underlying`` cause, what the
+        /// archive's reader adds to it (the size of the blob); `nil` when the cause says it all.
+        var message: String?
         var underlying: (any Error)?
 
         init(message: String, underlying: (any Error)? = nil) {
@@ -15,7 +18,22 @@ struct KeyedArchive {
             self.underlying = underlying
         }
 
-        var description: String { message }
+        /// A failure of the layer below, with `note` (if any) added in parentheses to its words.
+        init(underlying: any Error, note: String? = nil) {
+            message = note
+            self.underlying = underlying
+        }
+
+        /// The message; the cause's own words when there is one, the message after it in
+        /// parentheses.
+        var description: String {
+            switch (message, underlying) {
+            case (let message?, nil): message
+            case (nil, let underlying?): "\(underlying)"
+            case (let message?, let underlying?): "\(underlying) (\(message))"
+            case (nil, nil): "the archive cannot be read"
+            }
+        }
     }
 
     /// The archive's `$objects`: `$null` first, then every object, referred to by their index.
@@ -43,7 +61,7 @@ struct KeyedArchive {
         do {
             plist = try BinaryPropertyListReader.read(data)
         } catch {
-            throw Failure(message: error.description, underlying: error)
+            throw Failure(underlying: error)
         }
         try self.init(plist)
     }
