@@ -14,7 +14,7 @@ extension ObjectPredicate.Expression {
         do {
             archive = try KeyedArchive(data: data)
         } catch {
-            throw PredicateSyntaxError(message: "an archived expression that cannot be read: \(error.message)", predicate: "", offset: 0)
+            throw PredicateSyntaxError(message: "an archived expression that cannot be read: \(error.description)", predicate: "", offset: 0)
         }
         return try expression(archive.root, in: archive, depth: 0)
     }
