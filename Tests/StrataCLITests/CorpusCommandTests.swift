@@ -54,11 +54,11 @@ struct CorpusCommandTests {
         if run.modelArguments != nil { #expect(report["model"]?["matches"]?.boolValue == true) }
         let entities = report["entities"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
         #expect(!entities.isEmpty)
-        for entity in entities {
-            for command in [["count", entity], ["fetch", entity, "--limit", "5", "--format", "json"], ["export", entity]] {
-                let result = try StrataRunner.run(command + common)
-                #expect(result.status == 0, "\(command.joined(separator: " ")): \(result.standardError)")
-            }
+        // One export of every entity: the same records as an export per entity, in one process
+        // rather than one each (a process of the debug build takes a tenth of a second).
+        for command in entities.flatMap({ [["count", $0], ["fetch", $0, "--limit", "5", "--format", "json"]] }) + [["export"] + entities] {
+            let result = try StrataRunner.run(command + common)
+            #expect(result.status == 0, "\(command.joined(separator: " ")): \(result.standardError)")
         }
         #expect(BadInputTests.checksum(store) == before)
     }
