@@ -206,7 +206,7 @@ private struct XcodeMappingReader {
             }
             return info
         } catch {
-            throw MappingModelError(path: path, element: object.label, message: "its user info cannot be read: \(error.message)")
+            throw MappingModelError(path: path, element: object.label, message: "its user info cannot be read: \(error.description)")
         }
     }
 

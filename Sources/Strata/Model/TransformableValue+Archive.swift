@@ -37,7 +37,7 @@ extension TransformableValue {
         do {
             archive = try KeyedArchive(data: data)
         } catch {
-            throw TransformableValueError("not an NSKeyedArchiver archive: \(error.message)")
+            throw TransformableValueError("not an NSKeyedArchiver archive: \(error.description)")
         }
         var decoder = ArchiveDecoder(archive: archive, limit: decodedCountLimit)
         let rootClass = ArchivedObject.className(of: archive.root, in: archive)
@@ -289,7 +289,7 @@ private struct ArchiveEncoder {
             do {
                 archive = try KeyedArchive(data: object.archive)
             } catch {
-                throw TransformableValueError(at: path, "the archive of the \(object.className) object is damaged: \(error.message)")
+                throw TransformableValueError(at: path, "the archive of the \(object.className) object is damaged: \(error.description)")
             }
             return writer.copy(from: archive, index: archive.rootIndex)
         case .bytes:

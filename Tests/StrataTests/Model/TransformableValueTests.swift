@@ -354,6 +354,18 @@ import Testing
         }
     }
 
+    /// Bytes that are no keyed archive are refused with the archive reader's cause in its own
+    /// words (a regression: the cause once printed as "nil").
+    @Test func bytesThatAreNoArchiveAreRefusedWithTheirCause() throws {
+        let bytes = Data("not a property list".utf8)
+        var cause = ""
+        do { _ = try KeyedArchive(data: bytes) } catch { cause = error.description }
+        #expect(!cause.isEmpty)
+        #expect { try TransformableValue(keyedArchive: bytes) } throws: {
+            ($0 as? TransformableValueError)?.message == "not an NSKeyedArchiver archive: " + cause
+        }
+    }
+
     @Test func theClassNamedWithAnArchiveMustBeItsClass() throws {
         let archive = Self.archive(ofContent: "x", inside: false).base64EncodedString()
         let json = #"{"$class": "Cover", "$archive": "\#(archive)"}"#
