@@ -364,7 +364,9 @@ import StrataTestSupport
 
     @Test(.disabled(if: StrataRunner.isThreadSanitized, "ThreadSanitizer runs a signal's handler only at a call it intercepts, which a running Lua loop never makes"))
     func ctrlCInterruptsTheScript() throws {
-        let path = try script("loop.lua", "ctx:create('Tag', {name = 'never'})\nprint('ready')\nwhile true do end\n")
+        // `ready` and the loop share a line: the interrupt can land just after `print` wrote it,
+        // before the loop starts, and the traceback must name the same line either way.
+        let path = try script("loop.lua", "ctx:create('Tag', {name = 'never'})\nprint('ready') while true do end\n")
         let output = Pipe(), errors = folder.url.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let process = Process()
@@ -401,7 +403,7 @@ import StrataTestSupport
         let message = try String(contentsOf: errors, encoding: .utf8)
         #expect(process.terminationReason == .exit && process.terminationStatus == 1, "\(message)")
         #expect(message.hasPrefix("strata: ") && message.contains("interrupted\nstack traceback:\n"), "\(message)")
-        #expect(message.hasSuffix("\t\(luaName(path)):3: in main chunk\n"), "\(message)")
+        #expect(message.hasSuffix("\t\(luaName(path)):2: in main chunk\n"), "\(message)")
         #expect(try count("Tag") == "2")
     }
 
