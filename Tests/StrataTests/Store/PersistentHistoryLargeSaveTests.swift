@@ -163,6 +163,47 @@ import StrataTestSupport
         #expect(last.changes.count == 1 && last.changes[0].changeType == .update && last.changes[0].updatedProperties == ["name"])
     }
 
+    /// Another connection saved one of many items a large update changes: the update fails
+    /// on the conflict (its transaction rolled back and run again reading versions first),
+    /// and records nothing; the triggers are as they were and record the next write.
+    @Test func aLargeUpdateThatConflictsRecordsNothing() throws {
+        let folder = try TemporaryFolder()
+        let store = try TrackedStore.create(in: folder)
+        defer { store.close() }
+        let context = ObjectContext(store: store)
+        let items = try context.performAndWait {
+            let items = try (0..<Self.count).map { index in
+                let item = try context.insert("Item")
+                try item.setValue("I\(index)", forKey: "code")
+                return item
+            }
+            try context.save()
+            return items
+        }
+        let other = try PersistentStore.open(at: store.path)
+        defer { other.close() }
+        let writer = ObjectContext(store: other)
+        try writer.performAndWait {
+            try writer.existingObject(with: items[Self.count / 2].objectID).setValue("first", forKey: "name")
+            try writer.save()
+        }
+        let (before, changes) = (try triggers(store), try changeRows(store))
+        try context.performAndWait {
+            for item in items { try item.setValue("renamed", forKey: "name") }
+            #expect(throws: ContextError.self) { try context.save() }
+        }
+        #expect(try triggers(store) == before)
+        #expect(try changeRows(store) == changes)
+        #expect(try store.database.scalar("SELECT count(*) FROM ZITEM WHERE ZNAME = 'renamed'") == .integer(0))
+        try context.performAndWait {
+            context.rollback()
+            try context.insert("Item").setValue("after", forKey: "code")
+            try context.save()
+        }
+        let last = try #require(try store.fetchHistory(after: nil).last)
+        #expect(last.changes.map(\.changeType) == [.insert])
+    }
+
     /// Core Data's store with history: a large save of Feedback (whose table no trigger of
     /// the store writes) continues its history as the small saves do.
     @Test(.enabled(if: Corpus.available, Corpus.skipReason))
