@@ -59,6 +59,9 @@ extension ObjectContext {
                         guard let id, let key = (permanent[id] ?? id).primaryKey else { return nil }
                         return RowReference(entityName: id.entityName, primaryKey: key)
                     }
+                    // A store with history notes the rows of a large save itself (see PersistentStore+HistorySaveWrites.swift).
+                    try store.openHistoryWindow(inserting: inserted.lazy.map(\.objectID.entityName), updating: updated.lazy.map(\.objectID.entityName))
+                    defer { store.abandonHistoryWindow() }
                     // Objects are inserted entity by entity: a run of one entity uses one plan.
                     var plan: (scope: ObjectIDScope, plan: RowWritePlan)?
                     for (object, assigned) in zip(inserted, allocation.keys) {
@@ -80,6 +83,7 @@ extension ObjectContext {
                         updatedVersions.append(try store.updateRow(
                             plan, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version, values: values, toOne: toOne))
                     }
+                    try store.closeHistoryWindow()
                     for object in deleted {
                         try store.delete(object.objectID.entityName, primaryKey: object.objectID.primaryKey!, expectedVersion: object.version)
                     }

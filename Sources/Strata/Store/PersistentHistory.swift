@@ -26,7 +26,9 @@ import Foundation
 /// the value as the attribute's own column held it (none for an attribute that allows
 /// external binary storage, whose values Core Data is reported not to keep). Core Data fills
 /// these tables with SQLite
-/// triggers; the stores hold none, so Strata's are temporary ones of its own connection.
+/// triggers; the stores hold none, so Strata's are temporary ones of its own connection, and a
+/// context's save of many rows of a table writes their changes itself, that table's triggers
+/// dropped for its writes (``PersistentHistoryRecorder``).
 enum PersistentHistory {
     /// The table of changes, one row per object a transaction inserted, updated or deleted.
     static let changeTable = "ACHANGE"

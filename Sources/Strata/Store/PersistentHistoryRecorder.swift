@@ -7,10 +7,13 @@ import Foundation
 /// so that a save that fails or is rolled back leaves no history.
 ///
 /// Triggers see every write of the connection — a context's save, batch requests, imports,
-/// scripts — as Core Data's do. What they note is reduced to Core Data's view of a save: an
-/// object inserted and then updated is inserted, one inserted and deleted again is nothing,
-/// and an object whose to-many gained or lost a member (a new row pointing at it, a join row)
-/// is updated, with that relationship among its updated properties.
+/// scripts — as Core Data's do, but for the rows a context's save writes many of to one table:
+/// the save drops that table's insert and update triggers for its writes and notes the rows
+/// itself (``SavedRun``; see `PersistentHistoryRecorder+SaveWrites.swift`), and what it notes
+/// is read with the log, in the order written. What is noted is reduced to Core Data's view
+/// of a save: an object inserted and then updated is inserted, one inserted and deleted again
+/// is nothing, and an object whose to-many gained or lost a member (a new row pointing at it,
+/// a join row) is updated, with that relationship among its updated properties.
 final class PersistentHistoryRecorder {
     /// What the recorder knows of one entity (by `Z_ENT`).
     struct EntityInfo {
@@ -54,6 +57,22 @@ final class PersistentHistoryRecorder {
     /// The property columns of each table in the order of the bits an update's trigger logs
     /// for them (bit 0 the first); a table missing here logs their names instead.
     private(set) var changeBitColumns: [String: [String]] = [:]
+    /// The statements that make each entity table's insert and update triggers, by table: a
+    /// save that writes many rows of a table drops them for its writes and makes them again
+    /// (see `PersistentHistoryRecorder+SaveWrites.swift`).
+    private(set) var rowTriggerStatements: [String: (insert: String, update: String)] = [:]
+    /// The tables the store file's own triggers (Core Data's derived attributes) are on or
+    /// write: a write there may write rows the save does not know of, so they keep their
+    /// history triggers through every save.
+    var tablesOfStoreTriggers: Set<String> = []
+    /// The save writing with some of its tables' triggers dropped, if one is.
+    var saveWindow: SaveWindow?
+    /// The runs of rows saves noted themselves in the transaction under way, in the order
+    /// written; those of a rolled-back save are told apart by ``savedRunTable``.
+    var savedRuns: [SavedRun] = []
+    /// The number the next save window, and the next run, takes.
+    var nextSaveWindow = 0
+    var nextSavedRun: Int64 = 1
     /// Who the next transaction is recorded for; cleared once it is.
     var author: String?
     var contextName: String?
@@ -63,6 +82,9 @@ final class PersistentHistoryRecorder {
 
     static let logTable = "strata_history_log"
     static let tombstoneTable = "strata_history_tombstone"
+    /// The runs a save noted itself, by number: a temporary table, so that the rollback of a
+    /// save's transaction or savepoint takes its runs away as it takes its rows.
+    static let savedRunTable = "strata_history_saved_run"
 
     init(layout: StoreLayout, model: ObjectModel) {
         var entities: [Int: EntityInfo] = [:]
@@ -120,6 +142,7 @@ final class PersistentHistoryRecorder {
         var statements = [
             "CREATE TEMP TABLE IF NOT EXISTS \(Self.logTable) (kind INTEGER, entity INTEGER, pk INTEGER, columns, keys TEXT, other INTEGER, tableName TEXT)",
             "CREATE TEMP TABLE IF NOT EXISTS \(Self.tombstoneTable) (entity INTEGER, pk INTEGER, columnName TEXT, value)",
+            "CREATE TEMP TABLE IF NOT EXISTS \(Self.savedRunTable) (id INTEGER PRIMARY KEY)",
         ]
         for tableName in Set(layout.entities.map(\.tableName)).sorted() {
             guard let table = schema.table(named: tableName) else { continue }
@@ -145,12 +168,15 @@ final class PersistentHistoryRecorder {
                 "INSERT INTO \(Self.tombstoneTable) VALUES (OLD.Z_ENT, OLD.Z_PK, '\($0)', OLD.\($0));"
             }.joined(separator: " ")
             let prefix = "strata_history_\(tableName)"
+            let insert = "CREATE TEMP TRIGGER IF NOT EXISTS \(prefix)_insert AFTER INSERT ON main.\(tableName) BEGIN "
+                + "INSERT INTO \(Self.logTable) (kind, entity, pk, keys) VALUES (0, NEW.Z_ENT, NEW.Z_PK, \(keyList("NEW"))); END"
+            let update = "CREATE TEMP TRIGGER IF NOT EXISTS \(prefix)_update AFTER UPDATE ON main.\(tableName) BEGIN "
+                + "INSERT INTO \(Self.logTable) (kind, entity, pk, columns, keys, other) "
+                + "VALUES (1, NEW.Z_ENT, NEW.Z_PK, \(changed), \(keyList("OLD")), OLD.Z_OPT IS NOT NEW.Z_OPT); END"
+            rowTriggerStatements[tableName] = (insert, update)
             statements += [
-                "CREATE TEMP TRIGGER IF NOT EXISTS \(prefix)_insert AFTER INSERT ON main.\(tableName) BEGIN "
-                    + "INSERT INTO \(Self.logTable) (kind, entity, pk, keys) VALUES (0, NEW.Z_ENT, NEW.Z_PK, \(keyList("NEW"))); END",
-                "CREATE TEMP TRIGGER IF NOT EXISTS \(prefix)_update AFTER UPDATE ON main.\(tableName) BEGIN "
-                    + "INSERT INTO \(Self.logTable) (kind, entity, pk, columns, keys, other) "
-                    + "VALUES (1, NEW.Z_ENT, NEW.Z_PK, \(changed), \(keyList("OLD")), OLD.Z_OPT IS NOT NEW.Z_OPT); END",
+                insert,
+                update,
                 "CREATE TEMP TRIGGER IF NOT EXISTS \(prefix)_delete AFTER DELETE ON main.\(tableName) BEGIN "
                     + "INSERT INTO \(Self.logTable) (kind, entity, pk, keys) VALUES (2, OLD.Z_ENT, OLD.Z_PK, \(keyList("OLD"))); \(tombstones) END",
             ]

@@ -44,6 +44,7 @@ extension PersistentStore {
         try addTombstoneColumns(schema: try StoreSchema(reading: database))
         let schema = try StoreSchema(reading: database)
         let recorder = PersistentHistoryRecorder(layout: layout, model: model)
+        recorder.tablesOfStoreTriggers = try tablesOfStoreTriggers()
         for statement in recorder.triggerStatements(layout: layout, schema: schema) { try database.execute(statement) }
         historyRecorder = recorder
         database.willCommit = { [unowned self] in try self.writeHistoryTransaction() }
@@ -91,20 +92,40 @@ extension PersistentStore {
     static let historyBundleID = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
     static let historyProcessName = ProcessInfo.processInfo.processName
 
-    /// Turns the log the triggers wrote during this transaction into one history transaction
-    /// and its changes; nothing when the transaction changed no object.
+    /// Turns the log the triggers wrote during this transaction, and the rows its saves noted
+    /// themselves (``PersistentHistoryRecorder/SavedRun``), into one history transaction and
+    /// its changes; nothing when the transaction changed no object. The changes are in the
+    /// order the rows were first written (a save's inserts, then its updates, then its
+    /// deletions), then the objects whose to-many changed through other rows.
     func writeHistoryTransaction() throws {
         guard let recorder = historyRecorder else { return }
         defer { (recorder.author, recorder.contextName) = (nil, nil) }
+        let runs = try takeSavedRuns(recorder)
+        // One save's own rows and nothing else: written without going through the log.
+        if let first = runs.first, runs.allSatisfy({ $0.window == first.window }),
+            try database.cachedStatement("SELECT EXISTS (SELECT 1 FROM \(PersistentHistoryRecorder.logTable))").rows([]).first?.first == .integer(0)
+        {
+            return try writeSavedRuns(runs, recorder: recorder)
+        }
         var reduction = PersistentHistoryRecorder.Reduction()
-        var logIsEmpty = true
+        var logIsEmpty = runs.isEmpty
+        // The saves' own rows go in among the log's rows where they were written.
+        var nextRun = 0
+        func noteRuns(before logRow: Int64) {
+            while nextRun < runs.count, runs[nextRun].afterLogRow < logRow {
+                let run = runs[nextRun]
+                for key in run.keys { reduction.note(run.type, table: run.table, key: key, entity: run.entity, properties: run.properties) }
+                nextRun += 1
+            }
+        }
         // A save writes the same columns of many rows: each list of changed columns is read once.
         var changedByColumns: [Int: [DatabaseValue: (columns: Set<String>, properties: Set<String>)]] = [:]
         // The log is read in place, row by row: a save of many objects logs as many rows.
         try database.cachedStatement(
-            "SELECT kind, entity, pk, columns, keys, other, tableName FROM \(PersistentHistoryRecorder.logTable) ORDER BY rowid"
+            "SELECT kind, entity, pk, columns, keys, other, tableName, rowid FROM \(PersistentHistoryRecorder.logTable) ORDER BY rowid"
         ).forEachRow { row in
             logIsEmpty = false
+            noteRuns(before: row.value(at: 7).int64Value ?? 0)
             guard let kind = row.value(at: 0).int64Value, let key = row.value(at: 2).int64Value else { return true }
             if kind == 3 {
                 guard let table = row.value(at: 6).stringValue, let sides = recorder.joinSides[table], let other = row.value(at: 5).int64Value else { return true }
@@ -147,6 +168,7 @@ extension PersistentStore {
             reduction.note(type, table: entity.tableName, key: key, entity: number, properties: properties)
             return true
         }
+        noteRuns(before: .max)
         guard !logIsEmpty else { return }
         // A parent of many new rows is looked up once.
         var seen: Set<String> = []
@@ -167,16 +189,7 @@ extension PersistentStore {
         try clearHistoryLog()
         guard !changes.isEmpty else { return }
         let tombstones = try tombstoneValues()
-        let transaction = try nextHistoryKeys(PersistentHistory.transactionEntity.number, count: 1).lowerBound
-        let strings = try [recorder.author ?? defaultTransactionAuthor, Self.historyBundleID, recorder.contextName, Self.historyProcessName].map(internedString)
-        try database.cachedStatement("""
-            INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) \
-            VALUES (?, ?, NULL, ?, ?, ?, ?, ?)
-            """).execute(
-                [.integer(transaction), .integer(Int64(PersistentHistory.transactionEntity.number))]
-                    + strings.map { $0.map(DatabaseValue.integer) ?? .null } + [.real(Date().timeIntervalSinceReferenceDate)])
-        if recorder.written.count >= 4096, let oldest = recorder.written.min() { recorder.written.remove(oldest) }
-        recorder.written.insert(transaction)
+        let transaction = try insertHistoryTransaction(recorder)
         let first = try nextHistoryKeys(PersistentHistory.changeEntity.number, count: changes.count).lowerBound
         let tombstoneColumns = (0..<recorder.tombstoneCount).map(PersistentHistory.tombstoneColumn)
         let insert = try database.cachedStatement("""
@@ -209,6 +222,22 @@ extension PersistentStore {
         }
     }
 
+    /// Adds the `ATRANSACTION` row of the transaction under way (its author, context name,
+    /// bundle, process and time) and returns its key.
+    func insertHistoryTransaction(_ recorder: PersistentHistoryRecorder) throws -> Int64 {
+        let transaction = try nextHistoryKeys(PersistentHistory.transactionEntity.number, count: 1).lowerBound
+        let strings = try [recorder.author ?? defaultTransactionAuthor, Self.historyBundleID, recorder.contextName, Self.historyProcessName].map(internedString)
+        try database.cachedStatement("""
+            INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) \
+            VALUES (?, ?, NULL, ?, ?, ?, ?, ?)
+            """).execute(
+                [.integer(transaction), .integer(Int64(PersistentHistory.transactionEntity.number))]
+                    + strings.map { $0.map(DatabaseValue.integer) ?? .null } + [.real(Date().timeIntervalSinceReferenceDate)])
+        if recorder.written.count >= 4096, let oldest = recorder.written.min() { recorder.written.remove(oldest) }
+        recorder.written.insert(transaction)
+        return transaction
+    }
+
     /// The keys a to-one or inverseless to-many column held, from the log's JSON array.
     private func keyValues(_ value: DatabaseValue) -> [Int64?] {
         guard let text = value.stringValue, let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any] else { return [] }
@@ -235,7 +264,7 @@ extension PersistentStore {
 
     /// `count` new keys of a history table, through its `Z_PRIMARYKEY` row as Core Data hands
     /// them out: above `Z_MAX` and above every key the table holds.
-    private func nextHistoryKeys(_ number: Int, count: Int) throws -> ClosedRange<Int64> {
+    func nextHistoryKeys(_ number: Int, count: Int) throws -> ClosedRange<Int64> {
         let table = switch number {
         case PersistentHistory.changeEntity.number: PersistentHistory.changeTable
         case PersistentHistory.transactionEntity.number: PersistentHistory.transactionTable

@@ -99,7 +99,9 @@ extension PersistentStore {
         var arguments: [DatabaseValue] = [.integer(key), .integer(Int64(plan.table.number)), .integer(1)]
         arguments.reserveCapacity(3 + values.count + 2 * toOne.count)
         try appendArguments(of: plan, values: try externalForms(of: values, at: plan.externalPositions), toOne: toOne, to: &arguments)
+        let notesHistory = try historyWindowWillWrite(plan, isInsert: true)
         try write(plan.insertSQL, arguments, plan: plan, key: key, values: values)
+        if notesHistory { try noteSavedWrite(key: key, isInsert: true) }
     }
 
     /// Updates a row's columns by `plan` and raises its version. Fails with
@@ -113,8 +115,10 @@ extension PersistentStore {
         arguments.reserveCapacity(values.count + 2 * toOne.count + 2)
         try appendArguments(of: plan, values: try externalForms(of: values, at: plan.externalPositions), toOne: toOne, to: &arguments)
         arguments += [.integer(primaryKey), .integer(expectedVersion)]
+        let notesHistory = try historyWindowWillWrite(plan, isInsert: false)
         try write(plan.updateSQL, arguments, plan: plan, key: primaryKey, values: values)
         guard database.changedRowCount == 1 else { throw try conflict(plan.table, primaryKey, expectedVersion) }
+        if notesHistory { try noteSavedWrite(key: primaryKey, isInsert: false) }
         return expectedVersion + 1
     }
 
