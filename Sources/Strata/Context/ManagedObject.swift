@@ -29,7 +29,11 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// The object's entity.
     public let entity: EntityDescription
     /// The context the object lives in; `nil` once that context is gone.
-    public internal(set) weak var managedObjectContext: ObjectContext?
+    public var managedObjectContext: ObjectContext? {
+        isDetached ? nil : link.context?.takeUnretainedValue()
+    }
+    /// What the object reaches its context through, not a weak reference (see ``ContextLink``).
+    private let link: ContextLink
 
     /// Whether the object's values have not been loaded from the store yet.
     @exclusivity(unchecked) public internal(set) var isFault: Bool
@@ -70,7 +74,7 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     required public init(entity: EntityDescription, objectID: ObjectID, context: ObjectContext, isFault: Bool) {
         self.entity = entity
         self.objectID = objectID
-        self.managedObjectContext = context
+        link = context.link
         self.isFault = isFault
         committedValues = PropertyValues(slots: context.propertySlots(of: entity))
         changedValues = committedValues
@@ -124,14 +128,14 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// may read them from its own queue without waiting for this one's.
     static let ownershipLock = NSLock()
 
-    /// The object's context and ID, read from any thread.
-    var ownership: (context: ObjectContext?, id: ObjectID) {
-        Self.ownershipLock.withLock { (managedObjectContext, objectID) }
+    /// The object's context and ID, read from any thread. The context is given by address,
+    /// compared without being retained: on another thread it may be on its way out.
+    var ownership: (context: UnsafeMutableRawPointer?, id: ObjectID) {
+        Self.ownershipLock.withLock { (isDetached ? nil : link.context?.toOpaque(), objectID) }
     }
 
     /// Takes the object out of its context; call it under ``ownershipLock``.
     func detachLocked() {
-        managedObjectContext = nil
         isDetached = true
     }
 

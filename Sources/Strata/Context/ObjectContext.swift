@@ -137,6 +137,8 @@ public final class ObjectContext: @unchecked Sendable {
     private let children = Locked<[WeakContext]>([])
     private let mergesFromParent = Locked(false)
     private let objectClasses = Locked<[String: ManagedObject.Type]>([:])
+    /// What the context's objects reach it through (see ``ContextLink``).
+    let link = ContextLink()
 
     /// Whether saves into the parent (by the parent or by a sibling) are merged into this
     /// context on its queue, as they happen.
@@ -168,6 +170,12 @@ public final class ObjectContext: @unchecked Sendable {
         queue = concurrencyType == .mainQueue ? .main : DispatchQueue(label: "strata.context.\(name ?? "private")")
         queueToken = concurrencyType == .mainQueue ? .mainQueue : .next()
         QueueToken.mark(queue, with: queueToken)
+        link.attach(self)
+    }
+
+    deinit {
+        // Objects that outlive the context read it as gone from now on.
+        ManagedObject.ownershipLock.withLock { link.clearLocked() }
     }
 
     /// The live children that merge their parent's saves.
@@ -277,8 +285,9 @@ public final class ObjectContext: @unchecked Sendable {
             let entity = model.entity(named: id.entityName) ?? EntityDescription(name: id.entityName)
             recent = RecentKind(scope: id.scope, entity: entity, objectClass: objectClasses.withLock { $0[entity.name] } ?? ManagedObject.self)
         }
-        if let object = registered[id] { return object }
-        return makeObject(entity: recent!.entity, id: id, isFault: true, objectClass: recent!.objectClass)
+        let kind = recent!
+        // One probe of the identity map for an object it holds and for one it does not.
+        return registered.object(forKey: id) { kind.objectClass.init(entity: kind.entity, objectID: id, context: self, isFault: true) }
     }
 
     /// The entity and class of the objects of one store and entity.
@@ -320,7 +329,7 @@ public final class ObjectContext: @unchecked Sendable {
         // Read without waiting for the owner's queue: the owner may be a child that waits for
         // this context's.
         let (owner, id) = object.ownership
-        if owner === self { return object }
+        if owner == Unmanaged.passUnretained(self).toOpaque() { return object }
         let own = try existingObject(with: id)
         guard let typed = own as? Object else {
             throw .wrongType(

@@ -285,4 +285,35 @@ import StrataTestSupport
         #expect(try fixture.store.rowCountsExcludingSubentities()["Author"] == 2)
         root.performAndWait { #expect(!root.hasChanges) }
     }
+
+    /// Objects reach their context through a link the context clears as it goes, no longer a
+    /// weak reference: an object that outlives its context, whether the context still held
+    /// it or had let it go (an insert rolled back), must read it as gone, refuse changes
+    /// without stopping, and be taken by another context by its ID.
+    @Test func objectsOutlivingTheirContextReadItAsGoneAndAnotherContextTakesThem() throws {
+        let fixture = try LibraryFixture()
+        var context: ObjectContext? = ObjectContext(store: fixture.store, name: "short-lived")
+        weak let gone = context
+        let (saved, rolledBack) = try context!.performAndWait {
+            let tag = try context!.insert("Tag")
+            try tag.setValue("kept", forKey: "name")
+            try context!.save()
+            let dropped = try context!.insert("Tag")
+            context!.rollback()
+            #expect(dropped.managedObjectContext === context)
+            return (tag, dropped)
+        }
+        context = nil
+        #expect(gone == nil, "the objects do not keep their context")
+        #expect(saved.managedObjectContext == nil)
+        #expect(rolledBack.managedObjectContext == nil)
+        #expect(throws: ContextError.forgottenObject(saved.objectID)) { try saved.setValue("changed", forKey: "name") }
+        #expect(throws: ContextError.forgottenObject(rolledBack.objectID)) { try rolledBack.setValue("changed", forKey: "name") }
+        let other = fixture.context
+        try other.performAndWait {
+            let own = try other.use(saved)
+            #expect(own !== saved && own.managedObjectContext === other)
+            #expect(try own.value(forKey: "name") as? String == "kept")
+        }
+    }
 }

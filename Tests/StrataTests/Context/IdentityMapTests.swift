@@ -81,4 +81,53 @@ import Testing
         #expect(map[id(7)] === made[2])
         #expect(Set(map.keys) == [id(2), id(7)])
     }
+
+    @Test func registeringByOneProbeMakesAnObjectOnlyForAnIDNotHeld() {
+        var map = IdentityMap()
+        let first = object(1)
+        map[id(1)] = first
+        var made = 0
+        let held = map.object(forKey: id(1)) { made += 1; return object(1) }
+        #expect(held === first)
+        #expect(made == 0)
+        let new = map.object(forKey: id(2)) { made += 1; return object(2) }
+        #expect(made == 1)
+        #expect(map[id(2)] === new)
+        #expect(map.values.last === new)
+        expectConsistent(map, holding: [1, 2])
+    }
+
+    /// Thousands of IDs, so that the table grows and IDs share runs of slots, then removals
+    /// and changes of key in a scattered order: each must leave every other ID findable.
+    @Test func manyRemovalsAndChangesOfKeyLeaveEveryIDFindingItsObject() {
+        var map = IdentityMap()
+        var held = Set<Int64>()
+        for key in Int64(1)...5_000 {
+            let object = object(key)
+            if key % 2 == 0 { map[id(key)] = object } else { _ = map.object(forKey: id(key)) { object } }
+            held.insert(key)
+        }
+        expectConsistent(map, holding: held.sorted())
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let key = held.randomElement(using: &generator)!
+            if Bool.random(using: &generator) {
+                #expect(map.removeValue(forKey: id(key))?.objectID == id(key))
+                held.remove(key)
+            } else {
+                // A new key, or one held (whose object leaves): either way the moved object answers to it.
+                let target = Int64.random(in: 1...6_000, using: &generator)
+                let changed = map.changeKey(id(key), to: id(target))
+                #expect(changed?.object.objectID == id(key))
+                changed?.object.objectID = id(target)
+                held.remove(key)
+                held.insert(target)
+            }
+        }
+        #expect(map.count == held.count)
+        #expect(Set(map.keys) == Set(held.map(id)))
+        for (key, object) in map { #expect(object.objectID == key) }
+        for key in held { #expect(map[id(key)]?.objectID == id(key)) }
+        for key in Int64(6_001)...6_100 { #expect(map[id(key)] == nil) }
+    }
 }
