@@ -89,7 +89,8 @@ extension FetchCommandTests {
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.count == 13, "\(result.standardOutput)")
         #expect(lines.first?.hasPrefix("object      fiel…") == true, "\(result.standardOutput)")
-        #expect(Set(lines.dropFirst().compactMap { $0.split(separator: " ").first.map(String.init) }) == Set((1...12).map { "Recipe/p\($0)" }))
+        let objects: [String] = lines.dropFirst().compactMap { line in line.split(separator: " ").first.map(String.init) }
+        #expect(Set(objects) == Set((1...12).map { "Recipe/p\($0)" }))
         for line in lines {
             #expect(line.count <= 80, "\(line)")
             #expect(line.contains("…"), "\(line)")

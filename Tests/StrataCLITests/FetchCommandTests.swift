@@ -30,7 +30,8 @@ struct FetchCommandTests {
         let objects = try json(result.standardOutput)
         let expected = try sql(Self.books, "SELECT Z_PK, ZTITLE FROM ZBOOK WHERE lower(ZAUTHOR) LIKE 'b%' ORDER BY ZCOPYRIGHT DESC LIMIT 3 OFFSET 1")
         #expect(objects.map { $0["title"] as? String } == expected.map { $0[1].stringValue })
-        #expect(objects.map { ($0["uri"] as? String)?.components(separatedBy: "/").last } == expected.map { "p\($0[0].int64Value ?? 0)" })
+        let keys: [String?] = objects.map { object in (object["uri"] as? String)?.components(separatedBy: "/").last }
+        #expect(keys == expected.map { row in "p\(row[0].int64Value ?? 0)" })
         #expect(objects.first.map { Set($0.keys) } == ["uri", "title", "author", "copyright", "contents"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: Self.books)) == before)
     }
@@ -196,8 +197,9 @@ struct FetchCommandTests {
             if format == "csv" {
                 let lines = result.standardOutput.components(separatedBy: "\r\n").dropLast()
                 #expect(lines.first == "author,n,latest")
-                #expect(lines.dropFirst().map { $0.components(separatedBy: ",").prefix(2).joined(separator: ",") }
-                    == expected.map { "\($0[0].stringValue ?? ""),\($0[1].int64Value ?? 0)" })
+                let printed: [String] = lines.dropFirst().map { line in line.components(separatedBy: ",").prefix(2).joined(separator: ",") }
+                let wanted: [String] = expected.map { row in "\(row[0].stringValue ?? ""),\(row[1].int64Value ?? 0)" }
+                #expect(printed == wanted)
             } else {
                 let rows = try json(result.standardOutput)
                 #expect(rows.map { $0["author"] as? String } == expected.map { $0[0].stringValue })
@@ -234,10 +236,11 @@ struct FetchCommandTests {
             }
         }
         store.close()
-        let base = ["fetch", "--store", path, "--model", bundle, "--template", "ObjectIDFetchRequest", "--select", "string", "--format", "csv", "--sort", "string"]
+        let base: [String] = ["fetch", "--store", path, "--model", bundle, "--template", "ObjectIDFetchRequest", "--select", "string", "--format", "csv", "--sort", "string"]
         let found = try StrataRunner.run(base + ["--var", "NAME=needle owner", "--var", "NEEDLE='needle'"])
         #expect(found.status == 0, "\(found.standardError)")
-        #expect(found.standardOutput.components(separatedBy: "\r\n").dropFirst().compactMap { $0.components(separatedBy: ",").last } == ["needle", "plain", ""])
+        let strings: [String] = found.standardOutput.components(separatedBy: "\r\n").dropFirst().compactMap { line in line.components(separatedBy: ",").last }
+        #expect(strings == ["needle", "plain", ""])
         let narrowed = try StrataRunner.run(base + ["--var", "NAME=x", "--var", "NEEDLE=needle", "--where", "string != 'plain'"])
         #expect(narrowed.standardOutput.hasSuffix(",needle\r\n"), "\(narrowed.standardError)")
         let counted = try StrataRunner.run(["count", "--store", path, "--model", bundle, "--template", "ObjectIDFetchRequest", "--var", "NAME=needle owner", "--var", "NEEDLE=other"])
@@ -264,10 +267,11 @@ struct FetchCommandTests {
         let store = try PersistentStore.open(at: path, model: try ModelLoader.load(bundle).currentVersion.model)
         try store.withConnection { try store.database.execute("UPDATE ZBOOK SET ZRATING = Z_PK") }
         store.close()
-        let base = ["fetch", "--store", path, "--model", bundle.path, "--template", "Picked", "--select", "title", "--sort", "title", "--format", "csv"]
+        let base: [String] = ["fetch", "--store", path, "--model", bundle.path, "--template", "Picked", "--select", "title", "--sort", "title", "--format", "csv"]
         let result = try StrataRunner.run(base + ["--var", "LOW=2", "--var", "HIGH=3", "--var", "ISBNS={'0123456783', '9'}"])
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardOutput.components(separatedBy: "\r\n").dropFirst().compactMap { $0.split(separator: ",").last } == ["One", "Three", "Two"])
+        let titles: [Substring] = result.standardOutput.components(separatedBy: "\r\n").dropFirst().compactMap { line in line.split(separator: ",").last }
+        #expect(titles == ["One", "Three", "Two"])
         let broken = try StrataRunner.run(base + ["--var", "LOW=2", "--var", "HIGH=3", "--var", "ISBNS={'0123456783', }"])
         #expect(broken.status == 2)
         #expect(broken.standardError.hasPrefix("Error: --var 'ISBNS={'0123456783', }': VALUE is not a list: expected a key path or value, found '}'"), "\(broken.standardError)")

@@ -186,7 +186,9 @@ extension MigrationStep {
             guard count > 0 else { continue }
             let samples = try database.rows("\(check.sql) LIMIT 5").map { row in
                 let object = row[0].int64Value.map { "p\($0)" } ?? row[0].stringValue ?? "?"
-                return row.count > 1 ? "\(object): \(row[1].stringValue ?? row[1].int64Value.map(String.init) ?? row[1].doubleValue.map { "\($0)" } ?? "NULL")" : object
+                guard row.count > 1 else { return object }
+                let value: String = row[1].stringValue ?? row[1].int64Value.map(String.init) ?? row[1].doubleValue.map { "\($0)" } ?? "NULL"
+                return "\(object): \(value)"
             }
             reasons.append(check.reason(count, samples + (count > samples.count ? ["…"] : [])))
         }

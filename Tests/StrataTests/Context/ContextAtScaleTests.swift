@@ -21,7 +21,7 @@ import Testing
             return objects.map { $0.objectID.primaryKey }
         }
         // Books and e-books share one table and one key sequence.
-        #expect(keys == (1...40).map { Int64($0) })
+        #expect(keys == Array(Int64(1)...40))
         #expect(try fixture.store.database.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'") == .integer(40))
         let rows = try fixture.store.database.rows("SELECT Z_PK, Z_ENT FROM ZBOOK ORDER BY Z_PK")
         let entityNumbers = Set(rows.compactMap { $0[1].int64Value })

@@ -65,8 +65,10 @@ import StrataTestSupport
         #expect(after.map(\.transactionNumber) == before.map(\.transactionNumber))
         #expect(after.map(\.author) == Array(repeating: "seeder", count: 4) && after.map(\.timestamp) == before.map(\.timestamp))
         // Same objects and kinds of change, under the new entity numbers.
-        #expect(after.map { $0.changes.map { "\($0.entityName)/p\($0.primaryKey) \($0.changeType)" } }
-            == before.map { $0.changes.map { "\($0.entityName)/p\($0.primaryKey) \($0.changeType)" } })
+        func described(_ transactions: [PersistentHistoryTransaction]) -> [[String]] {
+            transactions.map { transaction in transaction.changes.map { "\($0.entityName)/p\($0.primaryKey) \($0.changeType)" } }
+        }
+        #expect(described(after) == described(before))
         #expect(try migrated.database.scalar("SELECT DISTINCT ZENTITY FROM ACHANGE WHERE ZENTITYPK = 1 AND ZCHANGETYPE = 1") == .integer(2))
         // The update of name reads as the renamed title; the tombstone survives.
         #expect(after[1].changes.first { $0.entityName == "Item" }?.updatedProperties == ["title"])

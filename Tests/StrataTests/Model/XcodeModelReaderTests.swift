@@ -141,9 +141,9 @@ struct XcodeModelReaderFixtureTests {
     /// Regression (found by fuzz-model-xml): a byte that is not UTF-8 in an element or attribute
     /// name trapped in Foundation's XMLParser and crashed the process.
     @Test(arguments: [
-        (Data("<m".utf8) + [0xFF] + Data("odel></model>".utf8), "Broken.xcdatamodel/contents: line 1, column 3: the file is not valid UTF-8"),
-        (Data("<model>\n  <entity n".utf8) + [0xC3] + Data("ame=\"A\"/></model>".utf8), "Broken.xcdatamodel/contents: line 2, column 12: the file is not valid UTF-8"),
-        (Data("<model a=\"".utf8) + [0xE2, 0x82] + Data("\"/>".utf8), "Broken.xcdatamodel/contents: line 1, column 11: the file is not valid UTF-8"),
+        (document("<m", invalid: [0xFF], "odel></model>"), "Broken.xcdatamodel/contents: line 1, column 3: the file is not valid UTF-8"),
+        (document("<model>\n  <entity n", invalid: [0xC3], "ame=\"A\"/></model>"), "Broken.xcdatamodel/contents: line 2, column 12: the file is not valid UTF-8"),
+        (document("<model a=\"", invalid: [0xE2, 0x82], "\"/>"), "Broken.xcdatamodel/contents: line 1, column 11: the file is not valid UTF-8"),
     ])
     func bytesThatAreNotUTF8AreAnErrorNotACrash(data: Data, expected: String) {
         do {
@@ -198,4 +198,12 @@ struct XcodeModelReaderFixtureTests {
     @Test func wrongRootElementIsAnError() {
         #expect(readError("<plist/>")?.description.contains("expected a <model> root element") == true)
     }
+}
+
+/// `head`, then bytes that are not UTF-8, then `tail`.
+private func document(_ head: String, invalid bytes: [UInt8], _ tail: String) -> Data {
+    var data = Data(head.utf8)
+    data.append(contentsOf: bytes)
+    data.append(contentsOf: Data(tail.utf8))
+    return data
 }

@@ -8,24 +8,26 @@ extension StoreReport {
         for entity in entities {
             table.append([String(entity.number), entity.name, entity.parent ?? "-", entity.table, String(entity.rowCount)])
         }
-        return [
-            "store       \(path)",
-            "size        \(fileSize) bytes" + (walSize.map { ", -wal \($0) bytes" } ?? ", no -wal file"),
-            "journal     \(journalMode), page size \(pageSize)",
-            "uuid        \(uuid)",
-            "framework   \(frameworkVersion.map(String.init) ?? "unknown") (\(storeType ?? "unknown") store)",
-            "model       \(modelSource)",
-            "match       \(comparison?.summary ?? "not compared: an inferred model has no Core Data version hashes")"
-                + (missingColumns.isEmpty ? "" : "; but its tables lack \(missingColumns.count) column\(missingColumns.count == 1 ? "" : "s") the model names, which Core Data would refuse"),
-        ] + missingColumns.map { missing in
-            "warning     table \(missing.table) has no column \(missing.column) for \(missing.kind.rawValue) \(missing.entity).\(missing.property)"
-        } + [
-            "history     " + (history.map { history in
-                "\(history.transactions) transactions, \(history.changes) changes (ATRANSACTION, ACHANGE, ATRANSACTIONSTRING)"
-                    + (history.last.map { ", last \($0.formatted(.iso8601))" } ?? "")
-            } ?? "none"),
-            "",
-        ] + table.lines
+        let size = "size        \(fileSize) bytes" + (walSize.map { ", -wal \($0) bytes" } ?? ", no -wal file")
+        let framework = "framework   \(frameworkVersion.map(String.init) ?? "unknown") (\(storeType ?? "unknown") store)"
+        var match = "match       \(comparison?.summary ?? "not compared: an inferred model has no Core Data version hashes")"
+        if !missingColumns.isEmpty {
+            let plural = missingColumns.count == 1 ? "" : "s"
+            match += "; but its tables lack \(missingColumns.count) column\(plural) the model names, which Core Data would refuse"
+        }
+        var lines: [String] = [
+            "store       \(path)", size, "journal     \(journalMode), page size \(pageSize)", "uuid        \(uuid)", framework,
+            "model       \(modelSource)", match,
+        ]
+        for missing in missingColumns {
+            lines.append("warning     table \(missing.table) has no column \(missing.column) for \(missing.kind.rawValue) \(missing.entity).\(missing.property)")
+        }
+        let historySummary: String = history.map { history in
+            let last = history.last.map { ", last \($0.formatted(.iso8601))" } ?? ""
+            return "\(history.transactions) transactions, \(history.changes) changes (ATRANSACTION, ACHANGE, ATRANSACTIONSTRING)" + last
+        } ?? "none"
+        lines += ["history     " + historySummary, ""]
+        return lines + table.lines
     }
 
     /// The report as `strata inspect --format json` prints it.
