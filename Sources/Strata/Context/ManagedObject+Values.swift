@@ -45,9 +45,7 @@ extension ManagedObject {
     public func attributeValue(forKey key: String) throws(ContextError) -> AttributeValue? {
         // The common read first: an attribute of a loaded object, straight from its slots.
         if !isFault, !isDetached, let number = committedValues.slots.number(of: key) {
-            #if DEBUG
-            managedObjectContext?.assertOnQueue()
-            #endif
+            assert(managedObjectContext?.isOnQueue ?? true, "attributeValue(forKey:) used off its context's queue: wrap it in perform or performAndWait")
             let value = changedValues.isEmpty ? committedValues[slot: number] : changedValues[slot: number] ?? committedValues[slot: number]
             if case .attribute(let attribute)? = value { return attribute }
         }

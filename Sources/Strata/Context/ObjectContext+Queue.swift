@@ -55,11 +55,11 @@ extension ObjectContext {
         }
     }
 
-    /// Stops a debug build when the caller is not on the context's queue.
+    /// Stops an unoptimized build when the caller is not on the context's queue. An `assert`
+    /// rather than `#if DEBUG`: the check holds in every build without optimization, such as the
+    /// one scripts/test builds without `DEBUG`, and costs nothing in an optimized one.
     func assertOnQueue(_ function: StaticString = #function) {
-        #if DEBUG
-        precondition(isOnQueue, "\(function) used off its context's queue: wrap it in perform or performAndWait")
-        #endif
+        assert(isOnQueue, "\(function) used off its context's queue: wrap it in perform or performAndWait")
     }
 }
 
