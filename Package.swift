@@ -57,13 +57,6 @@ let package = Package(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
-        // SHA-256/SHA-512 for Core Data's version hashes, from the system's OpenSSL. Chosen over
-        // swift-crypto, which compiles its own copy of BoringSSL and added 1 to 1.5 minutes to
-        // every CI build for two hash functions.
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CLua",
             pkgConfig: "lua5.4",
@@ -83,7 +76,6 @@ let package = Package(
             dependencies: [
                 "CSQLite",
                 "CZlib",
-                "CCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

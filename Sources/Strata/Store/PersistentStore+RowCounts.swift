@@ -41,16 +41,25 @@ extension PersistentStore {
             // SQLite answers a bare COUNT(*) by counting the cells of the table's smallest
             // b-tree, without decoding a row; grouping by Z_ENT reads and sorts every row, some
             // forty times slower on a million rows.
-            counts[entity.name] = Int(try database.scalar("SELECT COUNT(*) FROM \(table)")?.int64Value ?? 0)
+            counts[entity.name] = Int(try database.withPageCache(ofAtMost: Self.countingCacheSize) {
+                try database.scalar("SELECT COUNT(*) FROM \(table)")?.int64Value ?? 0
+            })
             return counts
         }
-        for row in try database.rows("SELECT Z_ENT, COUNT(*) FROM \(table) GROUP BY Z_ENT") {
+        let rows = try database.withPageCache(ofAtMost: Self.countingCacheSize) {
+            try database.rows("SELECT Z_ENT, COUNT(*) FROM \(table) GROUP BY Z_ENT")
+        }
+        for row in rows {
             if let number = row[0].int64Value, let entity = entities.first(where: { $0.number == Int(number) }) {
                 counts[entity.name] = Int(row[1].int64Value ?? 0)
             }
         }
         return counts
     }
+
+    /// The page cache, in KiB, while counting a table: its pages are read once, and caching
+    /// them only costs fresh memory (see ``Database/withPageCache(ofAtMost:_:)``).
+    private static let countingCacheSize = 256
 
     /// Whether the store itself records no other entity in `entity`'s table: a model given to
     /// ``open(at:model:modelOrigin:requiresMatchingModel:configuration:)`` may lack sub-entities

@@ -401,10 +401,14 @@ public final class PersistentStore: @unchecked Sendable {
     // MARK: - Files and errors
 
     /// Whether the file may be written: the process may write it and its permissions allow
-    /// writing at all (for root, `access(2)` says yes to a file marked read-only).
+    /// writing at all (for root, `access(2)` says yes to a file marked read-only). The
+    /// permissions are those of the file the links at `path` lead to, which SQLite opens; one
+    /// `stat`, since `FileManager.attributesOfItem` also reads the user and group databases
+    /// for the owner's names.
     private static func isWritable(_ path: String) -> Bool {
-        let permissions = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int ?? 0
-        return FileManager.default.isWritableFile(atPath: path) && permissions & 0o222 != 0
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        return access(path, W_OK) == 0 && status.st_mode & 0o222 != 0
     }
 
     /// Refuses a `-wal` beside `file` (the store file, its links followed) that cannot be its

@@ -50,14 +50,18 @@ struct StoreOptions: ParsableArguments {
         help: ArgumentHelp("The author persistent history records for this command's changes.", valueName: "name"))
     var historyAuthor: String = "strata"
 
-    var environment: [String: String] { ProcessInfo.processInfo.environment }
+    /// The environment variable `name`: one `getenv`, where `ProcessInfo`'s `environment`
+    /// builds a dictionary of every variable on each use.
+    func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
 
     func validate() throws {
         if trackHistory, readOnly { throw ValidationError("--track-history writes the history tables; it cannot go with --read-only") }
         if busyTimeout < 0 || busyTimeout > 86_400 || !busyTimeout.isFinite {
             throw ValidationError("--busy-timeout must be a number of seconds from 0 to 86400")
         }
-        if logLevel == nil, let text = environment["STRATA_LOG_LEVEL"], LogLevel(rawValue: text.lowercased()) == nil {
+        if logLevel == nil, let text = environment("STRATA_LOG_LEVEL"), LogLevel(rawValue: text.lowercased()) == nil {
             throw ValidationError(
                 "STRATA_LOG_LEVEL is '\(text)'; expected one of \(LogLevel.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -65,14 +69,14 @@ struct StoreOptions: ParsableArguments {
 
     // MARK: - Resolved values
 
-    var storePath: String? { store ?? environment["STRATA_STORE"].flatMap { $0.isEmpty ? nil : $0 } }
+    var storePath: String? { store ?? environment("STRATA_STORE").flatMap { $0.isEmpty ? nil : $0 } }
     /// The models given, in order: several for a store of models merged into one.
-    var modelPaths: [String] { model.isEmpty ? environment["STRATA_MODEL"].flatMap { $0.isEmpty ? nil : [$0] } ?? [] : model }
+    var modelPaths: [String] { model.isEmpty ? environment("STRATA_MODEL").flatMap { $0.isEmpty ? nil : [$0] } ?? [] : model }
     var modelPath: String? { modelPaths.first }
-    var modelVersionName: String? { modelVersion ?? environment["STRATA_MODEL_VERSION"].flatMap { $0.isEmpty ? nil : $0 } }
+    var modelVersionName: String? { modelVersion ?? environment("STRATA_MODEL_VERSION").flatMap { $0.isEmpty ? nil : $0 } }
 
     var resolvedLogLevel: LogLevel {
-        logLevel ?? environment["STRATA_LOG_LEVEL"].flatMap { LogLevel(rawValue: $0.lowercased()) } ?? .warn
+        logLevel ?? environment("STRATA_LOG_LEVEL").flatMap { LogLevel(rawValue: $0.lowercased()) } ?? .warn
     }
 
     /// The store path, or a usage error saying how to give one.

@@ -182,11 +182,24 @@ public final class Database {
     /// file with parameters whatever characters its path holds: the URI names that file and
     /// nothing else.
     static func fileURI(for path: String, query: String?) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "?#%")
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        // Every byte but RFC 3986's unreserved characters and `/` percent-encoded, which SQLite
+        // decodes back. Byte by byte: Foundation's `addingPercentEncoding` with a character set
+        // went through `NSString`, a fifth of a millisecond of every command that opens a store.
+        let hexDigits = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(absolute.utf8.count)
+        for byte in absolute.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                encoded.append(byte)
+            default:
+                encoded += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+            }
+        }
         // An empty authority (`file://` + `/path`), so that a path starting `//` stays a path.
-        return "file://\(absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute)" + (query.map { "?\($0)" } ?? "")
+        return "file://" + String(decoding: encoded, as: UTF8.self) + (query.map { "?\($0)" } ?? "")
     }
 
     // MARK: - Statements
