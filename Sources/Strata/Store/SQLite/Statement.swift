@@ -136,7 +136,7 @@ package final class Statement {
     /// The text of column `index` of the current row, whose storage class is text: its bytes
     /// by the count SQLite gives (so that U+0000 is kept), invalid UTF-8 repaired as
     /// `String(decoding:as:)` repairs it. The bytes are written straight into the string: up
-    /// to 15 bytes of ASCII (most texts of a store) are checked a word at a time, not a byte.
+    /// to 15 bytes of ASCII (short names, codes, cities) are checked a word at a time, not a byte.
     func text(at index: Int32) -> String {
         guard let text = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
