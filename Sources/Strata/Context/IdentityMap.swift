@@ -152,8 +152,16 @@ extension IdentityMap {
         /// Raised by every change: a caller holding a slot knows whether it still stands.
         private(set) var changes = 0
 
+        /// A hash that keeps neighbouring rows together: the permanent IDs of one entity's rows
+        /// `8k` to `8k + 7` share their high bits (the hash of `k`) and take slots next to each
+        /// other, one cache line, from a first slot spread like any hash. Fetches read rows
+        /// mostly in key order, so a fetch of 1,000,000 objects into a table of 16 MB misses
+        /// the cache once per eight objects instead of once per object, and growing the table
+        /// writes it in runs. Temporary IDs are hashed whole.
         private static func hash(_ id: ObjectID) -> UInt64 {
-            UInt64(UInt32(truncatingIfNeeded: id._rawHashValue(seed: 0)))
+            guard case .permanent(let key) = id.key else { return UInt64(UInt32(truncatingIfNeeded: id._rawHashValue(seed: 0))) }
+            let group = ObjectID(scope: id.scope, key: .permanent(key >> 3))._rawHashValue(seed: 0)
+            return UInt64(UInt32(truncatingIfNeeded: group << 3 | Int(truncatingIfNeeded: key & 7)))
         }
 
         /// The slot holding `id` and its position, or the free slot where it would go (the

@@ -84,12 +84,14 @@ extension ObjectContext {
     /// The values `cells` hold in the columns `columns` finds them in, in the slots of
     /// `columns`' entity.
     func values(of cells: some RowCells, in columns: RowColumns) -> PropertyValues {
-        var values = [PropertyValue?](repeating: nil, count: columns.slots.names.count)
-        for (slot, position, type) in columns.attributeSlots {
-            values[slot] = .attribute(position.flatMap { AttributeValue(cells.cell($0), type: type) })
-        }
-        for (slot, reference) in columns.referenceSlots {
-            values[slot] = .toOne(reference.flatMap { columns.reference($0, in: cells) }.map(objectID(for:)))
+        var values = PropertyValues.emptySlots(columns.slots.names.count)
+        values.withUnsafeMutableBufferPointer { values in
+            for (slot, position, type) in columns.attributeSlots {
+                values[slot] = .attribute(position.flatMap { cells.attributeValue($0, type: type) })
+            }
+            for (slot, reference) in columns.referenceSlots {
+                values[slot] = .toOne(reference.flatMap { columns.reference($0, in: cells) }.map(objectID(for:)))
+            }
         }
         return PropertyValues(slots: columns.slots, values: values, count: columns.attributeSlots.count + columns.referenceSlots.count)
     }

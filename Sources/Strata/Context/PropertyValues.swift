@@ -44,11 +44,23 @@ struct PropertyValues: Sequence, Equatable, Sendable {
         set {
             if values.isEmpty {
                 guard newValue != nil else { return }
-                values = Array(repeating: nil, count: slots.names.count)
+                values = Self.emptySlots(slots.names.count)
             }
             count += (newValue == nil ? 0 : 1) - (values[number] == nil ? 0 : 1)
             values[number] = newValue
         }
+    }
+
+    /// `count` empty slots. `Array(repeating:count:)` is not inlinable, so for an element
+    /// type the standard library has no code of its own for it looks the array's type up at
+    /// run time on every call, and copying an array of empty slots copies each through its
+    /// type's value witness; reserving and appending is specialized and does neither (see
+    /// BENCHMARKS.md, the fetch path's third steps).
+    static func emptySlots(_ count: Int) -> [PropertyValue?] {
+        var slots: [PropertyValue?] = []
+        slots.reserveCapacity(count)
+        for _ in 0..<count { slots.append(nil) }
+        return slots
     }
 
     /// The names of the properties that hold a value.

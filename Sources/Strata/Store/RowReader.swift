@@ -109,6 +109,10 @@ struct StatementRow: RowCells {
         statement.value(at: Int32(3 + position))
     }
 
+    func attributeValue(_ position: Int, type: AttributeType) -> AttributeValue? {
+        statement.attributeValue(at: Int32(3 + position), type: type)
+    }
+
     /// The row copied out of the statement, to be kept.
     var snapshot: RowSnapshot {
         guard let columns else { return RowSnapshot(entityName: reference.entityName, primaryKey: reference.primaryKey, version: version) }

@@ -3,6 +3,15 @@
 protocol RowCells {
     /// The value of the column at `position` of the row's ``RowColumns``.
     func cell(_ position: Int) -> DatabaseValue
+    /// The value of the column at `position` as an attribute of `type` holds it:
+    /// ``AttributeValue/init(_:type:)`` of ``cell(_:)``, which a reader may take a shorter way to.
+    func attributeValue(_ position: Int, type: AttributeType) -> AttributeValue?
+}
+
+extension RowCells {
+    func attributeValue(_ position: Int, type: AttributeType) -> AttributeValue? {
+        AttributeValue(cell(position), type: type)
+    }
 }
 
 /// One entity row as the store keeps it: its key, entity, version and column values.
