@@ -129,6 +129,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// The values a new object of each entity starts with, by entity name: made once, so
     /// that inserting many objects does not read the model's defaults once per object.
     @exclusivity(unchecked) private var insertionTemplates: [String: (committed: PropertyValues, changed: PropertyValues)] = [:]
+    /// The last template used, found without hashing the entity's name: a loop inserts one
+    /// entity's objects in a run.
+    @exclusivity(unchecked) private var recentTemplate: (entityName: String, values: (committed: PropertyValues, changed: PropertyValues))?
     /// Caches of look-ups made per object: see ``idScope(for:)`` and ``propertySlots(of:)``.
     @exclusivity(unchecked) private var idScopes: [String: ObjectIDScope] = [:]
     @exclusivity(unchecked) private var recentIDScope: ObjectIDScope?
@@ -250,7 +253,11 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// A new object's values: nothing saved, and the model's default values as changes.
     private func insertionTemplate(for entity: EntityDescription) -> (committed: PropertyValues, changed: PropertyValues) {
-        if let template = insertionTemplates[entity.name] { return template }
+        if let recent = recentTemplate, recent.entityName == entity.name { return recent.values }
+        if let template = insertionTemplates[entity.name] {
+            recentTemplate = (entity.name, template)
+            return template
+        }
         var committed = PropertyValues(slots: model.propertySlots(of: entity)), changed = committed
         for attribute in model.allAttributes(of: entity) {
             committed[attribute.name] = .attribute(nil)
@@ -262,6 +269,7 @@ public final class ObjectContext: @unchecked Sendable {
             committed[relationship.name] = relationship.isToMany ? .toMany([]) : .toOne(nil)
         }
         insertionTemplates[entity.name] = (committed, changed)
+        recentTemplate = (entity.name, (committed, changed))
         return (committed, changed)
     }
 
