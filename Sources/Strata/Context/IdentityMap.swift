@@ -114,6 +114,45 @@ struct IdentityMap: Sequence {
         return (values[position], displaced)
     }
 
+    /// ``changeKey(_:to:)`` for each pair, calling `moved` with each object that changed key,
+    /// its new ID and the object the new ID held before (which leaves). When the pairs are a
+    /// good part of the map (a save of many inserted objects), it finds the old IDs walking
+    /// ``keys`` forward (pairs in the order the objects were registered are found without a
+    /// look-up), rewrites them in place and rebuilds the table in one pass: per object one
+    /// hash and one write into the table, where ``changeKey(_:to:)`` probes it three times.
+    mutating func changeKeys(_ pairs: [(old: ObjectID, new: ObjectID)], moved: (ManagedObject, ObjectID, ManagedObject?) -> Void) {
+        guard pairs.count >= 64, pairs.count * 4 >= count else {
+            for (old, new) in pairs {
+                if let (object, displaced) = changeKey(old, to: new) { moved(object, new, displaced) }
+            }
+            return
+        }
+        var found = [Int](repeating: -1, count: pairs.count)
+        var next = 0
+        keys.withUnsafeBufferPointer { keys in
+            for position in keys.indices {
+                guard next < pairs.count else { break }
+                if keys[position] == pairs[next].old {
+                    found[next] = position
+                    next += 1
+                }
+            }
+        }
+        // Pairs out of the order of registration (an object moved by a removal) are looked up.
+        for index in next..<pairs.count { found[index] = positions.find(pairs[index].old, among: keys).position ?? -1 }
+        for (index, position) in found.enumerated() where position >= 0 { keys[position] = pairs[index].new }
+        guard positions.rebuild(for: keys) else {
+            // A new ID that the map holds already: the other object leaves, which moves
+            // objects, so each pair goes the slow way, from the keys as they were.
+            for (index, position) in found.enumerated() where position >= 0 { keys[position] = pairs[index].old }
+            for (old, new) in pairs {
+                if let (object, displaced) = changeKey(old, to: new) { moved(object, new, displaced) }
+            }
+            return
+        }
+        for (index, position) in found.enumerated() where position >= 0 { moved(values[position], pairs[index].new, nil) }
+    }
+
     /// The objects that something besides the map holds, in their order. It asks each object
     /// in place, without copying the map's storage.
     mutating func objectsHeldElsewhere(where include: (ManagedObject) -> Bool) -> [ManagedObject] {
@@ -217,6 +256,32 @@ extension IdentityMap {
             }
             count -= 1
             changes &+= 1
+        }
+
+        /// Puts every ID of `keys` (the map's, each at its position) in a new table of the same
+        /// size, in one pass; `false`, changing nothing, when two of them are equal.
+        mutating func rebuild(for keys: ContiguousArray<ObjectID>) -> Bool {
+            guard !slots.isEmpty else { return keys.isEmpty }
+            var rebuilt = ContiguousArray<UInt64>(repeating: 0, count: slots.count)
+            let mask = slots.count - 1
+            let unique = rebuilt.withUnsafeMutableBufferPointer { rebuilt in
+                keys.withUnsafeBufferPointer { keys in
+                    for (position, id) in keys.enumerated() {
+                        let hash = Self.hash(id)
+                        var slot = Int(hash) & mask
+                        while rebuilt[slot] != 0 {
+                            if rebuilt[slot] & 0xFFFF_FFFF == hash, keys[Int(rebuilt[slot] >> 32) - 1] == id { return false }
+                            slot = (slot + 1) & mask
+                        }
+                        rebuilt[slot] = UInt64(position + 1) << 32 | hash
+                    }
+                    return true
+                }
+            }
+            guard unique else { return false }
+            slots = rebuilt
+            changes &+= 1
+            return true
         }
 
         /// Grows the table, if need be, to hold `capacity` IDs at most half full; `keys` are

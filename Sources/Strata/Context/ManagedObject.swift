@@ -56,8 +56,13 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// Whether the object waits in its context's list of objects changed since it last looked
     /// (see ``ObjectContext/absorbChanges()``).
     @exclusivity(unchecked) var isTracked = false
+    /// The object's place in its context's ``ObjectContext/changedSavedObjects``, or -1. A
+    /// place rather than a flag: the context takes the object off the list without searching
+    /// it, so that the list never holds an object the context let go of. 32 bits fit beside
+    /// the flags above without making the object larger.
+    @exclusivity(unchecked) var changeListPosition: Int32 = -1
     /// Whether the object is in its context's ``ObjectContext/changedSavedObjects``.
-    @exclusivity(unchecked) var isListedAsChanged = false
+    var isListedAsChanged: Bool { changeListPosition >= 0 }
     /// `Z_OPT` of the row when it was read: a save checks that no one else saved since.
     @exclusivity(unchecked) var version: Int64 = 0
     /// The row a fetch read for this fault, loaded on first access without a query unless the

@@ -19,19 +19,29 @@ extension ObjectContext {
             if insertedIDs.contains(object.objectID) {
                 if pendingIndex.isActive { pendingIndex.add(object) }
             } else if !object.isListedAsChanged {
-                object.isListedAsChanged = true
-                changedSavedObjects[ObjectIdentifier(object)] = object
+                precondition(changedSavedObjects.count < Int(Int32.max), "a context lists fewer than 2^31 changed objects")
+                object.changeListPosition = Int32(changedSavedObjects.count)
+                changedSavedObjects.append(object)
             }
         }
         recentlyChanged.removeAll(keepingCapacity: true)
     }
 
+    /// Takes `object` off ``changedSavedObjects``, if it is there: call it wherever the context
+    /// lets go of an object, so that finding the changed objects needs no look-up to tell
+    /// whether each is still registered.
+    func unlistAsChanged(_ object: ManagedObject) {
+        guard object.isListedAsChanged else { return }
+        changedSavedObjects[Int(object.changeListPosition)] = nil
+        object.changeListPosition = -1
+    }
+
     /// Forgets what was tracked: after a save, a rollback or a reset nothing is pending.
     func clearChangeTracking() {
         for object in recentlyChanged { object.isTracked = false }
-        for object in changedSavedObjects.values { object.isListedAsChanged = false }
+        for object in changedSavedObjects { object?.changeListPosition = -1 }
         recentlyChanged = []
-        changedSavedObjects = [:]
+        changedSavedObjects = []
         pendingIndex = PendingIndex()
     }
 

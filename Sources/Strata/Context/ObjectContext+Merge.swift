@@ -51,7 +51,10 @@ extension ObjectContext {
             if saved.version > 0 { object.version = saved.version }
         }
         for id in notification.deletedObjectIDs {
-            if let object = registered.removeValue(forKey: id) { ManagedObject.ownershipLock.withLock { object.detachLocked() } }
+            if let object = registered.removeValue(forKey: id) {
+                unlistAsChanged(object)
+                ManagedObject.ownershipLock.withLock { object.detachLocked() }
+            }
             insertedIDs.remove(id)
             deletedIDs.remove(id)
         }
@@ -99,11 +102,18 @@ extension ObjectContext {
 
     /// Replaces temporary IDs by permanent ones everywhere in the context, and tells the
     /// change observers unless `announcing` is off (a save or merge tells them itself).
-    func rekey(_ map: [ObjectID: ObjectID], announcing: Bool = true) {
+    /// `pairs`, when the caller has them, are `map`'s entries in the order the objects were
+    /// inserted: the identity map then finds them without a look-up each.
+    func rekey(_ map: [ObjectID: ObjectID], inOrder pairs: [(old: ObjectID, new: ObjectID)]? = nil, announcing: Bool = true) {
         guard !map.isEmpty else { return }
         pendingIndex = PendingIndex()
-        permanentAliases.reserveCapacity(permanentAliases.count + map.count)
-        permanentAliases.merge(map) { $1 }
+        if permanentAliases.isEmpty {
+            // A context's first save shares the map rather than copying it entry by entry.
+            permanentAliases = map
+        } else {
+            permanentAliases.reserveCapacity(permanentAliases.count + map.count)
+            permanentAliases.merge(map) { $1 }
+        }
         if !awaitingPermanentIDs.isEmpty { awaitingPermanentIDs.subtract(map.keys) }
         // Only relationships hold IDs: in a model without any, no value changes.
         if model.entities.contains(where: { !$0.relationships.isEmpty }) {
@@ -114,13 +124,15 @@ extension ObjectContext {
         }
         // Only the objects that got permanent IDs move in the identity map.
         ManagedObject.ownershipLock.withLock {
-            for (temporary, permanent) in map {
-                guard let (object, displaced) = registered.changeKey(temporary, to: permanent) else { continue }
+            registered.changeKeys(pairs ?? map.map { ($0.key, $0.value) }) { object, permanent, displaced in
                 object.objectID = permanent
                 // A second instance of the row, made from its permanent ID before this context
                 // learnt which of its objects had it: the one that held the temporary ID, with
                 // this context's values, stays; the other leaves the context.
-                if let displaced, displaced !== object { displaced.detachLocked() }
+                if let displaced, displaced !== object {
+                    unlistAsChanged(displaced)
+                    displaced.detachLocked()
+                }
             }
         }
         if !insertedIDs.isEmpty { insertedIDs = Set(insertedIDs.map { map[$0] ?? $0 }) }

@@ -34,6 +34,7 @@ extension ObjectContext {
         var updated = changed.sortedByID()
         var deleted = deletedObjects
         var permanent: [ObjectID: ObjectID] = [:]
+        var assignedKeys: [Int64?] = []
         var updatedVersions: [Int64] = []
         var derivedChanges: [DerivedValueChange] = []
         // Under the error policy the writes check versions themselves (`WHERE Z_OPT = ?`, one
@@ -55,6 +56,7 @@ extension ObjectContext {
                     deleted = deleted.filter { deletedIDs.contains($0.objectID) }
                     let allocation = try allocatePermanentIDs(for: inserted)
                     permanent = allocation.ids
+                    assignedKeys = allocation.keys
                     let reference = { (id: ObjectID?) -> RowReference? in
                         guard let id, let key = (permanent[id] ?? id).primaryKey else { return nil }
                         return RowReference(entityName: id.entityName, primaryKey: key)
@@ -113,7 +115,10 @@ extension ObjectContext {
         // New rows start at version 1.
         let versions = Array(repeating: Int64(1), count: inserted.count) + updatedVersions
         let unreadToManyChanges = commitSaved(inserted + updated, versions: versions, deleted: deleted)
-        rekey(permanent, announcing: false)
+        let pairs = zip(inserted, assignedKeys).compactMap { object, key in
+            key.map { (old: object.objectID, new: ObjectID(scope: object.objectID.scope, key: .permanent($0))) }
+        }
+        rekey(permanent, inOrder: pairs, announcing: false)
         lastPermanentIDs = permanent
         // Values the store's triggers computed (derived attributes) become the objects' own.
         let derived = applyDerivedValues(derivedChanges)
@@ -184,7 +189,12 @@ extension ObjectContext {
         for (index, object) in saved.enumerated() {
             let unread = object.mergeCommitted(object.changedValues)
             if !unread.isEmpty { unreadToManyChanges[ObjectIdentifier(object)] = unread }
+            // Emptied changes need no look from the change tracking, which is cleared below:
+            // tracking them would list every saved object once more.
+            let isTracked = object.isTracked
+            object.isTracked = true
             object.changedValues.removeAll()
+            object.isTracked = isTracked
             if let versions { object.version = versions[index] }
         }
         ManagedObject.ownershipLock.withLock {
@@ -205,8 +215,9 @@ extension ObjectContext {
     private func forgetDroppedInserts() {
         ManagedObject.ownershipLock.withLock {
             for id in pendingDroppedInserts {
-                registered[id]?.detachLocked()
-                registered[id] = nil
+                guard let object = registered.removeValue(forKey: id) else { continue }
+                unlistAsChanged(object)
+                object.detachLocked()
             }
         }
         pendingDroppedInserts = []

@@ -30,7 +30,9 @@ extension ObjectContext {
     public func rollback(to savepoint: Savepoint) {
         assertOnQueue()
         let earlier = savepoint.inserted.union(savepoint.droppedInserts)
-        for id in insertedIDs.union(pendingDroppedInserts) where !earlier.contains(id) { registered[id] = nil }
+        for id in insertedIDs.union(pendingDroppedInserts) where !earlier.contains(id) {
+            if let object = registered.removeValue(forKey: id) { unlistAsChanged(object) }
+        }
         insertedIDs = savepoint.inserted
         insertionOrder = savepoint.insertionOrder
         deletedIDs = savepoint.deleted

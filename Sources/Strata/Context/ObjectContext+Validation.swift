@@ -86,6 +86,8 @@ extension [ManagedObject] {
         // Sorting positions by IDs read once spares reading each object's ID, and retaining
         // the object, at every comparison.
         let ids = map(\.objectID)
+        // Objects changed in the order a fetch gave them are in order already: one pass tells.
+        if zip(ids, ids.dropFirst()).allSatisfy({ $0.precedes($1) }) { return self }
         return ids.indices.sorted { ids[$0].precedes(ids[$1]) }.map { self[$0] }
     }
 }

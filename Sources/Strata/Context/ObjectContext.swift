@@ -83,9 +83,12 @@ public final class ObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var deletedIDs: Set<ObjectID> = []
     /// Objects whose unsaved values changed since the context last looked at them.
     @exclusivity(unchecked) var recentlyChanged: [ManagedObject] = []
-    /// Saved objects that may hold unsaved changes: finding the changed objects looks at these,
-    /// not at every object held.
-    @exclusivity(unchecked) var changedSavedObjects: [ObjectIdentifier: ManagedObject] = [:]
+    /// Saved objects that may hold unsaved changes, in the order they were first changed:
+    /// finding the changed objects walks these forward, not every object held, nor a hash
+    /// table in its own order (objects changed in the order of a fetch come out in ID order,
+    /// so a save's sort finds them sorted). A place is emptied (`nil`) when its object leaves
+    /// the list (``ObjectContext/unlistAsChanged(_:)``): a listed object is a registered one.
+    @exclusivity(unchecked) var changedSavedObjects: [ManagedObject?] = []
     /// Inserted objects by the values of the attributes fetches look them up by.
     @exclusivity(unchecked) var pendingIndex = PendingIndex()
     /// Objects inserted and deleted again before a save: gone from the context at the save.
@@ -126,6 +129,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// The values a new object of each entity starts with, by entity name: made once, so
     /// that inserting many objects does not read the model's defaults once per object.
     @exclusivity(unchecked) private var insertionTemplates: [String: (committed: PropertyValues, changed: PropertyValues)] = [:]
+    /// The last template used, found without hashing the entity's name: a loop inserts one
+    /// entity's objects in a run.
+    @exclusivity(unchecked) private var recentTemplate: (entityName: String, values: (committed: PropertyValues, changed: PropertyValues))?
     /// Caches of look-ups made per object: see ``idScope(for:)`` and ``propertySlots(of:)``.
     @exclusivity(unchecked) private var idScopes: [String: ObjectIDScope] = [:]
     @exclusivity(unchecked) private var recentIDScope: ObjectIDScope?
@@ -247,7 +253,11 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// A new object's values: nothing saved, and the model's default values as changes.
     private func insertionTemplate(for entity: EntityDescription) -> (committed: PropertyValues, changed: PropertyValues) {
-        if let template = insertionTemplates[entity.name] { return template }
+        if let recent = recentTemplate, recent.entityName == entity.name { return recent.values }
+        if let template = insertionTemplates[entity.name] {
+            recentTemplate = (entity.name, template)
+            return template
+        }
         var committed = PropertyValues(slots: model.propertySlots(of: entity)), changed = committed
         for attribute in model.allAttributes(of: entity) {
             committed[attribute.name] = .attribute(nil)
@@ -259,6 +269,7 @@ public final class ObjectContext: @unchecked Sendable {
             committed[relationship.name] = relationship.isToMany ? .toMany([]) : .toOne(nil)
         }
         insertionTemplates[entity.name] = (committed, changed)
+        recentTemplate = (entity.name, (committed, changed))
         return (committed, changed)
     }
 
@@ -503,8 +514,13 @@ public final class ObjectContext: @unchecked Sendable {
     public var updatedObjects: [ManagedObject] {
         assertOnQueue()
         absorbChanges()
-        // An object the context let go of (inserted after a savepoint it rolled back to) is not its own.
-        return changedSavedObjects.values.filter { isUpdated($0) && registered[$0.objectID] === $0 }
+        var updated: [ManagedObject] = []
+        for case let object? in changedSavedObjects where isUpdated(object) {
+            // Whatever lets an object go takes it off the list (see ``unlistAsChanged(_:)``).
+            assert(registered[object.objectID] === object, "a listed object is registered")
+            updated.append(object)
+        }
+        return updated
     }
 
     /// Whether `object` is saved and changed: not inserted, deleted, or inserted and deleted again.
@@ -582,10 +598,7 @@ public final class ObjectContext: @unchecked Sendable {
             guard var object = registered.removeValue(forKey: id) else { continue }
             let hasChanges = object.hasChanges
             // Changes made and undone leave the object listed as changed, which holds it.
-            if !hasChanges, object.isListedAsChanged {
-                object.isListedAsChanged = false
-                changedSavedObjects[ObjectIdentifier(object)] = nil
-            }
+            if !hasChanges { unlistAsChanged(object) }
             if hasChanges || !isKnownUniquelyReferenced(&object) { registered[id] = object }
         }
     }

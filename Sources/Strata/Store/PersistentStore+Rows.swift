@@ -31,23 +31,28 @@ extension PersistentStore {
     /// table: within a table (an entity and its sub-entities share one), keys rise in the order
     /// the names are given, as they would one row at a time.
     func allocatePrimaryKeys(forRowsOf entityNames: [String]) throws -> [Int64] {
-        var rootByEntity: [String: String] = [:]
-        var positionsByRoot: [String: [Int]] = [:]
-        var roots: [String] = []
+        // Each root's number in `roots`, by entity name; a run of one name (a save of one
+        // entity's objects) looks it up once, without hashing the name per row.
+        var rootByEntity: [String: Int] = [:]
+        var roots: [(name: String, positions: [Int])] = []
+        var run: (name: String, root: Int)?
         for (position, name) in entityNames.enumerated() {
-            let root: String
-            if let known = rootByEntity[name] {
+            let root: Int
+            if let run, run.name == name {
+                root = run.root
+            } else if let known = rootByEntity[name] {
                 root = known
             } else {
-                root = try rootEntity(of: name).name
+                let rootName = try rootEntity(of: name).name
+                root = roots.firstIndex { $0.name == rootName } ?? roots.count
+                if root == roots.count { roots.append((rootName, [])) }
                 rootByEntity[name] = root
             }
-            if positionsByRoot[root] == nil { roots.append(root) }
-            positionsByRoot[root, default: []].append(position)
+            run = (name, root)
+            roots[root].positions.append(position)
         }
         var keys = [Int64](repeating: 0, count: entityNames.count)
-        for root in roots {
-            let positions = positionsByRoot[root] ?? []
+        for (root, positions) in roots {
             for (position, key) in zip(positions, try allocatePrimaryKeys(for: root, count: positions.count)) { keys[position] = key }
         }
         return keys

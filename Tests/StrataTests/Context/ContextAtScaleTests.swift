@@ -111,4 +111,59 @@ import Testing
             #expect(try context.object(with: ids[0]).value(forKey: "name") as? String == "changed")
         }
     }
+
+    /// The changed objects are listed in the order they first changed, each once, and an
+    /// object whose change was undone is let go of like any other unheld one.
+    @Test func changedObjectsComeInTheOrderTheyChangedOnceEach() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        try context.performAndWait {
+            for index in 0..<10 { try context.insert("Tag").setValue("tag \(index)", forKey: "name") }
+            try context.save()
+            context.reset()
+            let order = [7, 2, 9, 0, 4]
+            var ids: [ObjectID] = []
+            do {
+                let tags = try context.fetch(FetchRequest(entityName: "Tag", sortDescriptors: [ObjectSortDescriptor("name")]))
+                ids = tags.map(\.objectID)
+                for index in order { try tags[index].setValue("changed \(index)", forKey: "name") }
+                try tags[2].setValue("changed again", forKey: "name")
+                #expect(context.updatedObjects.map(ObjectIdentifier.init) == order.map { ObjectIdentifier(tags[$0]) })
+                // Undone: still listed, no longer changed.
+                try tags[4].setValue("tag 4", forKey: "name")
+                #expect(context.updatedObjects.map(\.objectID) == [7, 2, 9, 0].map { ids[$0] })
+            }
+            // Let go of, read again and changed again: listed once.
+            let id = ids[4]
+            context.releaseUnheldObjects(among: [id])
+            #expect(context.registeredObjectCount == 9)
+            try context.object(with: id).setValue("changed once more", forKey: "name")
+            #expect(context.updatedObjects.map(\.objectID) == order.map { ids[$0] })
+            try context.save()
+            #expect(context.updatedObjects.isEmpty)
+        }
+        let names = try fixture.store.database.rows("SELECT ZNAME FROM ZTAG WHERE ZNAME LIKE 'changed%' ORDER BY ZNAME").compactMap { $0[0].stringValue }
+        #expect(names == ["changed 0", "changed 7", "changed 9", "changed again", "changed once more"])
+    }
+
+    /// A save of many inserted objects re-keys them in one pass; a fault made beforehand from
+    /// the permanent ID one of them gets leaves the context, as it did one object at a time.
+    @Test func aLargeInsertTakesPermanentIDsAndDisplacesAFaultOfItsNewKey() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        try context.performAndWait {
+            let tags = try (0..<200).map { index in
+                let tag = try context.insert("Tag")
+                try tag.setValue("tag \(index)", forKey: "name")
+                return tag
+            }
+            let early = context.object(with: context.permanentID(entityName: "Tag", primaryKey: 5))
+            try context.save()
+            #expect(tags.map(\.objectID.primaryKey) == (1...200).map { Int64($0) })
+            for tag in tags { #expect(context.object(with: tag.objectID) === tag) }
+            #expect(early.managedObjectContext == nil)
+            #expect(context.registeredObjectCount == 200)
+            #expect(context.object(with: context.permanentID(entityName: "Tag", primaryKey: 5)) === tags[4])
+        }
+    }
 }

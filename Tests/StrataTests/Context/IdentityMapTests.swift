@@ -130,4 +130,51 @@ import Testing
         for key in held { #expect(map[id(key)]?.objectID == id(key)) }
         for key in Int64(6_001)...6_100 { #expect(map[id(key)] == nil) }
     }
+
+    /// A save re-keys most of the map at once: walking the keys in the order of registration,
+    /// looking up the pairs out of that order, skipping IDs not held, and rebuilding the table.
+    @Test func changingManyKeysAtOnceKeepsEachObjectInItsPlace() {
+        var map = IdentityMap()
+        let made = (1...300).map(object)
+        for object in made { map[object.objectID] = object }
+        // Objects 299 and 300 move into the places of 10 and 20.
+        map[id(10)] = nil
+        map[id(20)] = nil
+        let order = map.values.map(ObjectIdentifier.init)
+        // Pairs in the order of registration, one for an ID not held.
+        let pairs = (Int64(1)...300).filter { $0 != 10 && $0 != 20 && $0 % 3 != 0 }.map { (old: id($0), new: id($0 + 1_000)) }
+            + [(old: id(5_000), new: id(5_001))]
+        var moved: [(ManagedObject, ObjectID)] = []
+        map.changeKeys(pairs) { object, new, displaced in
+            #expect(displaced == nil)
+            moved.append((object, new))
+        }
+        #expect(moved.count == pairs.count - 1)
+        for (object, new) in moved { object.objectID = new }
+        #expect(map.values.map(ObjectIdentifier.init) == order)
+        let held = (Int64(1)...300).filter { $0 != 10 && $0 != 20 }.map { $0 % 3 == 0 ? $0 : $0 + 1_000 }
+        expectConsistent(map, holding: held)
+        for key in Int64(1)...300 where key % 3 != 0 && key != 10 && key != 20 {
+            #expect(map[id(key)] == nil)
+            #expect(map[id(key + 1_000)] === made[Int(key) - 1])
+        }
+    }
+
+    /// A new key that the map holds already (a fault made from the row's permanent ID before
+    /// the save) displaces that object, as ``IdentityMap/changeKey(_:to:)`` does.
+    @Test func changingManyKeysAtOnceDisplacesAnObjectHoldingANewKey() {
+        var map = IdentityMap()
+        let made = (1...200).map(object)
+        for object in made { map[object.objectID] = object }
+        let pairs = (Int64(1)...100).map { (old: id($0), new: id($0 + 150)) }
+        var displacedObjects: [ManagedObject] = []
+        map.changeKeys(pairs) { object, new, displaced in
+            object.objectID = new
+            if let displaced { displacedObjects.append(displaced) }
+        }
+        // 151 to 200 were held: their objects left, and 1 to 50 took their keys.
+        #expect(displacedObjects.map(\.objectID) == (Int64(151)...200).map(id))
+        expectConsistent(map, holding: Array(101...250))
+        for key in Int64(1)...100 { #expect(map[id(key + 150)] === made[Int(key) - 1]) }
+    }
 }
