@@ -107,8 +107,11 @@ let package = Package(
             path: "Tests/StrataTestSupport"),
         .testTarget(
             name: "StrataTests",
-            // strata itself: the predicate suite's negations also run through `strata delete`.
-            dependencies: ["Strata", "strata", "StrataTestSupport"],
+            // The predicate suite's negations also run through `strata delete`, the binary that
+            // StrataCLITests' dependency puts beside the test bundle. Not a dependency here: it
+            // would hold this target's compilation back until the command line's is done, where
+            // the two can compile side by side.
+            dependencies: ["Strata", "StrataTestSupport"],
             sources: testSources("StrataTests")),
         .testTarget(
             name: "StrataAPITests",
