@@ -18,11 +18,13 @@ extension PersistentStore {
     /// shares is counted per `Z_ENT`; rows whose `Z_ENT` names no entity of that table count
     /// for none.
     public func rowCountsExcludingSubentities() throws -> [String: Int] {
-        var counts: [String: Int] = [:]
-        for (table, entities) in Dictionary(grouping: layout.entities, by: \.tableName).sorted(by: { $0.key < $1.key }) {
-            counts.merge(try rowCounts(inTable: table, of: entities)) { _, new in new }
+        try database.withPageCache(ofAtMost: Self.countingCacheSize) {
+            var counts: [String: Int] = [:]
+            for (table, entities) in Dictionary(grouping: layout.entities, by: \.tableName).sorted(by: { $0.key < $1.key }) {
+                counts.merge(try rowCounts(inTable: table, of: entities)) { _, new in new }
+            }
+            return counts
         }
-        return counts
     }
 
     /// The number of rows of `entityName` itself, sub-entities' rows not included, counted as
@@ -30,7 +32,9 @@ extension PersistentStore {
     package func rowCountExcludingSubentities(of entityName: String) throws -> Int {
         let entity = try layoutEntity(entityName)
         let sharing = layout.entities.filter { $0.tableName == entity.tableName }
-        return try rowCounts(inTable: entity.tableName, of: sharing)[entity.name] ?? 0
+        return try database.withPageCache(ofAtMost: Self.countingCacheSize) {
+            try rowCounts(inTable: entity.tableName, of: sharing)[entity.name] ?? 0
+        }
     }
 
     /// The counts of `entities`, which are every entity of the layout stored in `table`.
@@ -41,15 +45,10 @@ extension PersistentStore {
             // SQLite answers a bare COUNT(*) by counting the cells of the table's smallest
             // b-tree, without decoding a row; grouping by Z_ENT reads and sorts every row, some
             // forty times slower on a million rows.
-            counts[entity.name] = Int(try database.withPageCache(ofAtMost: Self.countingCacheSize) {
-                try database.scalar("SELECT COUNT(*) FROM \(table)")?.int64Value ?? 0
-            })
+            counts[entity.name] = Int(try database.scalar("SELECT COUNT(*) FROM \(table)")?.int64Value ?? 0)
             return counts
         }
-        let rows = try database.withPageCache(ofAtMost: Self.countingCacheSize) {
-            try database.rows("SELECT Z_ENT, COUNT(*) FROM \(table) GROUP BY Z_ENT")
-        }
-        for row in rows {
+        for row in try database.rows("SELECT Z_ENT, COUNT(*) FROM \(table) GROUP BY Z_ENT") {
             if let number = row[0].int64Value, let entity = entities.first(where: { $0.number == Int(number) }) {
                 counts[entity.name] = Int(row[1].int64Value ?? 0)
             }
