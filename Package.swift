@@ -35,6 +35,15 @@ func testSources(_ name: String) -> [String]? {
     threadedSuitesOnly ? threadedSuites[name, default: nil] : nil
 }
 
+// A test target's module compiles in one job rather than two. A whole-module build (the
+// release configuration, which scripts/test builds the tests in) emits a module's interface in
+// a job of its own by default, so that the modules that import it can start before its code is
+// generated; that job type-checks every declaration again, and a test target's declarations
+// are mostly the expansions of Swift Testing's macros. Only the discovered-tests module,
+// compiled after every test target, imports a test target, so its module has no one to start
+// early for.
+let testTargetSettings: [SwiftSetting] = [.unsafeFlags(["-no-emit-module-separately-wmo"], .when(configuration: .release))]
+
 let package = Package(
     name: "Strata",
     products: [
@@ -112,19 +121,23 @@ let package = Package(
             // would hold this target's compilation back until the command line's is done, where
             // the two can compile side by side.
             dependencies: ["Strata", "StrataTestSupport"],
-            sources: testSources("StrataTests")),
+            sources: testSources("StrataTests"),
+            swiftSettings: testTargetSettings),
         .testTarget(
             name: "StrataAPITests",
             dependencies: ["Strata", "StrataLua", "StrataTestSupport"],
-            sources: testSources("StrataAPITests")),
+            sources: testSources("StrataAPITests"),
+            swiftSettings: testTargetSettings),
         .testTarget(
             name: "StrataLuaTests",
             dependencies: ["StrataLua", "StrataTestSupport"],
-            sources: testSources("StrataLuaTests")),
+            sources: testSources("StrataLuaTests"),
+            swiftSettings: testTargetSettings),
         .testTarget(
             name: "StrataCLITests",
             dependencies: ["StrataCLI", "strata", "AsyncMainProbe", "StrataTestSupport"],
-            sources: testSources("StrataCLITests")),
+            sources: testSources("StrataCLITests"),
+            swiftSettings: testTargetSettings),
     ],
     swiftLanguageModes: [.v6]
 )
