@@ -12,11 +12,16 @@ extension ObjectModel {
     /// ```swift
     /// model.entityVersionHashes()["Book"]?.hexString   // "4b2c05cd…"
     /// ```
+    ///
+    /// The hashes are computed once per model value and change of its entities: opening a
+    /// store compares them several times, and a migration compares every version of a bundle.
     public func entityVersionHashes() -> [String: Data] {
-        var hasher = EntityHasher(model: self)
-        var hashes: [String: Data] = [:]
-        for entity in entities { hashes[entity.name] = hasher.hash(of: entity) }
-        return hashes
+        versionHashMemo.hashes {
+            var hasher = EntityHasher(model: self)
+            var hashes: [String: Data] = [:]
+            for entity in entities { hashes[entity.name] = hasher.hash(of: entity) }
+            return hashes
+        }
     }
 
     /// The version hash of `entity`:
@@ -28,6 +33,21 @@ extension ObjectModel {
     public func versionHash(of entity: EntityDescription) -> Data {
         var hasher = EntityHasher(model: self)
         return hasher.hash(of: entity)
+    }
+}
+
+/// A model's entity version hashes, made on first use. A class, so that the copies of one model
+/// value share what one of them computed; `ObjectModel` replaces it when its entities change.
+final class VersionHashMemo: Sendable {
+    private let computed = Locked<[String: Data]?>(nil)
+
+    /// The hashes made before, else those `make` returns, kept for the next call. Two threads
+    /// asking at once may both compute them (the same hashes); `make` runs outside the lock.
+    func hashes(orMake make: () -> [String: Data]) -> [String: Data] {
+        if let known = computed.withLock({ $0 }) { return known }
+        let made = make()
+        computed.withLock { $0 = made }
+        return made
     }
 }
 

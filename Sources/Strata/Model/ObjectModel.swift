@@ -36,6 +36,9 @@ public struct ObjectModel: Sendable, Equatable {
     /// Each entity's properties with the inherited ones, by entity name: property access and
     /// fetches look them up per object, so they are gathered once per change of the entities.
     private var propertiesByEntity: [String: EntityProperties] = [:]
+    /// The entities' version hashes once computed (``entityVersionHashes()``), replaced with an
+    /// empty one whenever the entities change. A copy of the model shares it until then.
+    private(set) var versionHashMemo = VersionHashMemo()
 
     /// A class, so that a look-up hands out one reference rather than copying every field.
     private final class EntityProperties: Sendable {
@@ -86,6 +89,7 @@ public struct ObjectModel: Sendable, Equatable {
             if let parent = entity.superentityName { subentityIndexesByParent[parent, default: []].append(index) }
         }
         propertiesByEntity = [:]
+        versionHashMemo = VersionHashMemo()
         for index in entityIndexByName.values {
             propertiesByEntity[entities[index].name] = EntityProperties(lineage: ancestors(of: entities[index]).reversed() + [entities[index]])
         }

@@ -101,6 +101,9 @@ import Testing
             change(&model)
             #expect(model.entityVersionHashes()["FeedbackCategory"] != baseHash)
         }
+        // The hashes are kept once computed, and a copy shares them until its entities change:
+        // the changed copies above must not have replaced the original's.
+        #expect(base.entityVersionHashes()["FeedbackCategory"] == baseHash)
     }
 
     @Test func subEntityHashIncludesItsParentsHash() {
