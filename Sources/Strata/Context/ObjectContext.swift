@@ -543,11 +543,17 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Whether `object` is saved and changed: not inserted, deleted, or inserted and deleted again.
     func isUpdated(_ object: ManagedObject) -> Bool {
+        holdsSavedChanges(object) && object.hasChangedValues
+    }
+
+    /// Whether `object` is saved (not inserted, deleted, or inserted and deleted again) and
+    /// holds unsaved values, which may still equal its saved ones.
+    func holdsSavedChanges(_ object: ManagedObject) -> Bool {
         // Most registered objects have no changes: that test costs no look-up.
         guard !object.changedValues.isEmpty else { return false }
         let id = object.objectID
         return (insertedIDs.isEmpty || !insertedIDs.contains(id)) && (deletedIDs.isEmpty || !deletedIDs.contains(id))
-            && (pendingDroppedInserts.isEmpty || !pendingDroppedInserts.contains(id)) && object.hasChangedValues
+            && (pendingDroppedInserts.isEmpty || !pendingDroppedInserts.contains(id))
     }
 
     /// Throws away every unsaved change: inserted objects leave the context, deleted ones come
