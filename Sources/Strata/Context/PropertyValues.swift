@@ -112,10 +112,7 @@ struct PropertyValues: Sequence, Equatable, Sendable {
 
     /// Whether any value differs from the one `other` holds under the same name.
     func contains(differingFrom other: PropertyValues) -> Bool {
-        if other.slots === slots, others.isEmpty {
-            for (number, value) in values.enumerated() where value != nil && value != other[slot: number] { return true }
-            return false
-        }
+        if other.slots === slots, others.isEmpty { return !slotsDiffering(from: other) { _ in false } }
         return contains { other[$0.key] != $0.value }
     }
 
@@ -124,8 +121,27 @@ struct PropertyValues: Sequence, Equatable, Sendable {
     func orderedKeys(differingFrom other: PropertyValues) -> [String] {
         guard other.slots === slots, others.isEmpty else { return filter { other[$0.key] != $0.value }.keys }
         var keys: [String] = []
-        for (number, value) in values.enumerated() where value != nil && value != other[slot: number] { keys.append(slots.names[number]) }
+        slotsDiffering(from: other) { number in
+            keys.append(slots.names[number])
+            return true
+        }
         return keys
+    }
+
+    /// Calls `body` with the number of each slot holding a value that differs from `other`'s in
+    /// the same slot, in order, while it returns true; returns false when it stopped. Both are
+    /// read in place: walking `enumerated()` copied every value (retaining what it holds)
+    /// before comparing it. For values in the same ``slots``.
+    @discardableResult
+    private func slotsDiffering(from other: PropertyValues, _ body: (Int) -> Bool) -> Bool {
+        values.withUnsafeBufferPointer { mine in
+            other.values.withUnsafeBufferPointer { theirs in
+                for number in mine.indices where mine[number] != nil && (number >= theirs.count || mine[number] != theirs[number]) {
+                    if !body(number) { return false }
+                }
+                return true
+            }
+        }
     }
 
     /// The names of the values that differ from those `other` holds under the same name.
