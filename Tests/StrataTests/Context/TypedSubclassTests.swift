@@ -57,15 +57,15 @@ import Testing
         let fixture = try LibraryFixture()
         let context = fixture.context
         try context.performAndWait {
-            _ = try Tag(context: context)
+            try Tag(context: context).name = "first"
             #expect(context.registeredClass(for: "Tag") == Tag.self)
             DispatchQueue.global().sync { context.register(RenamedTag.self, for: "Tag") }
             #expect(context.registeredClass(for: "Tag") == RenamedTag.self)
-            _ = try Tag(context: context)
+            try Tag(context: context).name = "second"
             #expect(context.registeredClass(for: "Tag") == Tag.self)
             context.register(RenamedTag.self, for: "Tag")
-            _ = try RenamedTag(context: context)
-            _ = try RenamedTag(context: context)
+            try RenamedTag(context: context).setValue("third", forKey: "name")
+            try RenamedTag(context: context).setValue("fourth", forKey: "name")
             #expect(context.registeredClass(for: "Tag") == RenamedTag.self)
             try context.save()
         }
