@@ -108,8 +108,7 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     ///   ``ContextError/abstractEntity(_:subentities:)`` for an abstract one.
     public convenience init(context: ObjectContext) throws(ContextError) {
         let entityName = Self.entityName
-        guard let entity = context.model.entity(named: entityName) else { throw .unknown(entity: entityName, in: context) }
-        context.register(Self.self, for: entityName)
+        guard let entity = context.entity(inserting: Self.self, named: entityName) else { throw .unknown(entity: entityName, in: context) }
         self.init(entity: entity, objectID: context.newTemporaryID(for: entityName), context: context, isFault: false)
         context.registerInserted(self)
     }

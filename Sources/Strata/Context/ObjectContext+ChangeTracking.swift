@@ -27,6 +27,38 @@ extension ObjectContext {
         recentlyChanged.removeAll(keepingCapacity: true)
     }
 
+    /// ``updatedObjects`` with the names of each one's changed properties in slot order
+    /// (``PropertyValues/orderedKeys(differingFrom:)``): a save compares each object's values
+    /// with its saved ones once, here, rather than once to find the object and again to write
+    /// it. `keysHold` is false when reading the objects may change what differs, so that a save
+    /// that validated them first takes the names again: reading a fault loads its saved values,
+    /// and reading a to-many's recorded changes makes the members its unsaved value.
+    func updatedObjectsAndKeys() -> (objects: [ManagedObject], keys: [[String]], keysHold: Bool) {
+        assertOnQueue()
+        absorbChanges()
+        var objects: [ManagedObject] = [], keys: [[String]] = []
+        var keysHold = true
+        let mayHoldToManyChanges = model.entities.contains { $0.relationships.contains(where: \.isToMany) }
+        for case let object? in changedSavedObjects where holdsSavedChanges(object) {
+            let changed = object.changedValues.orderedKeys(differingFrom: object.committedValues)
+            guard !changed.isEmpty else { continue }
+            assert(registered[object.objectID] === object, "a listed object is registered")
+            if object.isFault || (mayHoldToManyChanges && object.changedValues.containsToManyChanges) { keysHold = false }
+            objects.append(object)
+            keys.append(changed)
+        }
+        return (objects, keys, keysHold)
+    }
+
+    /// The inserted objects, in the order of insertion.
+    var insertedObjectsInOrder: [ManagedObject] {
+        // Every ID inserted is appended to `insertionOrder` too, and neither list is mapped
+        // without the other: when the counts match, every ID there is still inserted, with no
+        // probe of the set.
+        let ids = insertedIDs.count == insertionOrder.count ? insertionOrder : insertionOrder.filter { insertedIDs.contains($0) }
+        return ids.compactMap { registered[$0] }
+    }
+
     /// Takes `object` off ``changedSavedObjects``, if it is there: call it wherever the context
     /// lets go of an object, so that finding the changed objects needs no look-up to tell
     /// whether each is still registered.

@@ -7,7 +7,7 @@ extension ObjectContext {
     /// (see ``PushedChanges``): a level above that fails takes the push back.
     func pushToParent() throws(ContextError) {
         guard let parent else { return }
-        let inserted = insertionOrder.filter { insertedIDs.contains($0) }.compactMap { registered[$0] }
+        let inserted = insertedObjectsInOrder
         let updated = updatedObjects
         let deleted = deletedObjects
         let insertedValues = inserted.map { ($0.objectID, $0.committedValues.merging($0.changedValues)) }

@@ -20,18 +20,22 @@ extension ObjectContext {
     public func save() throws(ContextError) {
         assertOnQueue()
         // Finding the changed objects looks at every object held: once per save.
-        let changed = updatedObjects
+        let (changed, changedKeys, keysHold) = updatedObjectsAndKeys()
         guard !insertedIDs.isEmpty || !deletedIDs.isEmpty || !changed.isEmpty else {
             forgetDroppedInserts()
             return
         }
-        let inserted = insertionOrder.filter { insertedIDs.contains($0) }.compactMap { registered[$0] }
+        let inserted = insertedObjectsInOrder
         try validateForSave(inserted: inserted, updated: changed)
         if parent != nil {
             try pushToParent()
             return
         }
-        var updated = changed.sortedByID()
+        var updated = changed, updatedKeys = changedKeys
+        if let order = changed.orderByID() {
+            updated = order.map { changed[$0] }
+            updatedKeys = order.map { changedKeys[$0] }
+        }
         var deleted = deletedObjects
         var permanent: [ObjectID: ObjectID] = [:]
         var assignedKeys: [Int64?] = []
@@ -49,8 +53,11 @@ extension ObjectContext {
                     updatedVersions = []
                     store.setHistoryOrigin(author: transactionAuthor, contextName: name)
                     if readsVersionsFirst { try resolveConflicts(updated: updated, deleted: deleted) }
-                    // A merge policy may have dropped changes or undone deletions.
-                    let changedKeys = updated.map { $0.changedValues.orderedKeys(differingFrom: $0.committedValues) }
+                    // A merge policy may have dropped changes or undone deletions, and the
+                    // validation's reads may have moved values (see `updatedObjectsAndKeys()`):
+                    // then what changed is compared again.
+                    let changedKeys = keysHold && !readsVersionsFirst
+                        ? updatedKeys : updated.map { $0.changedValues.orderedKeys(differingFrom: $0.committedValues) }
                     updated = zip(updated, changedKeys).filter { !$0.1.isEmpty }.map(\.0)
                     let keysToWrite = changedKeys.filter { !$0.isEmpty }
                     deleted = deleted.filter { deletedIDs.contains($0.objectID) }

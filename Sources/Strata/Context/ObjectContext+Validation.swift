@@ -83,12 +83,19 @@ extension [ManagedObject] {
     /// The objects in their IDs' order (``ObjectID/precedes(_:)``), which saves and their
     /// errors follow.
     func sortedByID() -> [ManagedObject] {
+        guard let order = orderByID() else { return self }
+        return order.map { self[$0] }
+    }
+
+    /// The objects' positions in their IDs' order, or `nil` when they are in it already: what
+    /// sorts a list that goes with the objects in the same way.
+    func orderByID() -> [Int]? {
         // Sorting positions by IDs read once spares reading each object's ID, and retaining
         // the object, at every comparison.
         let ids = map(\.objectID)
         // Objects changed in the order a fetch gave them are in order already: one pass tells.
-        if zip(ids, ids.dropFirst()).allSatisfy({ $0.precedes($1) }) { return self }
-        return ids.indices.sorted { ids[$0].precedes(ids[$1]) }.map { self[$0] }
+        if zip(ids, ids.dropFirst()).allSatisfy({ $0.precedes($1) }) { return nil }
+        return ids.indices.sorted { ids[$0].precedes(ids[$1]) }
     }
 }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A scratch pad of managed objects over a store: Core Data's `NSManagedObjectContext`.
 ///
@@ -136,6 +137,9 @@ public final class ObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) private var idScopes: [String: ObjectIDScope] = [:]
     @exclusivity(unchecked) private var recentIDScope: ObjectIDScope?
     @exclusivity(unchecked) private var recentSlots: (entityName: String, slots: PropertySlots)?
+    /// The class ``ManagedObject/init(context:)`` registered last, its entity, and the count
+    /// of registrations when it did (see ``entity(inserting:named:)``).
+    @exclusivity(unchecked) var recentInsertedClass: (objectClass: ObjectIdentifier, entity: EntityDescription, registrations: Int)?
 
     let observers = Locked<[UUID: @Sendable (ContextDidSave) -> Void]>([:])
     /// What ``addObjectsDidChangeObserver(_:)`` registered.
@@ -143,6 +147,10 @@ public final class ObjectContext: @unchecked Sendable {
     private let children = Locked<[WeakContext]>([])
     private let mergesFromParent = Locked(false)
     private let objectClasses = Locked<[String: ManagedObject.Type]>([:])
+    /// How many classes were registered in the context: a registration from any thread
+    /// counts, so that the cache of ``entity(inserting:named:)`` sees that its class may be
+    /// replaced.
+    let classRegistrations = Atomic<Int>(0)
     /// What the context's objects reach it through (see ``ContextLink``).
     let link = ContextLink()
 
@@ -227,7 +235,17 @@ public final class ObjectContext: @unchecked Sendable {
     /// Makes the context hand out instances of `objectClass` for `entityName` (typed subclasses);
     /// child contexts made afterwards inherit the registration.
     public func register(_ objectClass: ManagedObject.Type, for entityName: String) {
-        objectClasses.withLock { $0[entityName] = objectClass }
+        _ = registerCounted(objectClass, for: entityName)
+    }
+
+    /// ``register(_:for:)``, returning the count of registrations made in the context with
+    /// this one: an insert that finds the count unchanged since its class's own registration
+    /// knows that the class still stands (see ``entity(inserting:named:)``).
+    func registerCounted(_ objectClass: ManagedObject.Type, for entityName: String) -> Int {
+        objectClasses.withLock {
+            $0[entityName] = objectClass
+            return classRegistrations.add(1, ordering: .releasing).newValue
+        }
     }
 
     /// Registers typed subclasses, each for its ``ManagedObject/entityName``.
@@ -525,11 +543,17 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Whether `object` is saved and changed: not inserted, deleted, or inserted and deleted again.
     func isUpdated(_ object: ManagedObject) -> Bool {
+        holdsSavedChanges(object) && object.hasChangedValues
+    }
+
+    /// Whether `object` is saved (not inserted, deleted, or inserted and deleted again) and
+    /// holds unsaved values, which may still equal its saved ones.
+    func holdsSavedChanges(_ object: ManagedObject) -> Bool {
         // Most registered objects have no changes: that test costs no look-up.
         guard !object.changedValues.isEmpty else { return false }
         let id = object.objectID
         return (insertedIDs.isEmpty || !insertedIDs.contains(id)) && (deletedIDs.isEmpty || !deletedIDs.contains(id))
-            && (pendingDroppedInserts.isEmpty || !pendingDroppedInserts.contains(id)) && object.hasChangedValues
+            && (pendingDroppedInserts.isEmpty || !pendingDroppedInserts.contains(id))
     }
 
     /// Throws away every unsaved change: inserted objects leave the context, deleted ones come

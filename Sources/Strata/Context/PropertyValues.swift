@@ -42,11 +42,16 @@ struct PropertyValues: Sequence, Equatable, Sendable {
     subscript(slot number: Int) -> PropertyValue? {
         get { number < values.count ? values[number] : nil }
         set {
+            // Whether a slot is empty is matched, not compared with `nil`: `== nil` on these
+            // optionals took `Optional`'s `==` for two values, which copied the value and
+            // destroyed a tuple of both through the runtime's generic witnesses (about 190
+            // instructions a set; see BENCHMARKS.md, the save path's fourth steps).
+            let sets = newValue.holdsValue
             if values.isEmpty {
-                guard newValue != nil else { return }
+                guard sets else { return }
                 values = Self.emptySlots(slots.names.count)
             }
-            count += (newValue == nil ? 0 : 1) - (values[number] == nil ? 0 : 1)
+            count += (sets ? 1 : 0) - (values[number].holdsValue ? 1 : 0)
             values[number] = newValue
         }
     }
@@ -80,7 +85,7 @@ struct PropertyValues: Sequence, Equatable, Sendable {
             // `other` holds every slot, or these hold nothing: it replaces them whole.
             self = other
         } else if other.slots === slots, other.others.isEmpty {
-            for (number, value) in other.values.enumerated() where value != nil { self[slot: number] = value }
+            for (number, value) in other.values.enumerated() where value.holdsValue { self[slot: number] = value }
         } else {
             for (key, value) in other { self[key] = value }
         }
@@ -112,10 +117,7 @@ struct PropertyValues: Sequence, Equatable, Sendable {
 
     /// Whether any value differs from the one `other` holds under the same name.
     func contains(differingFrom other: PropertyValues) -> Bool {
-        if other.slots === slots, others.isEmpty {
-            for (number, value) in values.enumerated() where value != nil && value != other[slot: number] { return true }
-            return false
-        }
+        if other.slots === slots, others.isEmpty { return !slotsDiffering(from: other) { _ in false } }
         return contains { other[$0.key] != $0.value }
     }
 
@@ -124,8 +126,30 @@ struct PropertyValues: Sequence, Equatable, Sendable {
     func orderedKeys(differingFrom other: PropertyValues) -> [String] {
         guard other.slots === slots, others.isEmpty else { return filter { other[$0.key] != $0.value }.keys }
         var keys: [String] = []
-        for (number, value) in values.enumerated() where value != nil && value != other[slot: number] { keys.append(slots.names[number]) }
+        slotsDiffering(from: other) { number in
+            keys.append(slots.names[number])
+            return true
+        }
         return keys
+    }
+
+    /// Calls `body` with the number of each slot holding a value that differs from `other`'s in
+    /// the same slot, in order, while it returns true; returns false when it stopped. Both are
+    /// read in place: walking `enumerated()` copied every value (retaining what it holds)
+    /// before comparing it. For values in the same ``slots``.
+    @discardableResult
+    private func slotsDiffering(from other: PropertyValues, _ body: (Int) -> Bool) -> Bool {
+        values.withUnsafeBufferPointer { mine in
+            other.values.withUnsafeBufferPointer { theirs in
+                for number in mine.indices {
+                    // Matched rather than compared as optionals (see `subscript(slot:)`).
+                    guard case .some(let value) = mine[number] else { continue }
+                    if number < theirs.count, case .some(let saved) = theirs[number], saved == value { continue }
+                    if !body(number) { return false }
+                }
+                return true
+            }
+        }
     }
 
     /// The names of the values that differ from those `other` holds under the same name.
@@ -159,5 +183,14 @@ struct PropertyValues: Sequence, Equatable, Sendable {
             }
             return others.next()
         }
+    }
+}
+
+extension Optional where Wrapped == PropertyValue {
+    /// Whether a slot holds a value: a match, which neither copies the value nor goes through
+    /// `Optional`'s `==` (see ``PropertyValues/subscript(slot:)``).
+    var holdsValue: Bool {
+        if case .some = self { return true }
+        return false
     }
 }

@@ -51,6 +51,35 @@ import Testing
         }
     }
 
+    /// `Tag(context:)` registers its class once for a run of inserts; a registration made in
+    /// between, from any thread, must not be lost or outlived by that shortcut.
+    @Test func insertingATypedObjectRegistersItsClassAgainAfterAnotherRegistration() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        try context.performAndWait {
+            try Tag(context: context).name = "first"
+            #expect(context.registeredClass(for: "Tag") == Tag.self)
+            DispatchQueue.global().sync { context.register(RenamedTag.self, for: "Tag") }
+            #expect(context.registeredClass(for: "Tag") == RenamedTag.self)
+            try Tag(context: context).name = "second"
+            #expect(context.registeredClass(for: "Tag") == Tag.self)
+            context.register(RenamedTag.self, for: "Tag")
+            try RenamedTag(context: context).setValue("third", forKey: "name")
+            try RenamedTag(context: context).setValue("fourth", forKey: "name")
+            #expect(context.registeredClass(for: "Tag") == RenamedTag.self)
+            try context.save()
+        }
+        let other = try fixture.otherContext()
+        other.register(RenamedTag.self, for: "Tag")
+        try other.performAndWait {
+            _ = try Tag(context: other)
+            other.rollback()
+            let tags = try other.fetch(FetchRequest(entityName: "Tag"))
+            #expect(tags.count == 4)
+            #expect(tags.allSatisfy { $0 is Tag })
+        }
+    }
+
     @Test func aChildContextHandsOutItsParentsClasses() throws {
         let fixture = try LibraryFixture()
         let tagID = try fixture.context.performAndWait {
@@ -64,4 +93,9 @@ import Testing
             #expect((child.object(with: tagID) as? Tag)?.name == "fantasy")
         }
     }
+}
+
+/// A second class for the example model's Tag entity.
+private final class RenamedTag: ManagedObject, @unchecked Sendable {
+    override class var entityName: String { "Tag" }
 }
