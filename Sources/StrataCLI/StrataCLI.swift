@@ -13,27 +13,69 @@ import Synchronization
 public enum StrataCLI {
     /// Runs `strata` with `arguments` (without the program name) and returns the exit status.
     public static func main(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Int32 {
+        switch start(arguments) {
+        case .finished(let status): return status
+        case .needsConcurrency(let command): return await command.run()
+        }
+    }
+
+    /// Parses `arguments` (without the program name) and runs the command when it needs no
+    /// Swift concurrency, on the calling thread; else hands it back to be run where it can
+    /// await. A program's top-level code runs on the main thread until its first `await`, and
+    /// only that `await` starts libdispatch's threads (about a millisecond of a short
+    /// command's start, `strata inspect`'s), so `strata`'s own start calls this first:
+    ///
+    /// ```swift
+    /// switch StrataCLI.start() {
+    /// case .finished(let status): exit(status)
+    /// case .needsConcurrency(let command): exit(await command.run())
+    /// }
+    /// ```
+    public static func start(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Start {
         let command: ParsableCommand
         do {
             command = try StrataCommand.parseAsRoot(arguments)
         } catch {
             if let suggestion = subcommandSuggestion(for: arguments) {
                 printError("strata: \(suggestion)\nSee 'strata --help' for the commands.")
-                return ExitStatus.usage.rawValue
+                return .finished(ExitStatus.usage.rawValue)
             }
-            return report(parsingError: error)
+            return .finished(report(parsingError: error))
         }
         bootstrapLogging(level: (command as? ReadsModelOrStore)?.options.resolvedLogLevel ?? .warn)
+        if let asyncCommand = command as? AsyncParsableCommand {
+            return .needsConcurrency(PendingCommand(command: asyncCommand))
+        }
         do {
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                var command = command
-                try command.run()
-            }
-            return ExitStatus.success.rawValue
+            var command = command
+            try command.run()
+            return .finished(ExitStatus.success.rawValue)
         } catch {
-            return report(runError: error)
+            return .finished(report(runError: error))
+        }
+    }
+
+    /// What ``start(_:)`` did: ran the command, or left it to be run with concurrency.
+    public enum Start {
+        /// The command ran (or the arguments did not parse): the exit status.
+        case finished(Int32)
+        /// A command that awaits, parsed and not yet run.
+        case needsConcurrency(PendingCommand)
+    }
+
+    /// A parsed command that awaits, which ``start(_:)`` left to run.
+    public struct PendingCommand {
+        fileprivate var command: any AsyncParsableCommand
+
+        /// Runs the command; returns its exit status.
+        public func run() async -> Int32 {
+            var command = command
+            do {
+                try await command.run()
+                return ExitStatus.success.rawValue
+            } catch {
+                return StrataCLI.report(runError: error)
+            }
         }
     }
 

@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata inspect [ENTITY]`: what a store holds, without changing it.
-struct InspectCommand: AsyncParsableCommand, ReadsModelOrStore {
+/// `strata inspect [ENTITY]`: what a store holds, without changing it. It does not await, so
+/// that it runs without starting Swift concurrency's threads (see ``StrataCLI/start(_:)``).
+struct InspectCommand: ParsableCommand, ReadsModelOrStore {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Show what a store holds: its file, metadata, model and entities.",
@@ -38,7 +39,7 @@ struct InspectCommand: AsyncParsableCommand, ReadsModelOrStore {
         if limit < 0 { throw ValidationError("--limit must be 0 or more") }
     }
 
-    func run() async throws {
+    func run() throws {
         let (store, _) = try options.openStoreForReading()
         if let entity {
             let report = try EntityReport(store: store, entityName: entity, rowLimit: limit)
