@@ -129,10 +129,10 @@ public final class ObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var invalidIfRules: [String: ObjectPredicate?] = [:]
     /// The values a new object of each entity starts with, by entity name: made once, so
     /// that inserting many objects does not read the model's defaults once per object.
-    @exclusivity(unchecked) private var insertionTemplates: [String: (committed: PropertyValues, changed: PropertyValues)] = [:]
+    @exclusivity(unchecked) var insertionTemplates: [String: (committed: PropertyValues, changed: PropertyValues)] = [:]
     /// The last template used, found without hashing the entity's name: a loop inserts one
     /// entity's objects in a run.
-    @exclusivity(unchecked) private var recentTemplate: (entityName: String, values: (committed: PropertyValues, changed: PropertyValues))?
+    @exclusivity(unchecked) var recentTemplate: (entityName: String, values: (committed: PropertyValues, changed: PropertyValues))?
     /// Caches of look-ups made per object: see ``idScope(for:)`` and ``propertySlots(of:)``.
     @exclusivity(unchecked) private var idScopes: [String: ObjectIDScope] = [:]
     @exclusivity(unchecked) private var recentIDScope: ObjectIDScope?
@@ -202,36 +202,6 @@ public final class ObjectContext: @unchecked Sendable {
 
     // MARK: - Objects
 
-    /// Inserts a new object of `entityName` (of its registered subclass, if any), with the
-    /// model's default values.
-    ///
-    /// Which insert to use: this one for objects a program makes one at a time, named by
-    /// entity; a generated subclass's ``ManagedObject/init(context:)`` for the same with typed
-    /// properties; a ``BatchInsertRequest`` for many rows of one entity written in SQL without
-    /// objects (attribute values only: no relationships, no validation, no merge); an
-    /// ``ImportSession`` or ``StreamingImport`` for records that may exist already (found by
-    /// identity, then updated or created).
-    ///
-    /// ```swift
-    /// let book = try context.insert("Book")
-    /// try book.setValue("Dune", forKey: "title")
-    /// try context.save()
-    /// ```
-    ///
-    /// - Throws: ``StoreError/unknownEntity(path:name:known:)`` inside ``ContextError/store(_:)``, or ``ContextError/abstractEntity(_:subentities:)``
-    ///   for an abstract entity, whose objects are always of a sub-entity.
-    @discardableResult
-    public func insert(_ entityName: String) throws(ContextError) -> ManagedObject {
-        assertOnQueue()
-        guard let entity = model.entity(named: entityName) else { throw .unknown(entity: entityName, in: self) }
-        guard !entity.isAbstract else {
-            throw .abstractEntity(entityName, subentities: model.allSubentities(of: entity).filter { !$0.isAbstract }.map(\.name))
-        }
-        let object = makeObject(entity: entity, id: newTemporaryID(for: entityName), isFault: false)
-        registerInserted(object)
-        return object
-    }
-
     /// Makes the context hand out instances of `objectClass` for `entityName` (typed subclasses);
     /// child contexts made afterwards inherit the registration.
     public func register(_ objectClass: ManagedObject.Type, for entityName: String) {
@@ -251,44 +221,6 @@ public final class ObjectContext: @unchecked Sendable {
     /// Registers typed subclasses, each for its ``ManagedObject/entityName``.
     public func register(_ objectClasses: [ManagedObject.Type]) {
         for objectClass in objectClasses { register(objectClass, for: objectClass.entityName) }
-    }
-
-    func newTemporaryID(for entityName: String) -> ObjectID {
-        ObjectID(scope: idScope(for: entityName), key: ObjectID.newTemporaryKey())
-    }
-
-    /// Records a new object as inserted, with the model's default values.
-    func registerInserted(_ object: ManagedObject) {
-        assertOnQueue()
-        let id = object.objectID
-        registered[id] = object
-        let template = insertionTemplate(for: object.entity)
-        object.committedValues = template.committed
-        object.changedValues = template.changed
-        insertedIDs.insert(id)
-        insertionOrder.append(id)
-    }
-
-    /// A new object's values: nothing saved, and the model's default values as changes.
-    private func insertionTemplate(for entity: EntityDescription) -> (committed: PropertyValues, changed: PropertyValues) {
-        if let recent = recentTemplate, recent.entityName == entity.name { return recent.values }
-        if let template = insertionTemplates[entity.name] {
-            recentTemplate = (entity.name, template)
-            return template
-        }
-        var committed = PropertyValues(slots: model.propertySlots(of: entity)), changed = committed
-        for attribute in model.allAttributes(of: entity) {
-            committed[attribute.name] = .attribute(nil)
-            if let value = attribute.defaultAttributeValue {
-                changed[attribute.name] = .attribute(value)
-            }
-        }
-        for relationship in model.allRelationships(of: entity) {
-            committed[relationship.name] = relationship.isToMany ? .toMany([]) : .toOne(nil)
-        }
-        insertionTemplates[entity.name] = (committed, changed)
-        recentTemplate = (entity.name, (committed, changed))
-        return (committed, changed)
     }
 
     /// The object with `id`: the one the context holds, else a fault that loads its row on
@@ -395,7 +327,7 @@ public final class ObjectContext: @unchecked Sendable {
         objectClasses.withLock { $0[entityName] }
     }
 
-    private func makeObject(entity: EntityDescription, id: ObjectID, isFault: Bool, objectClass: ManagedObject.Type? = nil) -> ManagedObject {
+    func makeObject(entity: EntityDescription, id: ObjectID, isFault: Bool, objectClass: ManagedObject.Type? = nil) -> ManagedObject {
         let objectClass = objectClass ?? objectClasses.withLock { $0[entity.name] } ?? ManagedObject.self
         let object = objectClass.init(entity: entity, objectID: id, context: self, isFault: isFault)
         registered[id] = object
@@ -476,7 +408,7 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// The scope of this context's store and `entityName`, found without the process-wide
     /// table's lock after the first time.
-    private func idScope(for entityName: String) -> ObjectIDScope {
+    func idScope(for entityName: String) -> ObjectIDScope {
         if let recent = recentIDScope, recent.entityName == entityName { return recent }
         let scope = idScopes[entityName] ?? ObjectIDScope.named(entityName, inStore: store.metadata.uuid)
         idScopes[entityName] = scope
