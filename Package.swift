@@ -22,9 +22,9 @@ let threadedSuites: [String: [String]?] = [
     "StrataAPITests": nil,
     "StrataLuaTests": nil,
     "StrataCLITests": [
-        "AsyncMainTests.swift", "ConcurrentProcessTests.swift", "ScriptCommandTests.swift", "StackCommandTests.swift",
+        "AsyncMainTests.swift", "ConcurrentProcessTests.swift", "ScriptConcurrencyTests.swift", "StackCommandTests.swift",
         // Helpers
-        "LibraryExample.swift", "ShellOnTerminal.swift", "StoreState.swift", "StrataRunner.swift", "StrataRunner+Terminal.swift",
+        "LibraryExample.swift", "ScriptCommandTesting.swift", "ShellOnTerminal.swift", "StoreState.swift", "StrataRunner.swift", "StrataRunner+Terminal.swift",
         "StressHarness.swift",
     ],
 ]
