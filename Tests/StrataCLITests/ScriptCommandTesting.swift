@@ -11,6 +11,12 @@ protocol ScriptCommandTesting {
 }
 
 extension ScriptCommandTesting {
+    /// A new folder of the test's own, holding the example Library's store.
+    static func libraryStore() throws -> (folder: TemporaryFolder, store: String) {
+        let folder = try TemporaryFolder()
+        return (folder, try LibraryExample.importedStore(at: folder.path("Library.sqlite")))
+    }
+
     /// Runs `strata arguments… --store … --model …`.
     func strata(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> StrataRunner.Result {
         try StrataRunner.run(arguments + ["--store", store, "--model", LibraryExample.model], environment: environment, input: input)

@@ -14,8 +14,7 @@ import StrataTestSupport
     let store: String
 
     init() throws {
-        folder = try TemporaryFolder()
-        store = try LibraryExample.importedStore(at: folder.path("Library.sqlite"))
+        (folder, store) = try Self.libraryStore()
     }
 
     // MARK: - run
