@@ -13,21 +13,35 @@ extension ObjectContext {
             }
         }
         var invalid: [(object: ManagedObject, failures: [ValidationFailure])] = []
-        for object in (inserted ?? insertedObjects) + (updated ?? updatedObjects)
-        where deferredValidation.isEmpty || !deferredValidation.contains(object.objectID) {
-            var failures = try validationFailures(of: object)
-            // An update is judged by what it changes: a value already in the store, left as it
-            // is, does not stop the save (a Page pruned from a Book whose ISBN was already bad).
-            if !failures.isEmpty, !object.objectID.isTemporary, !insertedIDs.contains(object.objectID) {
-                let changed = object.changedKeys
-                failures.removeAll { $0.property.map { !changed.contains($0) } ?? false }
+        // Most entities have no rule at all (every property optional, no bounds): their
+        // objects are passed over without reading them. Saved objects come in runs of one
+        // entity, so the answer is kept for the last entity asked about.
+        var recentEntity: (name: String, hasRules: Bool)?
+        for objects in [inserted ?? insertedObjects, updated ?? updatedObjects] {
+            for object in objects where deferredValidation.isEmpty || !deferredValidation.contains(object.objectID) {
+                let entityName = object.entity.name
+                if recentEntity?.name != entityName { recentEntity = (entityName, model.hasRules(object.entity)) }
+                guard recentEntity!.hasRules else { continue }
+                try collectFailures(of: object, into: &invalid)
             }
-            if !failures.isEmpty { invalid.append((object, failures)) }
         }
         // Reported in ID order whatever the order of the context's tables.
         if !invalid.isEmpty {
             throw .validation(invalid.sorted { $0.object.objectID.precedes($1.object.objectID) }.flatMap(\.failures))
         }
+    }
+
+    private func collectFailures(
+        of object: ManagedObject, into invalid: inout [(object: ManagedObject, failures: [ValidationFailure])]
+    ) throws(ContextError) {
+        var failures = try validationFailures(of: object)
+        // An update is judged by what it changes: a value already in the store, left as it
+        // is, does not stop the save (a Page pruned from a Book whose ISBN was already bad).
+        if !failures.isEmpty, !object.objectID.isTemporary, !insertedIDs.contains(object.objectID) {
+            let changed = object.changedKeys
+            failures.removeAll { $0.property.map { !changed.contains($0) } ?? false }
+        }
+        if !failures.isEmpty { invalid.append((object, failures)) }
     }
 
     /// The model's rules `object` breaks as it is now: required values, ranges, lengths,

@@ -219,6 +219,13 @@ extension ObjectModel {
         return (allAttributes(of: entity).filter(\.hasRules), allRelationships(of: entity).filter(\.hasRules))
     }
 
+    /// Whether an object of `entity` has any rule of the model to break (``ruledProperties(of:)``
+    /// is not empty): a save passes over the objects of an entity without rules.
+    func hasRules(_ entity: EntityDescription) -> Bool {
+        let (attributes, relationships) = ruledProperties(of: entity)
+        return !attributes.isEmpty || !relationships.isEmpty
+    }
+
     /// The entity, `entity` or one of its ancestors, that declares the relationship `name`.
     public func entityDeclaring(relationship name: String, from entity: EntityDescription) -> EntityDescription? {
         (ancestors(of: entity).reversed() + [entity]).last { $0.relationship(named: name) != nil }
