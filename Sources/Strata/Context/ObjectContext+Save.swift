@@ -171,16 +171,33 @@ extension ObjectContext {
     /// new key, in the order of `inserted` (`nil` for one whose ID is permanent already), so
     /// that writing the rows looks none up.
     private func allocatePermanentIDs(for inserted: [ManagedObject]) throws -> (ids: [ObjectID: ObjectID], keys: [Int64?]) {
-        let ids = inserted.map(\.objectID)
-        let keys = try store.allocatePrimaryKeys(forRowsOf: ids.filter(\.isTemporary).map(\.entityName))
+        // Runs of temporary IDs of one entity: a save of many objects of one entity is one run,
+        // and no list of every ID or name is made on the way.
+        var runs: [(entityName: String, count: Int)] = [], runScopes: [ObjectIDScope] = []
+        for object in inserted where object.objectID.isTemporary {
+            if let last = runScopes.last, last === object.objectID.scope {
+                runs[runs.count - 1].count += 1
+            } else {
+                runs.append((object.objectID.entityName, 1))
+                runScopes.append(object.objectID.scope)
+            }
+        }
+        guard !runs.isEmpty else { return ([:], Array(repeating: nil, count: inserted.count)) }
+        let firstKeys = try store.allocatePrimaryKeys(forRuns: runs)
         var permanent: [ObjectID: ObjectID] = [:]
-        permanent.reserveCapacity(keys.count)
-        var assigned = [Int64?](repeating: nil, count: ids.count)
-        var next = keys.makeIterator()
-        for (position, id) in ids.enumerated() where id.isTemporary {
-            guard let key = next.next() else { break }
+        permanent.reserveCapacity(inserted.count)
+        var assigned = [Int64?](repeating: nil, count: inserted.count)
+        var run = 0, key = firstKeys[0], leftInRun = runs[0].count
+        for (position, object) in inserted.enumerated() where object.objectID.isTemporary {
+            if leftInRun == 0 {
+                run += 1
+                (key, leftInRun) = (firstKeys[run], runs[run].count)
+            }
+            let id = object.objectID
             assigned[position] = key
             permanent[id] = ObjectID(scope: id.scope, key: .permanent(key))
+            key += 1
+            leftInRun -= 1
         }
         return (permanent, assigned)
     }

@@ -27,35 +27,33 @@ extension PersistentStore {
         return (last - Int64(count) + 1)...last
     }
 
-    /// New primary keys for rows of the entities named, one per name, in one statement per
-    /// table: within a table (an entity and its sub-entities share one), keys rise in the order
-    /// the names are given, as they would one row at a time.
-    func allocatePrimaryKeys(forRowsOf entityNames: [String]) throws -> [Int64] {
-        // Each root's number in `roots`, by entity name; a run of one name (a save of one
-        // entity's objects) looks it up once, without hashing the name per row.
+    /// New primary keys for runs of rows, each run `count` rows of one entity, in one
+    /// statement per table: within a table (an entity and its sub-entities share one), keys
+    /// rise in the order of the runs, as they would one row at a time. Returns each run's first
+    /// key; its rows take the keys from there up, one apart.
+    func allocatePrimaryKeys(forRuns runs: [(entityName: String, count: Int)]) throws -> [Int64] {
+        // Each root's number in `roots`, by entity name, looked up once per run.
         var rootByEntity: [String: Int] = [:]
-        var roots: [(name: String, positions: [Int])] = []
-        var run: (name: String, root: Int)?
-        for (position, name) in entityNames.enumerated() {
+        var roots: [(name: String, count: Int)] = []
+        var rootOfRun = [Int](repeating: 0, count: runs.count)
+        for (index, run) in runs.enumerated() {
             let root: Int
-            if let run, run.name == name {
-                root = run.root
-            } else if let known = rootByEntity[name] {
+            if let known = rootByEntity[run.entityName] {
                 root = known
             } else {
-                let rootName = try rootEntity(of: name).name
+                let rootName = try rootEntity(of: run.entityName).name
                 root = roots.firstIndex { $0.name == rootName } ?? roots.count
-                if root == roots.count { roots.append((rootName, [])) }
-                rootByEntity[name] = root
+                if root == roots.count { roots.append((rootName, 0)) }
+                rootByEntity[run.entityName] = root
             }
-            run = (name, root)
-            roots[root].positions.append(position)
+            rootOfRun[index] = root
+            roots[root].count += run.count
         }
-        var keys = [Int64](repeating: 0, count: entityNames.count)
-        for (root, positions) in roots {
-            for (position, key) in zip(positions, try allocatePrimaryKeys(for: root, count: positions.count)) { keys[position] = key }
+        var next = try roots.map { $0.count > 0 ? try allocatePrimaryKeys(for: $0.name, count: $0.count).lowerBound : 0 }
+        return zip(runs, rootOfRun).map { run, root in
+            defer { next[root] += Int64(run.count) }
+            return next[root]
         }
-        return keys
     }
 
     // MARK: - Writing
