@@ -38,9 +38,6 @@ struct XMLScanner {
         }
     }
 
-    /// Whether the cursor is at the start of the text, after the byte order mark if any.
-    var isAtStart: Bool { location == SourceLocation(line: 1, column: 1) }
-
     /// An error at the cursor, or at `location`.
     func error(_ message: String, at location: SourceLocation? = nil) -> XMLSyntaxError {
         XMLSyntaxError(message: message, location: location ?? self.location)
@@ -122,6 +119,7 @@ struct XMLScanner {
         return offset != start
     }
 
+    /// Whether `byte` is white space as XML means it (S in section 2.3): space, tab, LF, CR.
     static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
     }
@@ -177,7 +175,7 @@ struct XMLScanner {
     private static let lineFeed: ArraySlice<UInt8> = [0x0A]
 
     /// The text of the bytes from `start` to the cursor, which the scanner has checked.
-    func text(from start: Int) -> String {
+    private func text(from start: Int) -> String {
         String(decoding: bytes[start..<offset], as: UTF8.self)
     }
 

@@ -25,6 +25,7 @@ struct XMLTreeReader {
         return root
     }
 
+    /// The cursor over the document, which the prolog's and epilog's reading moves too.
     var scanner: XMLScanner
     /// The elements whose start tag has been read and whose end tag has not, outermost first,
     /// with the bytes of their own text so far.
