@@ -94,7 +94,7 @@ extension BadInputTests {
     /// file, line and column or the entity and property, and an import with it leaves the
     /// store alone.
     @Test(arguments: [
-        ("truncated", "strata: {dir}/Bad.xcdatamodel/contents: line 21, column 45: an attribute without a quoted value"),
+        ("truncated", "strata: {dir}/Bad.xcdatamodel/contents: line 21, column 45: the document ends inside an attribute value of <attribute>"),
         ("malformed", "strata: {dir}/Bad.xcdatamodel/contents: line 47, column 24: a name is required here"),
         ("empty", "strata: {dir}/Bad.xcdatamodel/contents: line 1, column 1: the file is empty"),
         ("unknown type",

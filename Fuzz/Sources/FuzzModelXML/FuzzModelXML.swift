@@ -17,7 +17,6 @@ public func fuzzModelXML(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let issues = model.validate()
     _ = model.entityVersionHashes()
-    _ = model.versionChecksum
 
     let written = XcodeModelWriter.contents(of: model)
     let reread: ObjectModel
