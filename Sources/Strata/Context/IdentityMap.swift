@@ -16,11 +16,10 @@
 struct IdentityMap: Sequence {
     /// Each ID's position in ``keys`` and ``values``.
     private var positions = Positions()
-    /// The IDs, in the objects' order. Both lists grow in segments, copying nothing as they
-    /// grow (see ``SegmentedArray``).
-    private(set) var keys = SegmentedArray<ObjectID>()
+    /// The IDs, in the objects' order.
+    private(set) var keys: ContiguousArray<ObjectID> = []
     /// The objects, in their order.
-    private(set) var values = SegmentedArray<ManagedObject>()
+    private(set) var values: ContiguousArray<ManagedObject> = []
 
     var count: Int { values.count }
     var isEmpty: Bool { values.isEmpty }
@@ -130,11 +129,13 @@ struct IdentityMap: Sequence {
         }
         var found = [Int](repeating: -1, count: pairs.count)
         var next = 0
-        for position in keys.indices {
-            guard next < pairs.count else { break }
-            if keys[position] == pairs[next].old {
-                found[next] = position
-                next += 1
+        keys.withUnsafeBufferPointer { keys in
+            for position in keys.indices {
+                guard next < pairs.count else { break }
+                if keys[position] == pairs[next].old {
+                    found[next] = position
+                    next += 1
+                }
             }
         }
         // Pairs out of the order of registration (an object moved by a removal) are looked up.
@@ -172,7 +173,7 @@ struct IdentityMap: Sequence {
         self = IdentityMap()
     }
 
-    func makeIterator() -> Zip2Sequence<SegmentedArray<ObjectID>, SegmentedArray<ManagedObject>>.Iterator {
+    func makeIterator() -> Zip2Sequence<ContiguousArray<ObjectID>, ContiguousArray<ManagedObject>>.Iterator {
         zip(keys, values).makeIterator()
     }
 }
@@ -204,7 +205,7 @@ extension IdentityMap {
 
         /// The slot holding `id` and its position, or the free slot where it would go (the
         /// table must not be empty there: ``reserve(_:for:)`` first).
-        func find(_ id: ObjectID, among keys: SegmentedArray<ObjectID>) -> (slot: Int, position: Int?) {
+        func find(_ id: ObjectID, among keys: ContiguousArray<ObjectID>) -> (slot: Int, position: Int?) {
             guard !slots.isEmpty else { return (0, nil) }
             let hash = Self.hash(id), mask = slots.count - 1
             return slots.withUnsafeBufferPointer { slots in
@@ -259,21 +260,23 @@ extension IdentityMap {
 
         /// Puts every ID of `keys` (the map's, each at its position) in a new table of the same
         /// size, in one pass; `false`, changing nothing, when two of them are equal.
-        mutating func rebuild(for keys: SegmentedArray<ObjectID>) -> Bool {
+        mutating func rebuild(for keys: ContiguousArray<ObjectID>) -> Bool {
             guard !slots.isEmpty else { return keys.isEmpty }
             var rebuilt = ContiguousArray<UInt64>(repeating: 0, count: slots.count)
             let mask = slots.count - 1
             let unique = rebuilt.withUnsafeMutableBufferPointer { rebuilt in
-                for (position, id) in keys.enumerated() {
-                    let hash = Self.hash(id)
-                    var slot = Int(hash) & mask
-                    while rebuilt[slot] != 0 {
-                        if rebuilt[slot] & 0xFFFF_FFFF == hash, keys[Int(rebuilt[slot] >> 32) - 1] == id { return false }
-                        slot = (slot + 1) & mask
+                keys.withUnsafeBufferPointer { keys in
+                    for (position, id) in keys.enumerated() {
+                        let hash = Self.hash(id)
+                        var slot = Int(hash) & mask
+                        while rebuilt[slot] != 0 {
+                            if rebuilt[slot] & 0xFFFF_FFFF == hash, keys[Int(rebuilt[slot] >> 32) - 1] == id { return false }
+                            slot = (slot + 1) & mask
+                        }
+                        rebuilt[slot] = UInt64(position + 1) << 32 | hash
                     }
-                    rebuilt[slot] = UInt64(position + 1) << 32 | hash
+                    return true
                 }
-                return true
             }
             guard unique else { return false }
             slots = rebuilt
@@ -283,7 +286,7 @@ extension IdentityMap {
 
         /// Grows the table, if need be, to hold `capacity` IDs at most half full; `keys` are
         /// the IDs it holds, each at its position.
-        mutating func reserve(_ capacity: Int, for keys: SegmentedArray<ObjectID>) {
+        mutating func reserve(_ capacity: Int, for keys: ContiguousArray<ObjectID>) {
             guard capacity * 2 > slots.count else { return }
             var size = Swift.max(16, slots.count)
             while capacity * 2 > size { size *= 2 }
