@@ -28,7 +28,7 @@ extension ObjectContext {
     }
 
     /// ``updatedObjects`` with the names of each one's changed properties in slot order
-    /// (``PropertyValues/orderedKeys(differingFrom:)``): a save compares each object's values
+    /// (``PropertyValues/orderedKeys(differingFrom:reusing:)``): a save compares each object's values
     /// with its saved ones once, here, rather than once to find the object and again to write
     /// it. `keysHold` is false when reading the objects may change what differs, so that a save
     /// that validated them first takes the names again: reading a fault loads its saved values,
@@ -40,7 +40,7 @@ extension ObjectContext {
         var keysHold = true
         let mayHoldToManyChanges = model.entities.contains { $0.relationships.contains(where: \.isToMany) }
         for case let object? in changedSavedObjects where holdsSavedChanges(object) {
-            let changed = object.changedValues.orderedKeys(differingFrom: object.committedValues)
+            let changed = object.changedValues.orderedKeys(differingFrom: object.committedValues, reusing: keys.last ?? [])
             guard !changed.isEmpty else { continue }
             assert(registered[object.objectID] === object, "a listed object is registered")
             if object.isFault || (mayHoldToManyChanges && object.changedValues.containsToManyChanges) { keysHold = false }

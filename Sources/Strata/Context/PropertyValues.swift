@@ -123,14 +123,26 @@ struct PropertyValues: Sequence, Equatable, Sendable {
 
     /// The names of the values that differ from those `other` holds under the same name, in
     /// slot order: what a save compares between objects without hashing a name.
-    func orderedKeys(differingFrom other: PropertyValues) -> [String] {
+    /// When the names are those of `previous`, returns `previous` itself: a bulk edit changes
+    /// the same properties of every object, and its objects then share one list instead of
+    /// each allocating its own.
+    func orderedKeys(differingFrom other: PropertyValues, reusing previous: [String] = []) -> [String] {
         guard other.slots === slots, others.isEmpty else { return filter { other[$0.key] != $0.value }.keys }
-        var keys: [String] = []
+        var matched = 0
+        var keys: [String]?
         slotsDiffering(from: other) { number in
-            keys.append(slots.names[number])
+            let name = slots.names[number]
+            if keys == nil {
+                if matched < previous.count, previous[matched] == name {
+                    matched += 1
+                    return true
+                }
+                keys = Array(previous[..<matched])
+            }
+            keys!.append(name)
             return true
         }
-        return keys
+        return keys ?? (matched == previous.count ? previous : Array(previous[..<matched]))
     }
 
     /// Calls `body` with the number of each slot holding a value that differs from `other`'s in

@@ -50,6 +50,31 @@ import Testing
         #expect(values == other)
     }
 
+    /// A save lists each changed object's changed names; objects changed alike share the list
+    /// of the one before, and any other change gets a list of its own, in slot order.
+    @Test func changedNamesReuseTheListBeforeOnlyWhenTheyAreTheSame() {
+        var saved = PropertyValues(slots: slots)
+        saved["title"] = .attribute(.string("Dune"))
+        saved["aVeryLongAttributeNameIndeed"] = .attribute(.integer(1))
+        saved["cafétéria"] = .attribute(.double(2))
+        func changed(_ edits: [String: AttributeValue]) -> PropertyValues {
+            var values = saved
+            for (name, value) in edits { values[name] = .attribute(value) }
+            return values
+        }
+        let twoChanged = changed(["title": .string("Emma"), "cafétéria": .double(3)])
+        let first = twoChanged.orderedKeys(differingFrom: saved)
+        #expect(first == ["title", "cafétéria"])
+        let same = changed(["title": .string("Ulysses"), "cafétéria": .double(4)]).orderedKeys(differingFrom: saved, reusing: first)
+        #expect(same == first)
+        #expect(same.withUnsafeBufferPointer { $0.baseAddress } == first.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(changed(["title": .string("Ulysses")]).orderedKeys(differingFrom: saved, reusing: first) == ["title"])
+        #expect(changed(["cafétéria": .double(5)]).orderedKeys(differingFrom: saved, reusing: first) == ["cafétéria"])
+        #expect(changed(["title": .string("Emma"), "aVeryLongAttributeNameIndeed": .integer(9), "cafétéria": .double(6)])
+            .orderedKeys(differingFrom: saved, reusing: first) == ["title", "aVeryLongAttributeNameIndeed", "cafétéria"])
+        #expect(saved.orderedKeys(differingFrom: saved, reusing: first).isEmpty)
+    }
+
     @Test func idsOfOneStoreAndEntityAreEqualHoweverTheyAreMade() throws {
         let store = UUID().uuidString
         let first = ObjectID(entityName: "Book", storeIdentifier: store, key: .permanent(3))
