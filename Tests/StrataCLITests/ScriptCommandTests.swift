@@ -1,9 +1,9 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
-import StrataTestSupport
 #endif
 
 /// `strata run`, `eval` and `shell` on a store of the example Library (imported from

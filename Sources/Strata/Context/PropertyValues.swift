@@ -123,6 +123,7 @@ struct PropertyValues: Sequence, Equatable, Sendable {
 
     /// The names of the values that differ from those `other` holds under the same name, in
     /// slot order: what a save compares between objects without hashing a name.
+    ///
     /// When the names are those of `previous`, returns `previous` itself: a bulk edit changes
     /// the same properties of every object, and its objects then share one list instead of
     /// each allocating its own.

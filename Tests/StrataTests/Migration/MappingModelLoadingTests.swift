@@ -73,6 +73,17 @@ import StrataTestSupport
         #expect {
             try load(badModel)
         } throws: { error in (error as? MappingModelError)?.element == "XDDEVMAPPINGMODEL z105" }
+        // User info that is base64 but no archive: the cause in its own words, not `Optional(…)`.
+        let userInfo = #"<attribute name="userinfodata" type="binary">YnBsaXN0MDDUAQIDBAUGGhtYJHZlcnNpb25YJG9iamVjdHNZJGFyY2hpdmVyVCR0b3ASAAGGoKUH"#
+        #expect(original.contains(userInfo))
+        #expect {
+            try load(original.replacingOccurrences(of: userInfo, with: #"<attribute name="userinfodata" type="binary">AAAA"#))
+        } throws: { error in
+            guard let error = error as? MappingModelError, error.element == "XDDEVENTITYMAPPING z109" else { return false }
+            let prefix = "its user info cannot be read: "
+            return error.message.hasPrefix(prefix) && error.message.count > prefix.count + 3
+                && !error.message.contains("Optional(") && !error.message.hasSuffix("nil")
+        }
         #expect(throws: MappingModelError.self) { try MappingModel.load(contentsOf: folder.url.appendingPathComponent("Missing.xcmappingmodel")) }
     }
 }

@@ -147,6 +147,25 @@ import StrataTestSupport
         #expect(!database.isInTransaction)
     }
 
+    /// A savepoint outside a transaction is one, and releasing it commits: the work that runs
+    /// before every commit (a store's history) runs before it too, and its failure rolls back.
+    @Test func aSavepointOutsideATransactionRunsWhatPrecedesACommit() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.path("savepoint.sqlite"))
+        try database.execute("CREATE TABLE T (V INTEGER)")
+        var commits = 0
+        database.willCommit = { commits += 1 }
+        try database.inSavepoint { try database.execute("INSERT INTO T VALUES (1)") }
+        #expect(commits == 1)
+        try database.inTransaction { try database.inSavepoint { try database.execute("INSERT INTO T VALUES (2)") } }
+        #expect(commits == 2)
+        struct Refused: Error {}
+        database.willCommit = { throw Refused() }
+        #expect(throws: Refused.self) { try database.inSavepoint { try database.execute("INSERT INTO T VALUES (3)") } }
+        #expect(try database.rows("SELECT V FROM T ORDER BY V").map { $0[0] } == [.integer(1), .integer(2)])
+        #expect(!database.isInTransaction)
+    }
+
     @Test func aSecondWriterWaitsForTheBusyTimeoutThenFails() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("busy.sqlite")

@@ -94,9 +94,10 @@ public final class Database {
     private var nestsTransactions = false
     /// What ``stopStatements(every:when:)`` installed, kept alive while SQLite may call it.
     var statementStop: StatementStop?
-    /// Runs just before every ``inTransaction(_:)`` commits, inside the transaction: what it
-    /// writes commits with the rest, and what it throws rolls the whole transaction back.
-    /// ``PersistentStore`` writes its persistent history here.
+    /// Runs just before every commit (of ``inTransaction(_:)``, or of ``inSavepoint(_:)`` outside
+    /// a transaction), inside the transaction: what it writes commits with the rest, and what it
+    /// throws rolls the whole transaction back. ``PersistentStore`` writes its persistent
+    /// history here.
     var willCommit: (() throws -> Void)?
     /// Whether ``close()`` ran: the connection is gone and every use fails.
     private(set) var isClosed = false
@@ -328,6 +329,8 @@ public final class Database {
         let marks = transactionFileMarks
         do {
             let result = try body()
+            // Releasing the outermost savepoint commits: what runs before a commit runs here too.
+            if isOutermost { try willCommit?() }
             try execute("RELEASE \(name)")
             if isOutermost { transactionDidCommit() }
             return result
