@@ -210,6 +210,9 @@ public struct StreamingImport {
         var batch: [JSONValue] = []
         var batchEntity = entity
         var count = 0
+        // A whole-store file's records come in runs under one wrapper key (`"persons": [...]`):
+        // the key is matched against the entities' names once per run, not once per record.
+        var lastKey: (key: String, entity: String)?
         func flush() throws {
             guard !batch.isEmpty else { return }
             do {
@@ -224,7 +227,13 @@ public struct StreamingImport {
         }
         do {
             while let record = try records.next() {
-                let recordEntity = record.entity.flatMap(session.entityName(forKey:)) ?? entity
+                let recordEntity: String
+                if let key = record.entity {
+                    if lastKey?.key != key { lastKey = (key, session.entityName(forKey: key) ?? entity) }
+                    recordEntity = lastKey!.entity
+                } else {
+                    recordEntity = entity
+                }
                 if recordEntity != batchEntity || batch.count >= batchSize {
                     try flush()
                     batchEntity = recordEntity
