@@ -22,6 +22,15 @@ extension ObjectModel {
     ///
     /// - Returns: every problem found, errors and warnings, in model order.
     public func validate() -> [ModelIssue] {
+        validate(compilingPatterns: true)
+    }
+
+    /// The issues of ``validate()``, compiling the attributes' regular expressions only when
+    /// `compilingPatterns`. Opening a store does not: a pattern decides no SQL and nothing a
+    /// store holds, and one that does not compile still fails each value a save checks against
+    /// it, while the first compilation in a process sets ICU's regular expressions up (about a
+    /// millisecond of every command that opens a store).
+    func validate(compilingPatterns: Bool) -> [ModelIssue] {
         var issues: [ModelIssue] = []
         var seenEntities: Set<String> = []
         for entity in entities where !seenEntities.insert(entity.name).inserted {
@@ -32,7 +41,7 @@ extension ObjectModel {
             issues += hierarchyIssues(of: entity)
             issues += propertyNameIssues(of: entity)
             for attribute in entity.attributes {
-                issues += attribute.valueIssues().map { ModelIssue($0.severity, entity: entity.name, property: attribute.name, $0.message) }
+                issues += attribute.valueIssues(compilingPattern: compilingPatterns).map { ModelIssue($0.severity, entity: entity.name, property: attribute.name, $0.message) }
                 issues += compositeIssues(of: attribute).map { ModelIssue(.error, entity: entity.name, property: attribute.name, $0) }
             }
             for relationship in entity.relationships {
@@ -48,7 +57,7 @@ extension ObjectModel {
                 issues.append(ModelIssue(.error, "the model defines the composite '\(composite.name)' more than once"))
             }
             for attribute in composite.attributes {
-                issues += (attribute.valueIssues().map(\.message) + compositeIssues(of: attribute)).map {
+                issues += (attribute.valueIssues(compilingPattern: compilingPatterns).map(\.message) + compositeIssues(of: attribute)).map {
                     ModelIssue(.error, "composite '\(composite.name)', attribute '\(attribute.name)': \($0)")
                 }
             }
@@ -266,12 +275,12 @@ extension AttributeDescription {
     /// 0; a regular expression that does not compile, which would make every save of a value fail.
     /// Warnings: values in a form Xcode leaves behind when a type changes, saying how Core Data
     /// reads them, and bounds the wrong way round.
-    func valueIssues() -> [(severity: ModelIssue.Severity, message: String)] {
+    func valueIssues(compilingPattern: Bool = true) -> [(severity: ModelIssue.Severity, message: String)] {
         var issues: [(severity: ModelIssue.Severity, message: String)] = []
         if type == .undefined, !isTransient {
             issues.append((.error, "the type Undefined is only allowed for transient attributes"))
         }
-        return issues + textValueIssues().map { ($0.severity, $0.message) }
+        return issues + textValueIssues(compilingPattern: compilingPattern).map { ($0.severity, $0.message) }
     }
 
     /// The texts a model file holds for an attribute, each of which validation checks.
@@ -280,7 +289,9 @@ extension AttributeDescription {
     }
 
     /// The issues of the default, minimum, maximum and regular expression, each with its field.
-    private func textValueIssues() -> [(field: TextField, severity: ModelIssue.Severity, message: String)] {
+    private func textValueIssues(
+        compilingPattern: Bool
+    ) -> [(field: TextField, severity: ModelIssue.Severity, message: String)] {
         var issues: [(field: TextField, severity: ModelIssue.Severity, message: String)] = []
         if let text = defaultValue {
             if let reason = refusalReason(forModelText: text) {
@@ -304,7 +315,7 @@ extension AttributeDescription {
         if let minValue, let maxValue, bounds.count == 2, bounds[0] > bounds[1] {
             issues.append((.maximum, .warning, "the minimum \(minValue) is greater than the maximum \(maxValue): no value can be saved"))
         }
-        if let pattern = regularExpression {
+        if compilingPattern, let pattern = regularExpression {
             do {
                 _ = try NSRegularExpression(pattern: pattern)
             } catch {
@@ -315,8 +326,9 @@ extension AttributeDescription {
     }
 
     /// The first error among the default, minimum, maximum and regular expression, with its
-    /// field: what a model reader refuses at load, where it still knows the line.
-    func firstValueError() -> (field: TextField, message: String)? {
-        textValueIssues().first { $0.severity == .error }.map { ($0.field, $0.message) }
+    /// field: what a model reader refuses at load, where it still knows the line. The regular
+    /// expression is compiled only when `compilingPattern`.
+    func firstValueError(compilingPattern: Bool = true) -> (field: TextField, message: String)? {
+        textValueIssues(compilingPattern: compilingPattern).first { $0.severity == .error }.map { ($0.field, $0.message) }
     }
 }

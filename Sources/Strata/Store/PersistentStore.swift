@@ -387,7 +387,7 @@ public final class PersistentStore: @unchecked Sendable {
         } else {
             recovered = (SchemaInference.model(from: schema), .inferred)
         }
-        if let error = recovered.0.validate().first(where: { $0.severity == .error }) {
+        if let error = recovered.0.validate(compilingPatterns: false).first(where: { $0.severity == .error }) {
             let origin = switch recovered.1 {
             case .modelCache: "model cache"
             case .storeMetadata: "model recorded in the metadata"

@@ -53,7 +53,7 @@ public struct StoreMetadata: Sendable, Equatable {
     /// still the store's (a tool that migrated the store would have left it stale).
     public func recordedModel() -> ObjectModel? {
         guard let data = properties[Self.modelKey]?.dataValue,
-            let model = try? JSONModelReader.read(data, path: "\(Self.modelKey) metadata"),
+            let model = try? JSONModelReader.read(data, path: "\(Self.modelKey) metadata", compilesPatterns: false),
             model.entityVersionHashes() == entityVersionHashes
         else { return nil }
         return model

@@ -189,6 +189,35 @@ import StrataTestSupport
         #expect(store.comparison.isMatch)
     }
 
+
+    /// The recorded model's patterns are not compiled when a store opens (Strata checked them
+    /// when the model was first read): one that does not compile still passes no value.
+    @Test func aRecordedPatternThatDoesNotCompileOpensAndPassesNoValue() throws {
+        var item = EntityDescription(name: "Item")
+        var code = AttributeDescription(name: "code", type: .string)
+        code.regularExpression = "[a-z]+"
+        item.attributes = [code]
+        let path = folder.path("pattern.sqlite")
+        do {
+            let store = try PersistentStore.create(at: path, model: ObjectModel(entities: [item]))
+            defer { store.close() }
+            var metadata = try StoreMetadata(reading: store.database)
+            let recorded = try #require(metadata.properties[StoreMetadata.modelKey]?.dataValue)
+            let broken = String(decoding: recorded, as: UTF8.self).replacingOccurrences(of: "[a-z]+", with: "[a-")
+            metadata.properties[StoreMetadata.modelKey] = .data(Data(broken.utf8))
+            try metadata.write(to: store.database)
+        }
+        let store = try PersistentStore.open(at: path)
+        defer { store.close() }
+        #expect(store.model.entity(named: "Item")?.attribute(named: "code")?.regularExpression == "[a-")
+        let context = ObjectContext(store: store)
+        try context.performAndWait {
+            try context.insert("Item").setValue("abc", forKey: "code")
+            let error = #expect(throws: ContextError.self) { try context.save() }
+            #expect(String(describing: error).contains("cannot be checked"))
+        }
+        #expect(try store.database.scalar("SELECT count(*) FROM ZITEM") == .integer(0))
+    }
     @Test func aStaleRecordedModelIsNotUsed() throws {
         // A store Strata made before it wrote a model cache: the recorded model is all it keeps.
         let path = try store("stale.sqlite") { database in

@@ -30,6 +30,15 @@ public enum JSONModelReader {
     ///   ``ModelError/invalidContent(path:location:message:)`` for content a model cannot hold, each
     ///   with the line and column.
     public static func read(_ data: Data, path: String) throws(ModelError) -> ObjectModel {
+        try read(data, path: path, compilesPatterns: true)
+    }
+
+    /// Reads a JSON model from `data`, compiling each attribute's regular expression only when
+    /// `compilesPatterns`: the model a store records was checked when it was first read, and the
+    /// first compilation in a process sets ICU's regular expressions up (about a millisecond of
+    /// every command that opens a store). A pattern that does not compile still fails the values
+    /// a save checks against it.
+    static func read(_ data: Data, path: String, compilesPatterns: Bool) throws(ModelError) -> ObjectModel {
         let document: JSONValue
         do {
             document = try JSONReader.parse(data)
@@ -43,7 +52,7 @@ public enum JSONModelReader {
         }
         var entities: [EntityDescription] = []
         for (index, value) in try reader.array("entities").enumerated() {
-            entities.append(try entity(from: value, path: path, index: index))
+            entities.append(try entity(from: value, path: path, index: index, compilesPatterns: compilesPatterns))
         }
         var model = ObjectModel(entities: entities)
         model.versionIdentifier = try reader.string("versionIdentifier") ?? ""
@@ -55,7 +64,7 @@ public enum JSONModelReader {
             let name = try compositeReader.requiredString("name")
             var attributes: [AttributeDescription] = []
             for element in try compositeReader.array("attributes") {
-                attributes.append(try attribute(from: element, path: path, entity: "composite \(name)"))
+                attributes.append(try attribute(from: element, path: path, entity: "composite \(name)", compilesPatterns: compilesPatterns))
             }
             try compositeReader.finish()
             model.composites.append(CompositeDescription(name: name, attributes: attributes))
@@ -76,7 +85,9 @@ public enum JSONModelReader {
 
     // MARK: - Entities
 
-    private static func entity(from value: JSONValue, path: String, index: Int) throws(ModelError) -> EntityDescription {
+    private static func entity(
+        from value: JSONValue, path: String, index: Int, compilesPatterns: Bool
+    ) throws(ModelError) -> EntityDescription {
         let name = value["name"]?.stringValue ?? "#\(index + 1)"
         var reader = try JSONObjectReader(value, path: path, context: "entity '\(name)'")
         var entity = EntityDescription(name: try reader.requiredString("name"))
@@ -84,7 +95,7 @@ public enum JSONModelReader {
         entity.superentityName = try reader.string("parent")
         entity.isAbstract = try reader.bool("abstract") ?? false
         for value in try reader.array("attributes") {
-            entity.attributes.append(try attribute(from: value, path: path, entity: entity.name))
+            entity.attributes.append(try attribute(from: value, path: path, entity: entity.name, compilesPatterns: compilesPatterns))
         }
         for value in try reader.array("relationships") {
             entity.relationships.append(try relationship(from: value, path: path, entity: entity.name))
@@ -145,7 +156,9 @@ public enum JSONModelReader {
 
     // MARK: - Properties
 
-    private static func attribute(from value: JSONValue, path: String, entity: String) throws(ModelError) -> AttributeDescription {
+    private static func attribute(
+        from value: JSONValue, path: String, entity: String, compilesPatterns: Bool
+    ) throws(ModelError) -> AttributeDescription {
         let context = "entity '\(entity)', attribute '\(value["name"]?.stringValue ?? "?")'"
         var reader = try JSONObjectReader(value, path: path, context: context)
         let name = try reader.requiredString("name")
@@ -169,7 +182,7 @@ public enum JSONModelReader {
         attribute.compositeName = try reader.string("composite")
         try reader.finish()
         // Refused here rather than only by validation, so that the error names the line.
-        if let (field, message) = attribute.firstValueError() {
+        if let (field, message) = attribute.firstValueError(compilingPattern: compilesPatterns) {
             let key = switch field {
             case .defaultValue: "default"
             case .minimum: "min"
