@@ -13,30 +13,38 @@
 /// and a fetch paid two probes of it for each object it made (a look-up that missed, then the
 /// insertion), with a rehash of every entry at each doubling: a fifth of the Swift side of
 /// fetching 100,000 objects.
+///
+/// An object is registered under its own ``ManagedObject/objectID``, which the map reads
+/// rather than keeping a copy: an array of the IDs beside the objects cost 32 bytes an object,
+/// and each time it doubled the pages of the new array were fresh from the kernel (about a
+/// tenth of fetching 100,000 objects went to those page faults). Only the map changes a
+/// registered object's ID (``changeKey(_:to:)``), so that the two never disagree.
 struct IdentityMap: Sequence {
-    /// Each ID's position in ``keys`` and ``values``.
+    /// Each ID's position in ``values``.
     private var positions = Positions()
-    /// The IDs, in the objects' order.
-    private(set) var keys: ContiguousArray<ObjectID> = []
     /// The objects, in their order.
     private(set) var values: ContiguousArray<ManagedObject> = []
+
+    /// The IDs, in the objects' order.
+    var keys: LazyMapSequence<ContiguousArray<ManagedObject>, ObjectID> { values.lazy.map(\.objectID) }
 
     var count: Int { values.count }
     var isEmpty: Bool { values.isEmpty }
 
     subscript(id: ObjectID) -> ManagedObject? {
-        get { positions.find(id, among: keys).position.map { values[$0] } }
+        get { positions.find(id, among: values).position.map { values[$0] } }
         set {
             if let newValue { updateValue(newValue, forKey: id) } else { removeValue(forKey: id) }
         }
     }
 
-    /// Registers `object` under `id`, in the place of the object registered there before,
-    /// which it returns.
+    /// Registers `object` under `id`, its own ID, in the place of the object registered there
+    /// before, which it returns.
     @discardableResult
     mutating func updateValue(_ object: ManagedObject, forKey id: ObjectID) -> ManagedObject? {
-        positions.reserve(count + 1, for: keys)
-        let (slot, position) = positions.find(id, among: keys)
+        precondition(object.objectID == id, "an object is registered under its own ID")
+        positions.reserve(count + 1)
+        let (slot, position) = positions.find(id, among: values)
         if let position {
             defer { values[position] = object }
             return values[position]
@@ -47,17 +55,19 @@ struct IdentityMap: Sequence {
 
     /// The object registered under `id`, else the one `make` makes, registered under `id`:
     /// one probe of the table either way, where a look-up and then ``updateValue(_:forKey:)``
-    /// take two for a new ID. `make` must not register an object under `id` itself.
+    /// take two for a new ID. `make` must make an object with the ID `id` and must not register
+    /// it itself.
     mutating func object(forKey id: ObjectID, orRegister make: () -> ManagedObject) -> ManagedObject {
-        positions.reserve(count + 1, for: keys)
-        var (slot, position) = positions.find(id, among: keys)
+        positions.reserve(count + 1)
+        var (slot, position) = positions.find(id, among: values)
         if let position { return values[position] }
         let changes = positions.changes
         let object = make()
+        precondition(object.objectID == id, "an object is registered under its own ID")
         if positions.changes != changes {
             // The object's initializer changed the map: the free slot found may be taken.
-            positions.reserve(count + 1, for: keys)
-            (slot, position) = positions.find(id, among: keys)
+            positions.reserve(count + 1)
+            (slot, position) = positions.find(id, among: values)
             precondition(position == nil, "the initializer of \(type(of: object)) registered an object under its own ID")
         }
         append(object, forKey: id, slot: slot)
@@ -66,7 +76,6 @@ struct IdentityMap: Sequence {
 
     private mutating func append(_ object: ManagedObject, forKey id: ObjectID, slot: Int) {
         positions.insert(id, position: values.count, at: slot)
-        keys.append(id)
         values.append(object)
     }
 
@@ -74,52 +83,49 @@ struct IdentityMap: Sequence {
     /// place.
     @discardableResult
     mutating func removeValue(forKey id: ObjectID) -> ManagedObject? {
-        let (slot, found) = positions.find(id, among: keys)
+        let (slot, found) = positions.find(id, among: values)
         guard let position = found else { return nil }
         positions.remove(at: slot)
         let last = values.count - 1
         if position != last {
-            positions.move(keys[last], from: last, to: position)
-            keys.swapAt(position, last)
+            positions.move(values[last].objectID, from: last, to: position)
             values.swapAt(position, last)
         }
-        keys.removeLast()
         return values.removeLast()
     }
 
-    /// Registers the object held under `old` under `new`, in the same place. Returns it with
-    /// the object `new` held before, which leaves; `nil`, changing nothing, when `old` holds
-    /// no object.
+    /// Gives the object held under `old` the ID `new` (its ``ManagedObject/objectID``), in the
+    /// same place. Returns it with the object `new` held before, which leaves; `nil`, changing
+    /// nothing, when `old` holds no object.
     mutating func changeKey(_ old: ObjectID, to new: ObjectID) -> (object: ManagedObject, displaced: ManagedObject?)? {
-        let (oldSlot, found) = positions.find(old, among: keys)
+        let (oldSlot, found) = positions.find(old, among: values)
         guard var position = found else { return nil }
         positions.remove(at: oldSlot)
         var displaced: ManagedObject?
-        let (otherSlot, other) = positions.find(new, among: keys)
+        let (otherSlot, other) = positions.find(new, among: values)
         if let other {
             positions.remove(at: otherSlot)
             let last = values.count - 1
             if other != last {
                 // The object of `old`, out of the table, may be the last one.
-                if last == position { position = other } else { positions.move(keys[last], from: last, to: other) }
-                keys.swapAt(other, last)
+                if last == position { position = other } else { positions.move(values[last].objectID, from: last, to: other) }
                 values.swapAt(other, last)
             }
-            keys.removeLast()
             displaced = values.removeLast()
         }
-        keys[position] = new
+        values[position].objectID = new
         // The removals above shifted slots: the free one for `new` is found again.
-        positions.insert(new, position: position, at: positions.find(new, among: keys).slot)
+        positions.insert(new, position: position, at: positions.find(new, among: values).slot)
         return (values[position], displaced)
     }
 
     /// ``changeKey(_:to:)`` for each pair, calling `moved` with each object that changed key,
     /// its new ID and the object the new ID held before (which leaves). When the pairs are a
     /// good part of the map (a save of many inserted objects), it finds the old IDs walking
-    /// ``keys`` forward (pairs in the order the objects were registered are found without a
-    /// look-up), rewrites them in place and rebuilds the table in one pass: per object one
-    /// hash and one write into the table, where ``changeKey(_:to:)`` probes it three times.
+    /// the objects forward (pairs in the order the objects were registered are found without
+    /// a look-up), gives the objects their new IDs and rebuilds the table in one pass: per
+    /// object one hash and one write into the table, where ``changeKey(_:to:)`` probes it
+    /// three times.
     mutating func changeKeys(_ pairs: [(old: ObjectID, new: ObjectID)], moved: (ManagedObject, ObjectID, ManagedObject?) -> Void) {
         guard pairs.count >= 64, pairs.count * 4 >= count else {
             for (old, new) in pairs {
@@ -129,22 +135,22 @@ struct IdentityMap: Sequence {
         }
         var found = [Int](repeating: -1, count: pairs.count)
         var next = 0
-        keys.withUnsafeBufferPointer { keys in
-            for position in keys.indices {
+        values.withUnsafeBufferPointer { objects in
+            for position in objects.indices {
                 guard next < pairs.count else { break }
-                if keys[position] == pairs[next].old {
+                if objects[position].objectID == pairs[next].old {
                     found[next] = position
                     next += 1
                 }
             }
         }
         // Pairs out of the order of registration (an object moved by a removal) are looked up.
-        for index in next..<pairs.count { found[index] = positions.find(pairs[index].old, among: keys).position ?? -1 }
-        for (index, position) in found.enumerated() where position >= 0 { keys[position] = pairs[index].new }
-        guard positions.rebuild(for: keys) else {
+        for index in next..<pairs.count { found[index] = positions.find(pairs[index].old, among: values).position ?? -1 }
+        for (index, position) in found.enumerated() where position >= 0 { values[position].objectID = pairs[index].new }
+        guard positions.rebuild(for: values) else {
             // A new ID that the map holds already: the other object leaves, which moves
-            // objects, so each pair goes the slow way, from the keys as they were.
-            for (index, position) in found.enumerated() where position >= 0 { keys[position] = pairs[index].old }
+            // objects, so each pair goes the slow way, from the IDs as they were.
+            for (index, position) in found.enumerated() where position >= 0 { values[position].objectID = pairs[index].old }
             for (old, new) in pairs {
                 if let (object, displaced) = changeKey(old, to: new) { moved(object, new, displaced) }
             }
@@ -164,8 +170,7 @@ struct IdentityMap: Sequence {
     }
 
     mutating func reserveCapacity(_ capacity: Int) {
-        positions.reserve(capacity, for: keys)
-        keys.reserveCapacity(capacity)
+        positions.reserve(capacity)
         values.reserveCapacity(capacity)
     }
 
@@ -173,18 +178,19 @@ struct IdentityMap: Sequence {
         self = IdentityMap()
     }
 
-    func makeIterator() -> Zip2Sequence<ContiguousArray<ObjectID>, ContiguousArray<ManagedObject>>.Iterator {
-        zip(keys, values).makeIterator()
+    func makeIterator() -> LazyMapSequence<ContiguousArray<ManagedObject>, (ObjectID, ManagedObject)>.Iterator {
+        values.lazy.map { ($0.objectID, $0) }.makeIterator()
     }
 }
 
 extension IdentityMap {
-    /// Positions in ``IdentityMap/keys`` by ID: open addressing with linear probing in a
+    /// Positions in ``IdentityMap/values`` by ID: open addressing with linear probing in a
     /// power-of-two table at most half full. A slot holds the position plus one in its high 32
     /// bits (0: free) and the low 32 bits of the ID's hash, which also give its first slot;
-    /// an ID is compared only where those bits match. Growing rehashes the IDs in their
-    /// order, reading ``IdentityMap/keys`` forward. A removal shifts the slots after it back
-    /// (no tombstones), so a look-up stops at the first free slot.
+    /// an ID is compared (with the object's) only where those bits match. Growing moves the
+    /// entries by the hash bits they hold, reading the old table forward and no object. A
+    /// removal shifts the slots after it back (no tombstones), so a look-up stops at the first
+    /// free slot.
     struct Positions {
         private var slots: ContiguousArray<UInt64> = []
         private(set) var count = 0
@@ -205,7 +211,7 @@ extension IdentityMap {
 
         /// The slot holding `id` and its position, or the free slot where it would go (the
         /// table must not be empty there: ``reserve(_:for:)`` first).
-        func find(_ id: ObjectID, among keys: ContiguousArray<ObjectID>) -> (slot: Int, position: Int?) {
+        func find(_ id: ObjectID, among objects: ContiguousArray<ManagedObject>) -> (slot: Int, position: Int?) {
             guard !slots.isEmpty else { return (0, nil) }
             let hash = Self.hash(id), mask = slots.count - 1
             return slots.withUnsafeBufferPointer { slots in
@@ -213,7 +219,7 @@ extension IdentityMap {
                 while true {
                     let entry = slots[slot]
                     if entry == 0 { return (slot, nil) }
-                    if entry & 0xFFFF_FFFF == hash, keys[Int(entry >> 32) - 1] == id { return (slot, Int(entry >> 32) - 1) }
+                    if entry & 0xFFFF_FFFF == hash, objects[Int(entry >> 32) - 1].objectID == id { return (slot, Int(entry >> 32) - 1) }
                     slot = (slot + 1) & mask
                 }
             }
@@ -258,19 +264,21 @@ extension IdentityMap {
             changes &+= 1
         }
 
-        /// Puts every ID of `keys` (the map's, each at its position) in a new table of the same
-        /// size, in one pass; `false`, changing nothing, when two of them are equal.
-        mutating func rebuild(for keys: ContiguousArray<ObjectID>) -> Bool {
-            guard !slots.isEmpty else { return keys.isEmpty }
+        /// Puts the ID of every object of `objects` (the map's, each at its position) in a new
+        /// table of the same size, in one pass; `false`, changing nothing, when two of them are
+        /// equal.
+        mutating func rebuild(for objects: ContiguousArray<ManagedObject>) -> Bool {
+            guard !slots.isEmpty else { return objects.isEmpty }
             var rebuilt = ContiguousArray<UInt64>(repeating: 0, count: slots.count)
             let mask = slots.count - 1
             let unique = rebuilt.withUnsafeMutableBufferPointer { rebuilt in
-                keys.withUnsafeBufferPointer { keys in
-                    for (position, id) in keys.enumerated() {
+                objects.withUnsafeBufferPointer { objects in
+                    for position in objects.indices {
+                        let id = objects[position].objectID
                         let hash = Self.hash(id)
                         var slot = Int(hash) & mask
                         while rebuilt[slot] != 0 {
-                            if rebuilt[slot] & 0xFFFF_FFFF == hash, keys[Int(rebuilt[slot] >> 32) - 1] == id { return false }
+                            if rebuilt[slot] & 0xFFFF_FFFF == hash, objects[Int(rebuilt[slot] >> 32) - 1].objectID == id { return false }
                             slot = (slot + 1) & mask
                         }
                         rebuilt[slot] = UInt64(position + 1) << 32 | hash
@@ -284,20 +292,22 @@ extension IdentityMap {
             return true
         }
 
-        /// Grows the table, if need be, to hold `capacity` IDs at most half full; `keys` are
-        /// the IDs it holds, each at its position.
-        mutating func reserve(_ capacity: Int, for keys: ContiguousArray<ObjectID>) {
+        /// Grows the table, if need be, to hold `capacity` IDs at most half full.
+        mutating func reserve(_ capacity: Int) {
             guard capacity * 2 > slots.count else { return }
             var size = Swift.max(16, slots.count)
             while capacity * 2 > size { size *= 2 }
             var grown = ContiguousArray<UInt64>(repeating: 0, count: size)
             let mask = size - 1
             grown.withUnsafeMutableBufferPointer { grown in
-                for (position, id) in keys.enumerated() {
-                    let hash = Self.hash(id)
-                    var slot = Int(hash) & mask
-                    while grown[slot] != 0 { slot = (slot + 1) & mask }
-                    grown[slot] = UInt64(position + 1) << 32 | hash
+                slots.withUnsafeBufferPointer { slots in
+                    // An entry's first slot comes from the hash bits it holds, the same bits a
+                    // look-up starts from, so no object is read.
+                    for entry in slots where entry != 0 {
+                        var slot = Int(entry & 0xFFFF_FFFF) & mask
+                        while grown[slot] != 0 { slot = (slot + 1) & mask }
+                        grown[slot] = entry
+                    }
                 }
             }
             slots = grown

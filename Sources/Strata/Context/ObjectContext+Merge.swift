@@ -124,8 +124,8 @@ extension ObjectContext {
         }
         // Only the objects that got permanent IDs move in the identity map.
         ManagedObject.ownershipLock.withLock {
-            registered.changeKeys(pairs ?? map.map { ($0.key, $0.value) }) { object, permanent, displaced in
-                object.objectID = permanent
+            // The map gives each object its permanent ID.
+            registered.changeKeys(pairs ?? map.map { ($0.key, $0.value) }) { object, _, displaced in
                 // A second instance of the row, made from its permanent ID before this context
                 // learnt which of its objects had it: the one that held the temporary ID, with
                 // this context's values, stays; the other leaves the context.
