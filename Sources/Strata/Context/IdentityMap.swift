@@ -15,10 +15,9 @@
 /// fetching 100,000 objects.
 ///
 /// An object is registered under its own ``ManagedObject/objectID``, which the map reads
-/// rather than keeping a copy: an array of the IDs beside the objects cost 32 bytes an object,
-/// and each time it doubled the pages of the new array were fresh from the kernel (about a
-/// tenth of fetching 100,000 objects went to those page faults). Only the map changes a
-/// registered object's ID (``changeKey(_:to:)``), so that the two never disagree.
+/// rather than keeping a copy: an array of the IDs beside the objects cost 32 bytes an object
+/// (a quarter of a fetch's page faults went to growing it). Only the map changes a registered
+/// object's ID (``changeKey(_:to:)``), so that the two never disagree.
 struct IdentityMap: Sequence {
     /// Each ID's position in ``values``.
     private var positions = Positions()
