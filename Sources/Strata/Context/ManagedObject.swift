@@ -35,8 +35,6 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// What the object reaches its context through, not a weak reference (see ``ContextLink``).
     private let link: ContextLink
 
-    /// Whether the object's values have not been loaded from the store yet.
-    @exclusivity(unchecked) public internal(set) var isFault: Bool
     /// Whether the object was inserted and not yet saved.
     public var isInserted: Bool { managedObjectContext?.insertedIDs.contains(objectID) ?? false }
     /// Whether the object was deleted and the deletion not yet saved.
@@ -49,6 +47,10 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     @exclusivity(unchecked) var changedValues: PropertyValues {
         didSet { if !isTracked { managedObjectContext?.track(self) } }
     }
+    /// Whether the object's values have not been loaded from the store yet. Declared beside
+    /// the other flags so that they share one word: between two references it took a word of
+    /// its own, and each object 16 bytes more of the allocator.
+    @exclusivity(unchecked) public internal(set) var isFault: Bool
     /// Whether the object's context let it go (it was deleted and saved, or the context reset):
     /// reads then fail as they do for an object of no context. Reads check this flag rather
     /// than loading the weak reference to the context, which costs more than the read.
