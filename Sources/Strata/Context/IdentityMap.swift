@@ -95,7 +95,8 @@ struct IdentityMap: Sequence {
 
     /// Gives the object held under `old` the ID `new` (its ``ManagedObject/objectID``), in the
     /// same place. Returns it with the object `new` held before, which leaves; `nil`, changing
-    /// nothing, when `old` holds no object.
+    /// nothing, when `old` holds no object. Call it under ``ManagedObject/ownershipLock``:
+    /// other threads read the ID through ``ManagedObject/ownership``.
     mutating func changeKey(_ old: ObjectID, to new: ObjectID) -> (object: ManagedObject, displaced: ManagedObject?)? {
         let (oldSlot, found) = positions.find(old, among: values)
         guard var position = found else { return nil }
@@ -124,7 +125,7 @@ struct IdentityMap: Sequence {
     /// the objects forward (pairs in the order the objects were registered are found without
     /// a look-up), gives the objects their new IDs and rebuilds the table in one pass: per
     /// object one hash and one write into the table, where ``changeKey(_:to:)`` probes it
-    /// three times.
+    /// three times. Call it under ``ManagedObject/ownershipLock``, as ``changeKey(_:to:)``.
     mutating func changeKeys(_ pairs: [(old: ObjectID, new: ObjectID)], moved: (ManagedObject, ObjectID, ManagedObject?) -> Void) {
         guard pairs.count >= 64, pairs.count * 4 >= count else {
             for (old, new) in pairs {
@@ -209,7 +210,7 @@ extension IdentityMap {
         }
 
         /// The slot holding `id` and its position, or the free slot where it would go (the
-        /// table must not be empty there: ``reserve(_:for:)`` first).
+        /// table must not be empty there: ``reserve(_:)`` first).
         func find(_ id: ObjectID, among objects: ContiguousArray<ManagedObject>) -> (slot: Int, position: Int?) {
             guard !slots.isEmpty else { return (0, nil) }
             let hash = Self.hash(id), mask = slots.count - 1

@@ -31,7 +31,7 @@ import Testing
     private func expectConsistent(_ map: IdentityMap, holding keys: [Int64], sourceLocation: Testing.SourceLocation = #_sourceLocation) {
         #expect(map.count == keys.count, sourceLocation: sourceLocation)
         #expect(Set(map.keys) == Set(keys.map(id)), sourceLocation: sourceLocation)
-        for (key, object) in map { #expect(object.objectID == key, sourceLocation: sourceLocation) }
+        for (key, object) in map { #expect(map[key] === object, sourceLocation: sourceLocation) }
         for key in keys { #expect(map[id(key)]?.objectID == id(key), sourceLocation: sourceLocation) }
     }
 
@@ -132,7 +132,7 @@ import Testing
         }
         #expect(map.count == held.count)
         #expect(Set(map.keys) == Set(held.map(id)))
-        for (key, object) in map { #expect(object.objectID == key) }
+        for (key, object) in map { #expect(map[key] === object) }
         for key in held { #expect(map[id(key)]?.objectID == id(key)) }
         for key in Int64(6_001)...6_100 { #expect(map[id(key)] == nil) }
     }
