@@ -69,7 +69,9 @@ extension ObjectContext {
                         return RowReference(entityName: id.entityName, primaryKey: key)
                     }
                     // A store with history notes the rows of a large save itself (see PersistentStore+HistorySaveWrites.swift).
-                    try store.openHistoryWindow(inserting: inserted.lazy.map(\.objectID.entityName), updating: updated.lazy.map(\.objectID.entityName))
+                    try store.openHistoryWindow(
+                        inserting: PersistentStore.EntityRun.runs(of: inserted.lazy.map { $0.objectID }),
+                        updating: PersistentStore.EntityRun.runs(of: updated.lazy.map { $0.objectID }))
                     defer { store.abandonHistoryWindow() }
                     // Objects are inserted entity by entity: a run of one entity uses one plan.
                     var plan: (scope: ObjectIDScope, plan: RowWritePlan)?

@@ -39,6 +39,11 @@ extension PersistentHistoryRecorder {
     }
 
     /// A save's writes while some of its tables' triggers are dropped.
+    ///
+    /// Its state, and the recorder's that a write notes, is used with the store's connection
+    /// held only. The run-time checks of exclusive access Swift makes on a class's stored
+    /// properties cost a noted write more than the rest of its noting, so the properties each
+    /// row's write reaches do without them.
     final class SaveWindow {
         let number: Int
         /// The tables whose insert trigger is dropped.
@@ -47,12 +52,12 @@ extension PersistentHistoryRecorder {
         var droppedUpdates: Set<String>
         /// The plan of the last write, whether it inserted, and what its writes note (`nil`:
         /// they are not noted), looked at once per plan rather than once per row.
-        var lastPlan: RowWritePlan?
-        var lastIsInsert = false
-        var lastShape: Shape?
+        @exclusivity(unchecked) var lastPlan: RowWritePlan?
+        @exclusivity(unchecked) var lastIsInsert = false
+        @exclusivity(unchecked) var lastShape: Shape?
         /// The connection's count of changed rows after the last noted write: when it moved
         /// since, something else wrote in between, and a new run begins.
-        var changesAfterLastNote: Int64 = -1
+        @exclusivity(unchecked) var changesAfterLastNote: Int64 = -1
         /// Where this window's runs start in ``savedRuns``.
         let firstRun: Int
 
@@ -99,18 +104,5 @@ extension PersistentHistoryRecorder {
     /// The name of `table`'s insert or update history trigger.
     static func triggerName(_ table: String, isInsert: Bool) -> String {
         "strata_history_\(table)_\(isInsert ? "insert" : "update")"
-    }
-
-    /// `keys` as a JSON array, for SQLite's `json_each`.
-    static func jsonArray(_ keys: [Int64]) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(keys.count * 8 + 2)
-        bytes.append(UInt8(ascii: "["))
-        for (index, key) in keys.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: String(key).utf8)
-        }
-        bytes.append(UInt8(ascii: "]"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -66,10 +66,10 @@ final class PersistentHistoryRecorder {
     /// history triggers through every save.
     var tablesOfStoreTriggers: Set<String> = []
     /// The save writing with some of its tables' triggers dropped, if one is.
-    var saveWindow: SaveWindow?
+    @exclusivity(unchecked) var saveWindow: SaveWindow?
     /// The runs of rows saves noted themselves in the transaction under way, in the order
     /// written; those of a rolled-back save are told apart by ``savedRunTable``.
-    var savedRuns: [SavedRun] = []
+    @exclusivity(unchecked) var savedRuns: [SavedRun] = []
     /// The number the next save window, and the next run, takes.
     var nextSaveWindow = 0
     var nextSavedRun: Int64 = 1

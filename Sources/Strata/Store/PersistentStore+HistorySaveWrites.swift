@@ -3,6 +3,27 @@ import Foundation
 /// A context's save recording the history of the rows it writes itself: see
 /// `PersistentHistoryRecorder+SaveWrites.swift` for why.
 extension PersistentStore {
+    /// Rows of one entity that a save writes one after another.
+    struct EntityRun {
+        var entityName: String
+        var count: Int
+
+        /// The runs of `ids` in order: each change of entity starts a new run.
+        static func runs(of ids: some Sequence<ObjectID>) -> [EntityRun] {
+            var runs: [EntityRun] = []
+            var scope: ObjectIDScope?
+            for id in ids {
+                if id.scope === scope {
+                    runs[runs.count - 1].count += 1
+                } else {
+                    scope = id.scope
+                    runs.append(EntityRun(entityName: id.entityName, count: 1))
+                }
+            }
+            return runs
+        }
+    }
+
     /// Before a save writes its rows, inside its transaction: drops the insert (update)
     /// history trigger of each table that the save inserts (updates) at least
     /// ``PersistentHistoryRecorder/saveWindowThreshold`` rows of, so that
@@ -13,14 +34,14 @@ extension PersistentStore {
     /// and ``abandonHistoryWindow()`` in a `defer`, for a save that fails first.
     ///
     /// - Parameters:
-    ///   - inserting: the entity of each row the save inserts, in the order written.
-    ///   - updating: the entity of each row the save updates.
-    func openHistoryWindow(inserting: some Sequence<String>, updating: some Sequence<String>) throws {
+    ///   - inserting: the rows the save inserts, as runs of one entity, in the order written.
+    ///   - updating: the rows the save updates, likewise.
+    func openHistoryWindow(inserting: [EntityRun], updating: [EntityRun]) throws {
         guard let recorder = historyRecorder else { return }
         abandonHistoryWindow()
         let threshold = PersistentHistoryRecorder.saveWindowThreshold
-        let insertCounts = try rowCounts(of: inserting, isInsert: true, recorder: recorder)
-        let updateCounts = try rowCounts(of: updating, isInsert: false, recorder: recorder)
+        let insertCounts = rowCounts(of: inserting, isInsert: true, recorder: recorder)
+        let updateCounts = rowCounts(of: updating, isInsert: false, recorder: recorder)
         let inserts = Set(insertCounts.filter { $0.value >= threshold }.keys), updates = Set(updateCounts.filter { $0.value >= threshold }.keys)
         guard !inserts.isEmpty || !updates.isEmpty else { return }
         recorder.nextSaveWindow += 1
@@ -45,7 +66,7 @@ extension PersistentStore {
         let numbers = recorder.savedRuns[window.firstRun...].map(\.id)
         guard !numbers.isEmpty else { return }
         try database.cachedStatement("INSERT INTO temp.\(PersistentHistoryRecorder.savedRunTable) (id) SELECT value FROM json_each(?)")
-            .execute([.text(PersistentHistoryRecorder.jsonArray(numbers))])
+            .execute([.keyList(numbers)])
     }
 
     /// Ends a save's window that ``closeHistoryWindow()`` did not close (the save failed):
@@ -116,7 +137,7 @@ extension PersistentStore {
             }
             try insert.execute([
                 .integer(next), .integer(Int64(PersistentHistory.changeEntity.number)), .integer(run.type.rawValue), .integer(Int64(run.entity)),
-                .integer(transaction), columns, .text(PersistentHistoryRecorder.jsonArray(run.keys)),
+                .integer(transaction), columns, .keyList(run.keys),
             ])
             next += Int64(run.keys.count)
         }
@@ -141,32 +162,19 @@ extension PersistentStore {
         }
     }
 
-    /// How many rows of each table `entities` names, for the tables whose rows a save can note
+    /// How many rows of each table `runs` write, for the tables whose rows a save can note
     /// itself: a table with history triggers, none of the store's own, for an update an entity
     /// without sub-entities, and for an insert a table holding no keys of other rows.
-    private func rowCounts(of entities: some Sequence<String>, isInsert: Bool, recorder: PersistentHistoryRecorder) throws -> [String: Int] {
+    private func rowCounts(of runs: [EntityRun], isInsert: Bool, recorder: PersistentHistoryRecorder) -> [String: Int] {
         var counts: [String: Int] = [:]
-        // Rows come entity by entity: each run of one entity is counted at once.
-        var run: (entity: String, table: String?, count: Int)?
-        func flush() {
-            if let run, let table = run.table { counts[table, default: 0] += run.count }
-        }
-        for name in entities {
-            if run?.entity == name {
-                run?.count += 1
-                continue
-            }
-            flush()
-            var table: String?
-            if let entity = layout.entity(named: name), recorder.entities[entity.number] != nil, recorder.rowTriggerStatements[entity.tableName] != nil,
+        for run in runs {
+            guard let entity = layout.entity(named: run.entityName), recorder.entities[entity.number] != nil,
+                recorder.rowTriggerStatements[entity.tableName] != nil,
                 !recorder.tablesOfStoreTriggers.contains(entity.tableName.uppercased()),
                 isInsert ? (recorder.keyColumnsByTable[entity.tableName] ?? []).isEmpty : entity.numberRange.count == 1
-            {
-                table = entity.tableName
-            }
-            run = (name, table, 1)
+            else { continue }
+            counts[entity.tableName, default: 0] += run.count
         }
-        flush()
         return counts
     }
 

@@ -84,8 +84,10 @@ public final class PersistentStore: @unchecked Sendable {
     /// with the connection held, like the connection's statements.
     var rowWritePlans: [RowWritePlan.Key: RowWritePlan] = [:]
     /// What records the connection's writes into the persistent history tables; `nil` when
-    /// the store keeps no history or is open read-only (see ``keepsPersistentHistory``).
-    var historyRecorder: PersistentHistoryRecorder?
+    /// the store keeps no history or is open read-only (see ``keepsPersistentHistory``). Read
+    /// for each row a save writes, with the connection held, so without Swift's run-time
+    /// check of exclusive access (see ``PersistentHistoryRecorder/SaveWindow``).
+    @exclusivity(unchecked) var historyRecorder: PersistentHistoryRecorder?
     /// Whether the file holds the history tables (read on opening, set when they are made).
     var hasHistoryTables = false
     /// The author persistent history records for a transaction whose saving context names

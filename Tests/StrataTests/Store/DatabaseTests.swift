@@ -41,6 +41,19 @@ import StrataTestSupport
         #expect(matched == [.integer(300), .integer(5_000)])
     }
 
+    /// Saves and reads bind many row keys as one JSON list: SQLite must read back every key,
+    /// the extremes and single digits included, in order.
+    @Test func aKeyListReadsBackKeyForKeyInJSONEach() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.path("keys.sqlite"))
+        let lists: [[Int64]] = [[], [0], [7, -7, 10, -10, 99, 100, 101], [Int64.max, Int64.min, Int64.min + 1, 1_000_000_000_000]]
+        for keys in lists {
+            let read = try database.rows("SELECT value FROM json_each(?) ORDER BY key", [.keyList(keys)]).map { $0[0] }
+            #expect(read == keys.map { .integer($0) })
+        }
+        #expect(DatabaseValue.keyList([3, -40, 500]) == .text("[3,-40,500]"))
+    }
+
     @Test func newFilesUseWALWithNormalSyncAndStatementsAreCached() throws {
         let folder = try TemporaryFolder()
         let database = try Database(path: folder.path("wal.sqlite"))
