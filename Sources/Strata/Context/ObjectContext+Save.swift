@@ -69,9 +69,7 @@ extension ObjectContext {
                         return RowReference(entityName: id.entityName, primaryKey: key)
                     }
                     // A store with history notes the rows of a large save itself (see PersistentStore+HistorySaveWrites.swift).
-                    try store.openHistoryWindow(
-                        inserting: PersistentStore.EntityRun.runs(of: inserted.lazy.map { $0.objectID }),
-                        updating: PersistentStore.EntityRun.runs(of: updated.lazy.map { $0.objectID }))
+                    try store.openHistoryWindow(inserting: inserted.lazy.map { $0.objectID }, updating: updated.lazy.map { $0.objectID })
                     defer { store.abandonHistoryWindow() }
                     // Objects are inserted entity by entity: a run of one entity uses one plan.
                     var plan: (scope: ObjectIDScope, plan: RowWritePlan)?
@@ -173,17 +171,7 @@ extension ObjectContext {
     /// new key, in the order of `inserted` (`nil` for one whose ID is permanent already), so
     /// that writing the rows looks none up.
     private func allocatePermanentIDs(for inserted: [ManagedObject]) throws -> (ids: [ObjectID: ObjectID], keys: [Int64?]) {
-        // Runs of temporary IDs of one entity: a save of many objects of one entity is one run,
-        // and no list of every ID or name is made on the way.
-        var runs: [(entityName: String, count: Int)] = [], runScopes: [ObjectIDScope] = []
-        for object in inserted where object.objectID.isTemporary {
-            if let last = runScopes.last, last === object.objectID.scope {
-                runs[runs.count - 1].count += 1
-            } else {
-                runs.append((object.objectID.entityName, 1))
-                runScopes.append(object.objectID.scope)
-            }
-        }
+        let runs = EntityRun.runs(of: inserted.lazy.map { $0.objectID }.filter(\.isTemporary))
         guard !runs.isEmpty else { return ([:], Array(repeating: nil, count: inserted.count)) }
         let firstKeys = try store.allocatePrimaryKeys(forRuns: runs)
         var permanent: [ObjectID: ObjectID] = [:]

@@ -3,27 +3,6 @@ import Foundation
 /// A context's save recording the history of the rows it writes itself: see
 /// `PersistentHistoryRecorder+SaveWrites.swift` for why.
 extension PersistentStore {
-    /// Rows of one entity that a save writes one after another.
-    struct EntityRun {
-        var entityName: String
-        var count: Int
-
-        /// The runs of `ids` in order: each change of entity starts a new run.
-        static func runs(of ids: some Sequence<ObjectID>) -> [EntityRun] {
-            var runs: [EntityRun] = []
-            var scope: ObjectIDScope?
-            for id in ids {
-                if id.scope === scope {
-                    runs[runs.count - 1].count += 1
-                } else {
-                    scope = id.scope
-                    runs.append(EntityRun(entityName: id.entityName, count: 1))
-                }
-            }
-            return runs
-        }
-    }
-
     /// Before a save writes its rows, inside its transaction: drops the insert (update)
     /// history trigger of each table that the save inserts (updates) at least
     /// ``PersistentHistoryRecorder/saveWindowThreshold`` rows of, so that
@@ -34,14 +13,14 @@ extension PersistentStore {
     /// and ``abandonHistoryWindow()`` in a `defer`, for a save that fails first.
     ///
     /// - Parameters:
-    ///   - inserting: the rows the save inserts, as runs of one entity, in the order written.
-    ///   - updating: the rows the save updates, likewise.
-    func openHistoryWindow(inserting: [EntityRun], updating: [EntityRun]) throws {
+    ///   - inserting: the ID of each row the save inserts, in the order written.
+    ///   - updating: the ID of each row the save updates.
+    func openHistoryWindow(inserting: some Sequence<ObjectID>, updating: some Sequence<ObjectID>) throws {
         guard let recorder = historyRecorder else { return }
         abandonHistoryWindow()
         let threshold = PersistentHistoryRecorder.saveWindowThreshold
-        let insertCounts = rowCounts(of: inserting, isInsert: true, recorder: recorder)
-        let updateCounts = rowCounts(of: updating, isInsert: false, recorder: recorder)
+        let insertCounts = rowCounts(of: EntityRun.runs(of: inserting), isInsert: true, recorder: recorder)
+        let updateCounts = rowCounts(of: EntityRun.runs(of: updating), isInsert: false, recorder: recorder)
         let inserts = Set(insertCounts.filter { $0.value >= threshold }.keys), updates = Set(updateCounts.filter { $0.value >= threshold }.keys)
         guard !inserts.isEmpty || !updates.isEmpty else { return }
         recorder.nextSaveWindow += 1

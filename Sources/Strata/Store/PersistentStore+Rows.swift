@@ -31,7 +31,7 @@ extension PersistentStore {
     /// statement per table: within a table (an entity and its sub-entities share one), keys
     /// rise in the order of the runs, as they would one row at a time. Returns each run's first
     /// key; its rows take the keys from there up, one apart.
-    func allocatePrimaryKeys(forRuns runs: [(entityName: String, count: Int)]) throws -> [Int64] {
+    func allocatePrimaryKeys(forRuns runs: [EntityRun]) throws -> [Int64] {
         // Each root's number in `roots`, by entity name, looked up once per run.
         var rootByEntity: [String: Int] = [:]
         var roots: [(name: String, count: Int)] = []
