@@ -96,8 +96,12 @@ extension PersistentStore {
     /// Inserts a row by `plan` under `key` (from ``allocatePrimaryKeys(for:count:)``), at
     /// version 1: `values` one per attribute of the plan, `toOne` one per to-one.
     func insertRow(_ plan: RowWritePlan, key: Int64, values: [DatabaseValue], toOne: [RowReference?]) throws {
-        var arguments: [DatabaseValue] = [.integer(key), .integer(Int64(plan.table.number)), .integer(1)]
+        // One allocation a row: an array literal, then reserving, took two.
+        var arguments: [DatabaseValue] = []
         arguments.reserveCapacity(3 + values.count + 2 * toOne.count)
+        arguments.append(.integer(key))
+        arguments.append(.integer(Int64(plan.table.number)))
+        arguments.append(.integer(1))
         try appendArguments(of: plan, values: try externalForms(of: values, at: plan.externalPositions), toOne: toOne, to: &arguments)
         let notesHistory = try historyWindowWillWrite(plan, isInsert: true)
         try write(plan.insertSQL, arguments, plan: plan, key: key, values: values)
@@ -114,7 +118,8 @@ extension PersistentStore {
         var arguments: [DatabaseValue] = []
         arguments.reserveCapacity(values.count + 2 * toOne.count + 2)
         try appendArguments(of: plan, values: try externalForms(of: values, at: plan.externalPositions), toOne: toOne, to: &arguments)
-        arguments += [.integer(primaryKey), .integer(expectedVersion)]
+        arguments.append(.integer(primaryKey))
+        arguments.append(.integer(expectedVersion))
         let notesHistory = try historyWindowWillWrite(plan, isInsert: false)
         try write(plan.updateSQL, arguments, plan: plan, key: primaryKey, values: values)
         guard database.changedRowCount == 1 else { throw try conflict(plan.table, primaryKey, expectedVersion) }
@@ -172,7 +177,8 @@ extension PersistentStore {
         arguments += values
         for (reference, writesEntity) in zip(toOne, plan.writesDestinationEntity) {
             guard let reference else {
-                arguments += writesEntity ? [.null, .null] : [.null]
+                arguments.append(.null)
+                if writesEntity { arguments.append(.null) }
                 continue
             }
             guard let destination = layout.entity(named: reference.entityName) else {
