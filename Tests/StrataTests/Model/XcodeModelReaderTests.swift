@@ -139,7 +139,8 @@ struct XcodeModelReaderFixtureTests {
     }
 
     /// Regression (found by fuzz-model-xml): a byte that is not UTF-8 in an element or attribute
-    /// name trapped in Foundation's XMLParser and crashed the process.
+    /// name trapped in Foundation's XMLParser, which read model files then, and crashed the
+    /// process.
     @Test(arguments: [
         (document("<m", invalid: [0xFF], "odel></model>"), "Broken.xcdatamodel/contents: line 1, column 3: the file is not valid UTF-8"),
         (document("<model>\n  <entity n", invalid: [0xC3], "ame=\"A\"/></model>"), "Broken.xcdatamodel/contents: line 2, column 12: the file is not valid UTF-8"),
@@ -155,8 +156,8 @@ struct XcodeModelReaderFixtureTests {
     }
 
     /// Regression (found by fuzz-model-xml): a processing instruction without data (`<?xm?>`)
-    /// made Foundation's XMLParser read a null pointer and crash the process. Model files have
-    /// none but the XML declaration.
+    /// made Foundation's XMLParser, which read model files then, read a null pointer and crash
+    /// the process. Model files have none but the XML declaration.
     @Test(arguments: [
         ("<?xm?><model/>", "Broken.xcdatamodel/contents: line 1, column 1: a processing instruction (<?…?>), which a model file does not have"),
         ("<?xml version=\"1.0\"?>\n<model>\n <?x?></model>", "Broken.xcdatamodel/contents: line 3, column 2: a processing instruction (<?…?>), which a model file does not have"),
