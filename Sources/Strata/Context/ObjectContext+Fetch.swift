@@ -172,9 +172,14 @@ extension ObjectContext {
         let request = plan.request
         var objects: [ManagedObject] = []
         var recent: RecentKind?
+        // The rows' scope while their entity stays the same: looking it up for each row
+        // retained and released it.
+        var scope: ObjectIDScope?
         try store.withConnection {
             try store.forEachSelectedRow(plan, limit: request.fetchLimit > 0 ? request.fetchLimit : nil, offset: request.fetchOffset) { row in
-                let object = object(with: objectID(for: row.reference), recent: &recent)
+                let reference = row.reference
+                if scope?.entityName != reference.entityName { scope = idScope(for: reference.entityName) }
+                let object = object(with: ObjectID(scope: scope!, key: .permanent(reference.primaryKey)), recent: &recent)
                 if object.isFault {
                     if let columns = row.columns, columns.slots === object.committedValues.slots {
                         load(values(of: row, in: columns), version: row.version, into: object)

@@ -246,9 +246,9 @@ public final class ObjectContext: @unchecked Sendable {
             let entity = model.entity(named: id.entityName) ?? EntityDescription(name: id.entityName)
             recent = RecentKind(scope: id.scope, entity: entity, objectClass: objectClasses.withLock { $0[entity.name] } ?? ManagedObject.self)
         }
-        let kind = recent!
-        // One probe of the identity map for an object it holds and for one it does not.
-        return registered.object(forKey: id) { kind.objectClass.init(entity: kind.entity, objectID: id, context: self, isFault: true) }
+        // One probe of the identity map for an object it holds and for one it does not. The
+        // kind is read where it is rather than copied out, which retained its scope and entity.
+        return registered.object(forKey: id) { recent!.objectClass.init(entity: recent!.entity, objectID: id, context: self, isFault: true) }
     }
 
     /// The entity and class of the objects of one store and entity.
