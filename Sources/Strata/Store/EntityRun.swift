@@ -5,7 +5,8 @@ struct EntityRun {
     var entityName: String
     var count: Int
 
-    /// The runs of `ids` in order: each change of entity starts a new run.
+    /// The runs of `ids` in order: each change of entity (or of store: of ``ObjectID``'s scope)
+    /// starts a new run.
     static func runs(of ids: some Sequence<ObjectID>) -> [EntityRun] {
         var runs: [EntityRun] = []
         var scope: ObjectIDScope?
