@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import Synchronization
 
 /// The line at the bottom of the terminal where `strata` says what a long step is doing: an
@@ -33,7 +34,7 @@ final class StatusLine: Sendable {
 
     private let isTerminal: Bool
     private let outputIsTerminal: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private static let quietPeriod = Duration.seconds(1)
 
     private init() {

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import Strata
 import StrataLua
-import Synchronization
 
 /// `strata migrate`: migrates a store to a version of its model bundle, as Core Data's
 /// lightweight migration does, in one inferred step or through the versions `--through` names;
@@ -243,7 +242,7 @@ private final class MigrationProgressLine: Sendable {
     }
 
     private let isShown = isatty(STDERR_FILENO) == 1
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Shows `progress`, at most five times a second within a step.
     @Sendable func show(_ progress: MigrationProgress) {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Strata
 import StrataLua
 import Synchronization
 
@@ -16,7 +17,7 @@ import Synchronization
 final class ScriptInterruption: @unchecked Sendable {
     private let lua: LuaState
     /// Whether a chunk runs.
-    private let running = Mutex(false)
+    private let running = Locked(false)
     private let source: DispatchSourceRead
     private let pipeReadEnd: Int32
     private var previous = sigaction()

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import Strata
 import StrataLua
-import Synchronization
 
 /// A Lua interpreter with Strata's API on the stack of a store, as `run`, `eval` and `shell`
 /// use it.
@@ -149,7 +148,7 @@ final class ScriptSession {
     /// second without output, that `activity` is under way, for how long, and what its saves
     /// committed: `running seed.lua... 42 s, 3 saves (120,000 objects)`.
     func showingActivity<T>(_ activity: String, _ body: () throws -> T) rethrows -> T {
-        let commits = Mutex((saves: 0, objects: 0))
+        let commits = Locked((saves: 0, objects: 0))
         let observation = stack.observeCommit { saved in
             commits.withLock {
                 $0.saves += 1
