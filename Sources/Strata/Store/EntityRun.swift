@@ -9,15 +9,19 @@ struct EntityRun {
     /// starts a new run.
     static func runs(of ids: some Sequence<ObjectID>) -> [EntityRun] {
         var runs: [EntityRun] = []
-        var scope: ObjectIDScope?
+        // The run under way is counted here and appended when it ends; scopes are compared by
+        // identity without taking a reference to each, which retained and released it per row.
+        var current: (scope: ObjectIdentifier, entityName: String, count: Int)?
         for id in ids {
-            if id.scope === scope {
-                runs[runs.count - 1].count += 1
+            let scope = ObjectIdentifier(id.scope)
+            if current?.scope == scope {
+                current!.count += 1
             } else {
-                scope = id.scope
-                runs.append(EntityRun(entityName: id.entityName, count: 1))
+                if let current { runs.append(EntityRun(entityName: current.entityName, count: current.count)) }
+                current = (scope, id.entityName, 1)
             }
         }
+        if let current { runs.append(EntityRun(entityName: current.entityName, count: current.count)) }
         return runs
     }
 }
