@@ -11,17 +11,17 @@ struct EntityRun {
         var runs: [EntityRun] = []
         // The run under way is counted here and appended when it ends; scopes are compared by
         // identity without taking a reference to each, which retained and released it per row.
-        var current: (scope: ObjectIdentifier, entityName: String, count: Int)?
+        var current: (scope: ObjectIdentifier, run: EntityRun)?
         for id in ids {
             let scope = ObjectIdentifier(id.scope)
             if current?.scope == scope {
-                current!.count += 1
+                current!.run.count += 1
             } else {
-                if let current { runs.append(EntityRun(entityName: current.entityName, count: current.count)) }
-                current = (scope, id.entityName, 1)
+                if let current { runs.append(current.run) }
+                current = (scope, EntityRun(entityName: id.entityName, count: 1))
             }
         }
-        if let current { runs.append(EntityRun(entityName: current.entityName, count: current.count)) }
+        if let current { runs.append(current.run) }
         return runs
     }
 }
