@@ -36,7 +36,7 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     private let link: ContextLink
 
     /// Whether the object was inserted and not yet saved.
-    public var isInserted: Bool { managedObjectContext?.insertedIDs.contains(objectID) ?? false }
+    public var isInserted: Bool { isPendingInsert && managedObjectContext != nil }
     /// Whether the object was deleted and the deletion not yet saved.
     public var isDeleted: Bool { managedObjectContext?.deletedIDs.contains(objectID) ?? false }
 
@@ -58,6 +58,9 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// Whether the object waits in its context's list of objects changed since it last looked
     /// (see ``ObjectContext/absorbChanges()``).
     @exclusivity(unchecked) var isTracked = false
+    /// Whether the object is among its context's inserted objects (see ``InsertedObjects``,
+    /// which alone sets it). Declared with the flags above, in a byte their word left free.
+    @exclusivity(unchecked) var isPendingInsert = false
     /// The object's place in its context's ``ObjectContext/changedSavedObjects``, or -1. A
     /// place rather than a flag: the context takes the object off the list without searching
     /// it, so that the list never holds an object the context let go of. 32 bits fit beside

@@ -14,9 +14,9 @@ extension ObjectContext {
         for object in recentlyChanged {
             object.isTracked = false
             // An object inserted here only feeds the index of inserted ones, when there is one.
-            if !pendingIndex.isActive, object.objectID.isTemporary, insertedIDs.contains(object.objectID) { continue }
+            if !pendingIndex.isActive, object.isPendingInsert { continue }
             guard registered[object.objectID] === object else { continue }
-            if insertedIDs.contains(object.objectID) {
+            if object.isPendingInsert {
                 if pendingIndex.isActive { pendingIndex.add(object) }
             } else if !object.isListedAsChanged {
                 precondition(changedSavedObjects.count < Int(Int32.max), "a context lists fewer than 2^31 changed objects")
@@ -50,15 +50,6 @@ extension ObjectContext {
         return (objects, keys, keysHold)
     }
 
-    /// The inserted objects, in the order of insertion.
-    var insertedObjectsInOrder: [ManagedObject] {
-        // Every ID inserted is appended to `insertionOrder` too, and neither list is mapped
-        // without the other: when the counts match, every ID there is still inserted, with no
-        // probe of the set.
-        let ids = insertedIDs.count == insertionOrder.count ? insertionOrder : insertionOrder.filter { insertedIDs.contains($0) }
-        return ids.compactMap { registered[$0] }
-    }
-
     /// Takes `object` off ``changedSavedObjects``, if it is there: call it wherever the context
     /// lets go of an object, so that finding the changed objects needs no look-up to tell
     /// whether each is still registered.
@@ -83,13 +74,13 @@ extension ObjectContext {
         absorbChanges()
         let unindexed = entityNames.filter { !pendingIndex.indexes($0, lookup.key) }
         if !unindexed.isEmpty {
-            pendingIndex.number(insertionOrder)
+            let objects = inserted.objects
+            pendingIndex.number(objects.lazy.map(\.objectID))
             for entityName in unindexed {
-                let objects = insertionOrder.lazy.filter { $0.entityName == entityName && self.insertedIDs.contains($0) }.compactMap { self.registered[$0] }
-                pendingIndex.build(entityName, lookup.key, from: objects)
+                pendingIndex.build(entityName, lookup.key, from: objects.lazy.filter { $0.objectID.entityName == entityName })
             }
         }
-        return pendingIndex.candidates(among: entityNames, lookup).filter { insertedIDs.contains($0) }
+        return pendingIndex.candidates(among: entityNames, lookup).filter { registered[$0]?.isPendingInsert == true }
     }
 }
 

@@ -22,7 +22,7 @@ extension ObjectContext {
     private func delete(_ object: ManagedObject, into deleted: inout [ManagedObject]) throws(ContextError) {
         guard !deletedIDs.contains(object.objectID), !pendingDroppedInserts.contains(object.objectID) else { return }
         deleted.append(object)
-        if insertedIDs.remove(object.objectID) == nil {
+        if !inserted.remove(object) {
             try fireFault(object)
             deletedIDs.insert(object.objectID)
         } else {

@@ -283,7 +283,7 @@ extension ObjectContext {
         pending.candidates.removeAll { deletedIDs.contains(permanentAliases[$0] ?? $0) }
         var listed = Set(pending.candidates)
         var changed = lookup.map { insertedObjects(among: entityNames, lookingUp: $0) }
-            ?? insertionOrder.filter { insertedIDs.contains($0) && entityNames.contains($0.entityName) }
+            ?? inserted.objects.compactMap { entityNames.contains($0.objectID.entityName) ? $0.objectID : nil }
         changed += updatedObjects.filter { entityNames.contains($0.objectID.entityName) }
             .map(\.objectID).sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
         for id in changed where listed.insert(id).inserted { pending.candidates.append(id) }

@@ -36,13 +36,11 @@ extension ObjectContext {
     /// Records a new object as inserted, with the model's default values.
     func registerInserted(_ object: ManagedObject) {
         assertOnQueue()
-        let id = object.objectID
-        registered[id] = object
+        registered[object.objectID] = object
         let template = insertionTemplate(for: object.entity)
         object.committedValues = template.committed
+        inserted.insert(object)
         object.changedValues = template.changed
-        insertedIDs.insert(id)
-        insertionOrder.append(id)
     }
 
     /// A new object's values: nothing saved, and the model's default values as changes.

@@ -53,9 +53,9 @@ extension ObjectContext {
         for id in notification.deletedObjectIDs {
             if let object = registered.removeValue(forKey: id) {
                 unlistAsChanged(object)
+                inserted.remove(object)
                 ManagedObject.ownershipLock.withLock { object.detachLocked() }
             }
-            insertedIDs.remove(id)
             deletedIDs.remove(id)
         }
         var change = ObjectsDidChange(
@@ -135,8 +135,6 @@ extension ObjectContext {
                 }
             }
         }
-        if !insertedIDs.isEmpty { insertedIDs = Set(insertedIDs.map { map[$0] ?? $0 }) }
-        if !insertionOrder.isEmpty { insertionOrder = insertionOrder.map { map[$0] ?? $0 } }
         if !deletedIDs.isEmpty { deletedIDs = Set(deletedIDs.map { map[$0] ?? $0 }) }
         if announcing { objectsDidChange(ObjectsDidChange(permanentIDs: map)) }
     }

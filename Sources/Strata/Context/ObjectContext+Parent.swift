@@ -7,7 +7,7 @@ extension ObjectContext {
     /// (see ``PushedChanges``): a level above that fails takes the push back.
     func pushToParent() throws(ContextError) {
         guard let parent else { return }
-        let inserted = insertedObjectsInOrder
+        let inserted = self.inserted.objects
         let updated = updatedObjects
         let deleted = deletedObjects
         let insertedValues = inserted.map { ($0.objectID, $0.committedValues.merging($0.changedValues)) }
@@ -40,8 +40,7 @@ extension ObjectContext {
                 let object = parent.object(with: id)
                 object.isFault = false
                 object.changedValues = values
-                parent.insertedIDs.insert(id)
-                parent.insertionOrder.append(id)
+                parent.inserted.insert(object)
             }
             for (id, values, deltas) in changes {
                 let object = parent.object(with: id)
@@ -55,7 +54,7 @@ extension ObjectContext {
                 }
             }
             for id in deletedObjectIDs {
-                if parent.insertedIDs.remove(id) != nil {
+                if let object = parent.registered[id], parent.inserted.remove(object) {
                     parent.pendingDroppedInserts.insert(id)
                 } else {
                     try parent.fireFault(parent.object(with: id))
@@ -167,7 +166,8 @@ extension ObjectContext {
     /// merge the pushed state.
     private func announceToChildren(except pusher: ObjectContext) {
         let changed = registered.values.filter { $0.hasChanges && !deletedIDs.contains($0.objectID) }
-        let notification = didSaveNotification(saved: changed, inserted: insertedIDs, deleted: deletedIDs, permanentIDs: [:])
+        let notification = didSaveNotification(
+            saved: changed, inserted: Set(inserted.objects.map(\.objectID)), deleted: deletedIDs, permanentIDs: [:])
         for child in mergingChildren() where child !== pusher {
             child.perform { child.mergeChanges(fromContextDidSave: notification) }
         }

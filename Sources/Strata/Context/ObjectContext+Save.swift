@@ -21,11 +21,11 @@ extension ObjectContext {
         assertOnQueue()
         // Finding the changed objects looks at every object held: once per save.
         let (changed, changedKeys, keysHold) = updatedObjectsAndKeys()
-        guard !insertedIDs.isEmpty || !deletedIDs.isEmpty || !changed.isEmpty else {
+        guard !self.inserted.isEmpty || !deletedIDs.isEmpty || !changed.isEmpty else {
             forgetDroppedInserts()
             return
         }
-        let inserted = insertedObjectsInOrder
+        let inserted = self.inserted.objects
         try validateForSave(inserted: inserted, updated: changed)
         if parent != nil {
             try pushToParent()
@@ -210,6 +210,8 @@ extension ObjectContext {
             object.changedValues.removeAll()
             object.isTracked = isTracked
             if let versions { object.version = versions[index] }
+            // Taken out here, while the object is at hand, rather than in a pass of its own.
+            inserted.remove(object)
         }
         ManagedObject.ownershipLock.withLock {
             for object in deleted {
@@ -218,8 +220,7 @@ extension ObjectContext {
             }
         }
         forgetDroppedInserts()
-        insertedIDs = []
-        insertionOrder = []
+        inserted.removeAll()
         deletedIDs = []
         clearChangeTracking()
         return unreadToManyChanges

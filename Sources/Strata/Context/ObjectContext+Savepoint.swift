@@ -10,8 +10,7 @@ extension ObjectContext {
     ///
     /// A save in between makes the savepoint meaningless: saved changes are not undone.
     public struct Savepoint: Sendable {
-        fileprivate let inserted: Set<ObjectID>
-        fileprivate let insertionOrder: [ObjectID]
+        fileprivate let inserted: [ManagedObject]
         fileprivate let deleted: Set<ObjectID>
         fileprivate let droppedInserts: Set<ObjectID>
         fileprivate let changes: [ObjectID: PropertyValues]
@@ -22,19 +21,19 @@ extension ObjectContext {
         assertOnQueue()
         var changes: [ObjectID: PropertyValues] = [:]
         for (id, object) in registered where !object.changedValues.isEmpty { changes[id] = object.changedValues }
-        return Savepoint(inserted: insertedIDs, insertionOrder: insertionOrder, deleted: deletedIDs, droppedInserts: pendingDroppedInserts, changes: changes)
+        return Savepoint(inserted: inserted.objects, deleted: deletedIDs, droppedInserts: pendingDroppedInserts, changes: changes)
     }
 
     /// Throws away the changes made since `savepoint`: objects inserted since leave the
     /// context, and every other object's unsaved values are those it had then.
     public func rollback(to savepoint: Savepoint) {
         assertOnQueue()
-        let earlier = savepoint.inserted.union(savepoint.droppedInserts)
-        for id in insertedIDs.union(pendingDroppedInserts) where !earlier.contains(id) {
+        let earlier = Set(savepoint.inserted.map(\.objectID)).union(savepoint.droppedInserts)
+        for id in inserted.objects.map(\.objectID) + pendingDroppedInserts where !earlier.contains(id) {
             if let object = registered.removeValue(forKey: id) { unlistAsChanged(object) }
         }
-        insertedIDs = savepoint.inserted
-        insertionOrder = savepoint.insertionOrder
+        inserted.removeAll()
+        for object in savepoint.inserted { inserted.insert(object) }
         deletedIDs = savepoint.deleted
         pendingDroppedInserts = savepoint.droppedInserts
         for (id, object) in registered {

@@ -37,7 +37,7 @@ extension ObjectContext {
         var failures = try validationFailures(of: object)
         // An update is judged by what it changes: a value already in the store, left as it
         // is, does not stop the save (a Page pruned from a Book whose ISBN was already bad).
-        if !failures.isEmpty, !object.objectID.isTemporary, !insertedIDs.contains(object.objectID) {
+        if !failures.isEmpty, !object.objectID.isTemporary, !object.isPendingInsert {
             let changed = object.changedKeys
             failures.removeAll { $0.property.map { !changed.contains($0) } ?? false }
         }

@@ -78,9 +78,8 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// The identity map: every object the context holds, by ID.
     @exclusivity(unchecked) var registered = IdentityMap()
-    @exclusivity(unchecked) var insertedIDs: Set<ObjectID> = []
     /// Inserted objects in the order of insertion, so that saved keys follow it.
-    @exclusivity(unchecked) var insertionOrder: [ObjectID] = []
+    @exclusivity(unchecked) var inserted = InsertedObjects()
     @exclusivity(unchecked) var deletedIDs: Set<ObjectID> = []
     /// Objects whose unsaved values changed since the context last looked at them.
     @exclusivity(unchecked) var recentlyChanged: [ManagedObject] = []
@@ -447,13 +446,13 @@ public final class ObjectContext: @unchecked Sendable {
     /// Whether any object has changes not saved yet.
     public var hasChanges: Bool {
         assertOnQueue()
-        return !insertedIDs.isEmpty || !deletedIDs.isEmpty || !updatedObjects.isEmpty
+        return !inserted.isEmpty || !deletedIDs.isEmpty || !updatedObjects.isEmpty
     }
 
-    /// The objects inserted since the last save.
+    /// The objects inserted since the last save, in the order they were inserted.
     public var insertedObjects: [ManagedObject] {
         assertOnQueue()
-        return insertedIDs.compactMap { registered[$0] }
+        return inserted.objects
     }
     /// The objects deleted since the last save.
     public var deletedObjects: [ManagedObject] {
@@ -484,7 +483,7 @@ public final class ObjectContext: @unchecked Sendable {
         // Most registered objects have no changes: that test costs no look-up.
         guard !object.changedValues.isEmpty else { return false }
         let id = object.objectID
-        return (insertedIDs.isEmpty || !insertedIDs.contains(id)) && (deletedIDs.isEmpty || !deletedIDs.contains(id))
+        return !object.isPendingInsert && (deletedIDs.isEmpty || !deletedIDs.contains(id))
             && (pendingDroppedInserts.isEmpty || !pendingDroppedInserts.contains(id))
     }
 
@@ -492,9 +491,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// back, and changed ones return to their saved values.
     public func rollback() {
         assertOnQueue()
-        for id in insertedIDs.union(pendingDroppedInserts) { registered[id] = nil }
-        insertedIDs = []
-        insertionOrder = []
+        for object in inserted.objects { registered[object.objectID] = nil }
+        for id in pendingDroppedInserts { registered[id] = nil }
+        inserted.removeAll()
         deletedIDs = []
         pendingDroppedInserts = []
         for object in registered.values { object.changedValues.removeAll() }
@@ -523,8 +522,7 @@ public final class ObjectContext: @unchecked Sendable {
         awaitingPermanentIDs = []
         parentAliasCountSeen = -1
         lastPermanentIDs = [:]
-        insertedIDs = []
-        insertionOrder = []
+        inserted.removeAll()
         deletedIDs = []
         pendingDroppedInserts = []
         announcedChanges = [:]

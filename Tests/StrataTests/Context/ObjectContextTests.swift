@@ -230,6 +230,41 @@ struct LibraryFixture {
         }
     }
 
+    /// The inserted objects are listed in the order of insertion, each once, through deletes,
+    /// savepoints, rollbacks and saves; `isInserted` follows them.
+    @Test func insertedObjectsKeepTheirOrderThroughDeletesSavepointsAndRollbacks() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        try context.performAndWait {
+            let tags = try (0..<4).map { number in
+                let tag = try context.insert("Tag")
+                try tag.setValue("t\(number)", forKey: "name")
+                return tag
+            }
+            let names = { context.insertedObjects.map { $0["name"] as? String } }
+            try context.delete(tags[1])
+            #expect(names() == ["t0", "t2", "t3"])
+            #expect(!tags[1].isInserted && tags[1].isDeleted == false && tags[2].isInserted)
+
+            let savepoint = context.savepoint()
+            try context.delete(tags[3])
+            let later = try context.insert("Tag")
+            try later.setValue("t4", forKey: "name")
+            #expect(names() == ["t0", "t2", "t4"])
+            context.rollback(to: savepoint)
+            #expect(names() == ["t0", "t2", "t3"], "the savepoint's inserted objects come back, once each and in order")
+            #expect(tags[3].isInserted && !later.isInserted)
+
+            try context.save()
+            #expect(context.insertedObjects.isEmpty && !tags[0].isInserted && !context.hasChanges)
+            let next = try context.insert("Tag")
+            #expect(context.insertedObjects.map(\.objectID) == [next.objectID] && next.isInserted)
+            context.rollback()
+            #expect(context.insertedObjects.isEmpty && !next.isInserted)
+        }
+        #expect(try fixture.store.rowCountsExcludingSubentities()["Tag"] == 3)
+    }
+
     @Test func aConflictWithAnotherConnectionFailsTheSaveAndWritesNothing() throws {
         let fixture = try LibraryFixture()
         let id = try fixture.context.performAndWait {
