@@ -108,7 +108,7 @@ extension ObjectContext {
         let newlyInserted = Set(inserted.map(\.objectID))
         awaitingPermanentIDs.formUnion(newlyInserted)
         let change = changeToAnnounce(inserted: inserted, updated: updated, deleted: deleted)
-        let unreadToManyChanges = commitSaved(inserted + updated, versions: nil, deleted: deleted)
+        let unreadToManyChanges = commitSaved(inserted: inserted, updated: updated, versions: nil, deleted: deleted)
         objectsDidChange(change)
         announce(didSaveNotification(
             saved: inserted + updated, inserted: newlyInserted, deleted: Set(deleted.map(\.objectID)), permanentIDs: [:],

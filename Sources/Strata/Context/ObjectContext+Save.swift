@@ -119,9 +119,7 @@ extension ObjectContext {
         }
         let newlyInserted = hasDidSaveListeners ? Set(inserted.map(\.objectID)) : []
         var change = changeToAnnounce(inserted: inserted, updated: updated, deleted: deleted)
-        // New rows start at version 1.
-        let versions = Array(repeating: Int64(1), count: inserted.count) + updatedVersions
-        let unreadToManyChanges = commitSaved(inserted + updated, versions: versions, deleted: deleted)
+        let unreadToManyChanges = commitSaved(inserted: inserted, updated: updated, versions: updatedVersions, deleted: deleted)
         let pairs = zip(inserted, assignedKeys).compactMap { object, key in
             key.map { (old: object.objectID, new: ObjectID(scope: object.objectID.scope, key: .permanent($0))) }
         }
@@ -192,15 +190,16 @@ extension ObjectContext {
         return (permanent, assigned)
     }
 
-    /// After a save: the saved values become the committed ones (and `versions`, one per
-    /// saved object when the store wrote them, their versions), deleted and dropped objects
-    /// leave the context, and nothing is pending. Returns the changes saved to to-manys that
-    /// were never read, by object: the did-save notification carries them to other contexts.
+    /// After a save: the saved values become the committed ones, deleted and dropped objects
+    /// leave the context, and nothing is pending. When the store wrote the rows, `versions`
+    /// holds the updated objects' new versions, and inserted ones start at version 1. Returns
+    /// the changes saved to to-manys that were never read, by object: the did-save
+    /// notification carries them to other contexts.
     func commitSaved(
-        _ saved: [ManagedObject], versions: [Int64]?, deleted: [ManagedObject]
+        inserted newObjects: [ManagedObject], updated: [ManagedObject], versions: [Int64]?, deleted: [ManagedObject]
     ) -> [ObjectIdentifier: PropertyValues] {
         var unreadToManyChanges: [ObjectIdentifier: PropertyValues] = [:]
-        for (index, object) in saved.enumerated() {
+        func commit(_ object: ManagedObject, version: Int64?) {
             let unread = object.mergeCommitted(object.changedValues)
             if !unread.isEmpty { unreadToManyChanges[ObjectIdentifier(object)] = unread }
             // Emptied changes need no look from the change tracking, which is cleared below:
@@ -209,10 +208,14 @@ extension ObjectContext {
             object.isTracked = true
             object.changedValues.removeAll()
             object.isTracked = isTracked
-            if let versions { object.version = versions[index] }
+            if let version { object.version = version }
             // Taken out here, while the object is at hand, rather than in a pass of its own.
             inserted.remove(object)
         }
+        // The two lists go through one after the other: joining them copied and retained both.
+        // New rows start at version 1.
+        for object in newObjects { commit(object, version: versions == nil ? nil : 1) }
+        for (index, object) in updated.enumerated() { commit(object, version: versions?[index]) }
         ManagedObject.ownershipLock.withLock {
             for object in deleted {
                 registered[object.objectID] = nil
