@@ -12,7 +12,7 @@ public struct ContextDidSave: Sendable {
     public let deletedObjectIDs: Set<ObjectID>
     /// The permanent IDs temporary objects received in this save (a save to the store), by
     /// their temporary ID.
-    public let permanentIDs: [ObjectID: ObjectID]
+    public let permanentIDs: PermanentIDs
     /// The saved values of inserted and updated objects, and their row versions.
     let savedObjects: [ObjectID: SavedObject]
     /// The context that saved, so that it does not merge its own save.

@@ -84,7 +84,7 @@ extension ObjectContext {
     /// and deleted `deleted`; `refreshed` are objects the store changed whose values this
     /// context does not hold (its triggers' work), which contexts that merge read again.
     func didSaveNotification(
-        saved: [ManagedObject], inserted: Set<ObjectID>, deleted: Set<ObjectID>, permanentIDs: [ObjectID: ObjectID],
+        saved: [ManagedObject], inserted: Set<ObjectID>, deleted: Set<ObjectID>, permanentIDs: PermanentIDs,
         unreadToManyChanges: [ObjectIdentifier: PropertyValues] = [:], refreshed: Set<ObjectID> = []
     ) -> ContextDidSave {
         var values: [ObjectID: ContextDidSave.SavedObject] = [:]
@@ -102,18 +102,10 @@ extension ObjectContext {
 
     /// Replaces temporary IDs by permanent ones everywhere in the context, and tells the
     /// change observers unless `announcing` is off (a save or merge tells them itself).
-    /// `pairs`, when the caller has them, are `map`'s entries in the order the objects were
-    /// inserted: the identity map then finds them without a look-up each.
-    func rekey(_ map: [ObjectID: ObjectID], inOrder pairs: [(old: ObjectID, new: ObjectID)]? = nil, announcing: Bool = true) {
+    func rekey(_ map: PermanentIDs, announcing: Bool = true) {
         guard !map.isEmpty else { return }
         pendingIndex = PendingIndex()
-        if permanentAliases.isEmpty {
-            // A context's first save shares the map rather than copying it entry by entry.
-            permanentAliases = map
-        } else {
-            permanentAliases.reserveCapacity(permanentAliases.count + map.count)
-            permanentAliases.merge(map) { $1 }
-        }
+        permanentAliases.merge(map)
         if !awaitingPermanentIDs.isEmpty { awaitingPermanentIDs.subtract(map.keys) }
         // Only relationships hold IDs: in a model without any, no value changes.
         if model.entities.contains(where: { !$0.relationships.isEmpty }) {
@@ -124,8 +116,9 @@ extension ObjectContext {
         }
         // Only the objects that got permanent IDs move in the identity map.
         ManagedObject.ownershipLock.withLock {
-            // The map gives each object its permanent ID.
-            registered.changeKeys(pairs ?? map.map { ($0.key, $0.value) }) { object, _, displaced in
+            // The map's pairs come in the order their temporary IDs were made, mostly that of
+            // registration, which the identity map walks without a look-up per pair.
+            registered.changeKeys(map.map { ($0.key, $0.value) }) { object, _, displaced in
                 // A second instance of the row, made from its permanent ID before this context
                 // learnt which of its objects had it: the one that held the temporary ID, with
                 // this context's values, stays; the other leaves the context.
@@ -174,7 +167,7 @@ extension PropertyValue {
     }
 
     /// The value with IDs replaced through `map`.
-    func rekeyed(_ map: [ObjectID: ObjectID]) -> PropertyValue {
+    func rekeyed(_ map: PermanentIDs) -> PropertyValue {
         guard !map.isEmpty else { return self }
         switch self {
         case .attribute: return self

@@ -12,7 +12,7 @@ public struct ObjectsDidChange: Sendable {
     /// Objects that were deleted.
     public var deleted: Set<ObjectID> = []
     /// The permanent IDs that objects known by a temporary ID received, by temporary ID.
-    public var permanentIDs: [ObjectID: ObjectID] = [:]
+    public var permanentIDs: PermanentIDs = [:]
     /// The properties whose values changed, for the ``updated`` objects whose change is known
     /// property by property (an object a batch request or another process changed is not).
     public var changedKeys: [ObjectID: Set<String>] = [:]
@@ -25,7 +25,7 @@ public struct ObjectsDidChange: Sendable {
 
     /// A change listing the given objects; the context makes these, a test may make its own.
     init(
-        inserted: Set<ObjectID> = [], updated: Set<ObjectID> = [], deleted: Set<ObjectID> = [], permanentIDs: [ObjectID: ObjectID] = [:],
+        inserted: Set<ObjectID> = [], updated: Set<ObjectID> = [], deleted: Set<ObjectID> = [], permanentIDs: PermanentIDs = [:],
         changedKeys: [ObjectID: Set<String>] = [:], isReset: Bool = false
     ) {
         (self.inserted, self.updated, self.deleted, self.permanentIDs, self.changedKeys, self.isReset) =

@@ -155,7 +155,7 @@ extension ObjectContext {
         guard let parent, !awaitingPermanentIDs.isEmpty, parent.permanentAliases.count != parentAliasCountSeen else { return }
         parentAliasCountSeen = parent.permanentAliases.count
         awaitingPermanentIDs = awaitingPermanentIDs.filter { registered[$0] != nil }
-        var found: [ObjectID: ObjectID] = [:]
+        var found: PermanentIDs = [:]
         for id in awaitingPermanentIDs {
             if let permanent = parent.permanentAliases[id] { found[id] = permanent }
         }
@@ -226,7 +226,7 @@ extension ObjectContext {
     /// Each context of the chain holds its change notices from the moment the commit reaches it
     /// until its objects have their permanent IDs, then tells them in one notice: an object
     /// saved in the background appears once in a list, under its permanent ID.
-    private func commitChain() throws(ContextError) -> [ObjectID: ObjectID] {
+    private func commitChain() throws(ContextError) -> PermanentIDs {
         var chain: [ObjectContext] = []
         var next = parent
         while let context = next {
@@ -234,20 +234,20 @@ extension ObjectContext {
             next = context.parent
         }
         holdChangeNotices()
-        var permanent: [ObjectID: ObjectID] = [:]
+        var permanent: PermanentIDs = [:]
         do throws(ContextError) {
             defersPushFinish = true
             defer { defersPushFinish = false }
             try committingStep { () throws(ContextError) in try save() }
             permanent = parent == nil ? lastPermanentIDs : [:]
             for context in chain {
-                let saved = try context.performAndWait { () throws(ContextError) -> [ObjectID: ObjectID] in
+                let saved = try context.performAndWait { () throws(ContextError) -> PermanentIDs in
                     try context.committingStep { () throws(ContextError) in try context.save() }
                     guard context.parent == nil else { return [:] }
                     context.releaseChangeNotices()
                     return context.lastPermanentIDs
                 }
-                permanent.merge(saved) { $1 }
+                permanent.merge(saved)
             }
         } catch {
             // Nothing is saved unless the store saved it: each level takes back what was pushed
@@ -288,7 +288,7 @@ extension ObjectContext {
         guard parent == nil else { throw .needsContextOnStore(operation: "obtainPermanentIDs") }
         let temporary = objects.filter(\.objectID.isTemporary)
         guard !temporary.isEmpty else { return }
-        var map: [ObjectID: ObjectID] = [:]
+        var map: PermanentIDs = [:]
         do {
             try store.withConnection {
                 try store.database.inTransaction {

@@ -37,8 +37,7 @@ extension ObjectContext {
             updatedKeys = order.map { changedKeys[$0] }
         }
         var deleted = deletedObjects
-        var permanent: [ObjectID: ObjectID] = [:]
-        var assignedKeys: [Int64?] = []
+        var permanent: PermanentIDs = [:]
         var updatedVersions: [Int64] = []
         var derivedChanges: [DerivedValueChange] = []
         // Under the error policy the writes check versions themselves (`WHERE Z_OPT = ?`, one
@@ -63,7 +62,6 @@ extension ObjectContext {
                     deleted = deleted.filter { deletedIDs.contains($0.objectID) }
                     let allocation = try allocatePermanentIDs(for: inserted)
                     permanent = allocation.ids
-                    assignedKeys = allocation.keys
                     let reference = { (id: ObjectID?) -> RowReference? in
                         guard let id, let key = (permanent[id] ?? id).primaryKey else { return nil }
                         return RowReference(entityName: id.entityName, primaryKey: key)
@@ -120,10 +118,7 @@ extension ObjectContext {
         let newlyInserted = hasDidSaveListeners ? Set(inserted.map(\.objectID)) : []
         var change = changeToAnnounce(inserted: inserted, updated: updated, deleted: deleted)
         let unreadToManyChanges = commitSaved(inserted: inserted, updated: updated, versions: updatedVersions, deleted: deleted)
-        let pairs = zip(inserted, assignedKeys).compactMap { object, key in
-            key.map { (old: object.objectID, new: ObjectID(scope: object.objectID.scope, key: .permanent($0))) }
-        }
-        rekey(permanent, inOrder: pairs, announcing: false)
+        rekey(permanent, announcing: false)
         lastPermanentIDs = permanent
         // Values the store's triggers computed (derived attributes) become the objects' own.
         let derived = applyDerivedValues(derivedChanges)
@@ -148,7 +143,7 @@ extension ObjectContext {
     }
 
     /// The error a save throws for `error`, which its transaction failed with.
-    private func saveError(_ error: any Error, permanent: [ObjectID: ObjectID]) -> ContextError {
+    private func saveError(_ error: any Error, permanent: PermanentIDs) -> ContextError {
         switch error {
         case let error as ContextError:
             return error
@@ -168,12 +163,11 @@ extension ObjectContext {
     /// objects were inserted: one statement per table, not one per object. Also each object's
     /// new key, in the order of `inserted` (`nil` for one whose ID is permanent already), so
     /// that writing the rows looks none up.
-    private func allocatePermanentIDs(for inserted: [ManagedObject]) throws -> (ids: [ObjectID: ObjectID], keys: [Int64?]) {
+    private func allocatePermanentIDs(for inserted: [ManagedObject]) throws -> (ids: PermanentIDs, keys: [Int64?]) {
         let runs = EntityRun.runs(of: inserted.lazy.map { $0.objectID }.filter(\.isTemporary))
         guard !runs.isEmpty else { return ([:], Array(repeating: nil, count: inserted.count)) }
         let firstKeys = try store.allocatePrimaryKeys(forRuns: runs)
-        var permanent: [ObjectID: ObjectID] = [:]
-        permanent.reserveCapacity(inserted.count)
+        var permanent: PermanentIDs = [:]
         var assigned = [Int64?](repeating: nil, count: inserted.count)
         var run = 0, key = firstKeys[0], leftInRun = runs[0].count
         for (position, object) in inserted.enumerated() where object.objectID.isTemporary {

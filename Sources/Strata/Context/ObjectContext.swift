@@ -111,7 +111,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// inside one transaction, whose links to records of later batches are not in yet.
     @exclusivity(unchecked) var deferredValidation: Set<ObjectID> = []
     /// The permanent IDs the last save to the store gave inserted objects, by temporary ID.
-    @exclusivity(unchecked) var lastPermanentIDs: [ObjectID: ObjectID] = [:]
+    @exclusivity(unchecked) var lastPermanentIDs: PermanentIDs = [:]
     /// The store's `PRAGMA data_version` when ``mergeExternalChanges()`` last looked.
     @exclusivity(unchecked) var externalDataVersion: Int64?
     /// The store's last history transaction when ``mergeExternalChanges()`` last looked.
@@ -123,7 +123,7 @@ public final class ObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var parentAliasCountSeen = -1
     /// Every temporary ID this context has seen become permanent: a child that still holds
     /// the temporary ID of a saved object finds it through this.
-    @exclusivity(unchecked) var permanentAliases: [ObjectID: ObjectID] = [:]
+    @exclusivity(unchecked) var permanentAliases: PermanentIDs = [:]
     /// Each entity's parsed `strata.invalidIf` (`nil` for none), by entity name.
     @exclusivity(unchecked) var invalidIfRules: [String: ObjectPredicate?] = [:]
     /// The values a new object of each entity starts with, by entity name: made once, so

@@ -47,7 +47,7 @@ struct ToManyChanges: Hashable, Sendable {
     }
 
     /// The changes with IDs replaced through `map`.
-    func rekeyed(_ map: [ObjectID: ObjectID]) -> ToManyChanges {
+    func rekeyed(_ map: PermanentIDs) -> ToManyChanges {
         ToManyChanges(added: added.map { map[$0] ?? $0 }, removed: removed.map { map[$0] ?? $0 })
     }
 }

@@ -34,7 +34,7 @@ struct ObjectLedger<Value> {
     }
 
     /// Moves the values of objects a save gave permanent IDs.
-    mutating func rekey(_ permanentIDs: [ObjectID: ObjectID]) {
+    mutating func rekey(_ permanentIDs: PermanentIDs) {
         for (temporary, permanent) in permanentIDs {
             if let value = unsaved.removeValue(forKey: temporary) { self[permanent] = value }
         }

@@ -1,0 +1,222 @@
+import Foundation
+
+/// The permanent IDs that saves gave inserted objects, by the temporary IDs the objects had
+/// before: what ``ContextDidSave/permanentIDs`` and ``ObjectsDidChange/permanentIDs`` carry,
+/// read as a dictionary is.
+///
+/// ```swift
+/// let before = book.objectID                        // temporary
+/// try context.save()
+/// notification.permanentIDs[before] == book.objectID
+/// for (temporary, permanent) in notification.permanentIDs { … }
+/// ```
+///
+/// A save gives keys in a row to the objects of one entity inserted one after another, and
+/// their temporary IDs were made in a row too, so the pairs are kept as runs: a save of
+/// 100,000 objects of one entity holds one run, not 100,000 entries. As a dictionary they took
+/// 16 MB, which a context kept for as long as it lived (it remembers every temporary ID that
+/// became permanent, for its children), and building it was a few percent of that save
+/// (BENCHMARKS.md). Pairs that fit no run, such as those of a temporary ID made by hand, are
+/// kept in a dictionary.
+public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    /// Temporary IDs of one scope whose keys are consecutive numbers from `firstLow`, given
+    /// the permanent keys from `firstKey` in the same order.
+    fileprivate struct Run: Sendable {
+        /// Scopes are never freed (see ``ObjectIDScope``), as for ``ObjectID/scope``.
+        unowned(unsafe) let scope: ObjectIDScope
+        let high: UInt64
+        let firstLow: UInt64
+        let firstKey: Int64
+        var count: Int
+
+        var endLow: UInt64 { firstLow + UInt64(count) }
+
+        func precedes(_ high: UInt64, _ low: UInt64) -> Bool {
+            self.high < high || (self.high == high && firstLow <= low)
+        }
+    }
+
+    /// Sorted by `high` then `firstLow`. No two runs share a temporary key: each one is made
+    /// once (see ``ObjectID/newTemporaryKey()``), and a pair given again replaces the old one.
+    private var runs: [Run] = []
+    private var others: [ObjectID: ObjectID] = [:]
+    /// How many temporary IDs have a permanent one.
+    public private(set) var count = 0
+
+    /// No pairs.
+    public init() {}
+
+    /// The pairs of `elements`; a temporary ID given twice keeps the last.
+    public init(dictionaryLiteral elements: (ObjectID, ObjectID)...) {
+        for (temporary, permanent) in elements { self[temporary] = permanent }
+    }
+
+    /// The pairs of `dictionary`.
+    public init(_ dictionary: [ObjectID: ObjectID]) {
+        for (temporary, permanent) in dictionary { self[temporary] = permanent }
+    }
+
+    /// Whether no temporary ID has a permanent one here.
+    public var isEmpty: Bool { count == 0 }
+
+    /// The permanent ID of `temporary`, `nil` when it has none here. Setting `nil` takes the
+    /// pair out.
+    public subscript(temporary: ObjectID) -> ObjectID? {
+        get {
+            if let (high, low) = Self.parts(of: temporary), let index = runIndex(containing: high, low), runs[index].scope === temporary.scope {
+                let run = runs[index]
+                return ObjectID(scope: run.scope, key: .permanent(run.firstKey + Int64(low - run.firstLow)))
+            }
+            return others.isEmpty ? nil : others[temporary]
+        }
+        set {
+            remove(temporary)
+            if let newValue { add(temporary, newValue) }
+        }
+    }
+
+    /// The temporary IDs, in the order they were made.
+    public var keys: LazyMapSequence<PermanentIDs, ObjectID> { lazy.map(\.key) }
+
+    /// Takes the pairs of `other` too; where both have a temporary ID, `other`'s pair wins.
+    public mutating func merge(_ other: PermanentIDs) {
+        guard !isEmpty else {
+            self = other
+            return
+        }
+        for run in other.runs {
+            if let last = runs.last, run.high > last.high || (run.high == last.high && run.firstLow >= last.endLow) {
+                // A later save's run: after every run held, as saves make them.
+                appendRun(run)
+            } else {
+                for pair in Self.pairs(of: run) { self[pair.key] = pair.value }
+            }
+        }
+        for (temporary, permanent) in other.others { self[temporary] = permanent }
+    }
+
+    /// The pairs: those of runs in the order their temporary IDs were made, then the others.
+    public struct Iterator: IteratorProtocol {
+        fileprivate var runs: IndexingIterator<[Run]>
+        fileprivate var run: LazyMapSequence<Range<Int>, (key: ObjectID, value: ObjectID)>.Iterator?
+        fileprivate var others: Dictionary<ObjectID, ObjectID>.Iterator
+
+        /// The next pair, `nil` after the last.
+        public mutating func next() -> (key: ObjectID, value: ObjectID)? {
+            while true {
+                if let pair = run?.next() { return pair }
+                guard let next = runs.next() else { return others.next() }
+                run = PermanentIDs.pairs(of: next).makeIterator()
+            }
+        }
+    }
+
+    /// An iterator over the pairs, in the order of ``Iterator``.
+    public func makeIterator() -> Iterator {
+        Iterator(runs: runs.makeIterator(), run: nil, others: others.makeIterator())
+    }
+
+    // MARK: - Runs
+
+    private static func pairs(of run: Run) -> LazyMapSequence<Range<Int>, (key: ObjectID, value: ObjectID)> {
+        (0..<run.count).lazy.map { offset in
+            (ObjectID(scope: run.scope, key: .temporary(uuid(high: run.high, low: run.firstLow + UInt64(offset)))),
+             ObjectID(scope: run.scope, key: .permanent(run.firstKey + Int64(offset))))
+        }
+    }
+
+    /// How many runs start at or before the temporary key `(high, low)`: where a run
+    /// starting there goes. Saves make runs in order, so the last run is asked first.
+    private func runsStarting(atOrBefore high: UInt64, _ low: UInt64) -> Int {
+        if let last = runs.last, last.precedes(high, low) { return runs.count }
+        var (lower, upper) = (0, runs.count)
+        while lower < upper {
+            let middle = (lower + upper) / 2
+            if runs[middle].precedes(high, low) { lower = middle + 1 } else { upper = middle }
+        }
+        return lower
+    }
+
+    /// The run holding the temporary key `(high, low)`: the last one that starts at or
+    /// before it, if it reaches that far.
+    private func runIndex(containing high: UInt64, _ low: UInt64) -> Int? {
+        let starting = runsStarting(atOrBefore: high, low)
+        guard starting > 0 else { return nil }
+        let run = runs[starting - 1]
+        return run.high == high && low < run.endLow ? starting - 1 : nil
+    }
+
+    /// Adds a pair that is not held: to the run it continues, else as a run of its own.
+    private mutating func add(_ temporary: ObjectID, _ permanent: ObjectID) {
+        count += 1
+        guard let (high, low) = Self.parts(of: temporary), permanent.scope === temporary.scope, let key = permanent.primaryKey else {
+            others[temporary] = permanent
+            return
+        }
+        appendRun(Run(scope: temporary.scope, high: high, firstLow: low, firstKey: key, count: 1), counted: true)
+    }
+
+    /// Puts `run`, which shares no temporary key with a run held, in its place, joined to the
+    /// run before it when it continues that one.
+    private mutating func appendRun(_ run: Run, counted: Bool = false) {
+        if !counted { count += run.count }
+        let position = runsStarting(atOrBefore: run.high, run.firstLow)
+        if position > 0 {
+            let before = runs[position - 1]
+            if before.scope === run.scope, before.high == run.high, before.endLow == run.firstLow,
+               before.firstKey + Int64(before.count) == run.firstKey {
+                runs[position - 1].count += run.count
+                return
+            }
+        }
+        runs.insert(run, at: position)
+    }
+
+    /// Takes out the pair of `temporary`, splitting its run.
+    private mutating func remove(_ temporary: ObjectID) {
+        if let (high, low) = Self.parts(of: temporary), let index = runIndex(containing: high, low), runs[index].scope === temporary.scope {
+            let run = runs[index]
+            let offset = Int(low - run.firstLow)
+            var pieces: [Run] = []
+            if offset > 0 { pieces.append(Run(scope: run.scope, high: high, firstLow: run.firstLow, firstKey: run.firstKey, count: offset)) }
+            if offset + 1 < run.count {
+                pieces.append(Run(scope: run.scope, high: high, firstLow: low + 1, firstKey: run.firstKey + Int64(offset + 1), count: run.count - offset - 1))
+            }
+            runs.replaceSubrange(index...index, with: pieces)
+            count -= 1
+        } else if !others.isEmpty, others.removeValue(forKey: temporary) != nil {
+            count -= 1
+        }
+    }
+
+    // MARK: - Temporary keys as numbers
+
+    /// A temporary key's UUID as two numbers, the second counting up for keys made one after
+    /// another: its first 8 bytes, and its last 8 without the variant bits. `nil` for another
+    /// ID, or a UUID not of RFC 4122's variant, which no run holds.
+    private static func parts(of id: ObjectID) -> (high: UInt64, low: UInt64)? {
+        guard case .temporary(let uuid) = id.key else { return nil }
+        let (high, low) = withUnsafeBytes(of: uuid.uuid) {
+            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+        guard low >> 62 == 0b10 else { return nil }
+        return (high, low & ((1 << 62) - 1))
+    }
+
+    private static func uuid(high: UInt64, low: UInt64) -> UUID {
+        let low = low | (0b10 << 62)
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) {
+            $0.storeBytes(of: high.bigEndian, as: UInt64.self)
+            $0.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return UUID(uuid: uuid)
+    }
+}
+
+extension PermanentIDs: Equatable {
+    /// Whether both hold the same pairs, however they keep them.
+    public static func == (lhs: PermanentIDs, rhs: PermanentIDs) -> Bool {
+        lhs.count == rhs.count && lhs.allSatisfy { rhs[$0.key] == $0.value }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite struct PermanentIDsTests {
+    private static func temporary(_ entity: String = "Book") -> ObjectID {
+        ObjectID(scope: .named(entity, inStore: "S"), key: ObjectID.newTemporaryKey())
+    }
+
+    private static func permanent(_ entity: String = "Book", _ key: Int64) -> ObjectID {
+        ObjectID(entityName: entity, storeIdentifier: "S", key: .permanent(key))
+    }
+
+    /// IDs made one after another and given keys in a row read back one by one, iterate in
+    /// the order they were made, and count as many as were given.
+    @Test func pairsInARowReadBackAndIterateInOrder() {
+        let temporaries = (0..<1000).map { _ in Self.temporary() }
+        var ids = PermanentIDs()
+        for (offset, id) in temporaries.enumerated() { ids[id] = Self.permanent("Book", Int64(offset) + 7) }
+        #expect(ids.count == 1000)
+        for (offset, id) in temporaries.enumerated() { #expect(ids[id] == Self.permanent("Book", Int64(offset) + 7)) }
+        #expect(ids.map(\.key) == temporaries)
+        #expect(ids.map(\.value) == (7..<1007).map { Self.permanent("Book", $0) })
+        #expect(ids[Self.temporary()] == nil, "an ID made later has no pair")
+        #expect(ids[ObjectID(entityName: "Author", storeIdentifier: "S", key: temporaries[3].key)] == nil, "nor one of another entity")
+    }
+
+    /// Replacing and removing pairs in the middle of a row, mixing entities, and IDs made by
+    /// hand (any UUID) all behave as a dictionary's entries.
+    @Test func itBehavesAsADictionary() {
+        var ids = PermanentIDs(), reference: [ObjectID: ObjectID] = [:]
+        let made = (0..<200).map { $0 % 7 == 3 ? Self.temporary("Author") : Self.temporary() }
+        for (offset, id) in made.enumerated() {
+            let value = Self.permanent(id.entityName, Int64(offset + 1))
+            ids[id] = value
+            reference[id] = value
+        }
+        let byHand = ObjectID(entityName: "Book", storeIdentifier: "S", key: .temporary(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 0x01, 10, 11, 12, 13, 14, 15, 16))))
+        ids[byHand] = Self.permanent("Book", 900)
+        reference[byHand] = Self.permanent("Book", 900)
+        for index in [0, 50, 51, 199, 120] {
+            ids[made[index]] = nil
+            reference[made[index]] = nil
+        }
+        ids[made[60]] = Self.permanent("Book", 5000)
+        reference[made[60]] = Self.permanent("Book", 5000)
+        #expect(ids.count == reference.count)
+        #expect(Dictionary(uniqueKeysWithValues: ids.map { ($0.key, $0.value) }) == reference)
+        for id in made + [byHand] { #expect(ids[id] == reference[id]) }
+        #expect(ids == PermanentIDs(reference))
+    }
+
+    /// A later save's pairs join the earlier ones; pairs given again replace theirs.
+    @Test func mergeKeepsBothAndTheLaterPairsWin() {
+        let first = (0..<10).map { _ in Self.temporary() }, second = (0..<10).map { _ in Self.temporary() }
+        var earlier = PermanentIDs(), later = PermanentIDs()
+        for (offset, id) in first.enumerated() { earlier[id] = Self.permanent("Book", Int64(offset + 1)) }
+        for (offset, id) in second.enumerated() { later[id] = Self.permanent("Book", Int64(offset + 11)) }
+        later[first[4]] = Self.permanent("Book", 99)
+        earlier.merge(later)
+        #expect(earlier.count == 20)
+        #expect(earlier[first[3]] == Self.permanent("Book", 4) && earlier[first[4]] == Self.permanent("Book", 99))
+        #expect(earlier[second[9]] == Self.permanent("Book", 20))
+        var empty = PermanentIDs()
+        empty.merge(later)
+        #expect(empty == later)
+    }
+}
