@@ -118,7 +118,7 @@ extension ObjectContext {
         ManagedObject.ownershipLock.withLock {
             // The map's pairs come in the order their temporary IDs were made, mostly that of
             // registration, which the identity map walks without a look-up per pair.
-            registered.changeKeys(map.map { ($0.key, $0.value) }) { object, _, displaced in
+            registered.changeKeys(map) { object, _, displaced in
                 // A second instance of the row, made from its permanent ID before this context
                 // learnt which of its objects had it: the one that held the temporary ID, with
                 // this context's values, stays; the other leaves the context.
