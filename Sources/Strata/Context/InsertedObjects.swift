@@ -10,8 +10,9 @@
 /// The context keeps the rule that makes the flag true: an object is flagged only while it
 /// is registered. Every path that unregisters an inserted object removes it here first.
 struct InsertedObjects {
-    /// The objects in the order they were inserted. A removed object stays until the list is
-    /// next read in full, so that a removal costs no search.
+    /// The objects in the order they were inserted. A removed object stays, so that a removal
+    /// costs no search, until the next insertion finds removed ones more than those inserted
+    /// and compacts the list (a save that takes every object out, one by one, compacts none).
     private var order: [ManagedObject] = []
     /// How many objects are inserted: ``order``'s length when nothing was removed.
     private(set) var count = 0
@@ -21,6 +22,7 @@ struct InsertedObjects {
     /// Adds `object`, unless it is in already.
     mutating func insert(_ object: ManagedObject) {
         guard !object.isPendingInsert else { return }
+        if order.count > 2 * count + 64 { order = objects }
         object.isPendingInsert = true
         order.append(object)
         count += 1

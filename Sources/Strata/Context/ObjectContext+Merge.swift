@@ -116,8 +116,9 @@ extension ObjectContext {
         }
         // Only the objects that got permanent IDs move in the identity map.
         ManagedObject.ownershipLock.withLock {
-            // The map's pairs come in the order their temporary IDs were made, mostly that of
-            // registration, which the identity map walks without a look-up per pair.
+            // The map's pairs come in the order their temporary IDs were made: in a context
+            // that inserted the objects, that of registration, which the identity map walks
+            // without a look-up per pair (a parent registers a child's pushes as they come).
             registered.changeKeys(map) { object, _, displaced in
                 // A second instance of the row, made from its permanent ID before this context
                 // learnt which of its objects had it: the one that held the temporary ID, with

@@ -167,7 +167,7 @@ extension ObjectContext {
         let runs = EntityRun.runs(of: inserted.lazy.map { $0.objectID }.filter(\.isTemporary))
         guard !runs.isEmpty else { return ([:], Array(repeating: nil, count: inserted.count)) }
         let firstKeys = try store.allocatePrimaryKeys(forRuns: runs)
-        var permanent: PermanentIDs = [:]
+        var permanent = PermanentIDs.Builder()
         var assigned = [Int64?](repeating: nil, count: inserted.count)
         var run = 0, key = firstKeys[0], leftInRun = runs[0].count
         for (position, object) in inserted.enumerated() where object.objectID.isTemporary {
@@ -177,11 +177,11 @@ extension ObjectContext {
             }
             let id = object.objectID
             assigned[position] = key
-            permanent[id] = ObjectID(scope: id.scope, key: .permanent(key))
+            permanent.add(id, ObjectID(scope: id.scope, key: .permanent(key)))
             key += 1
             leftInRun -= 1
         }
-        return (permanent, assigned)
+        return (permanent.build(), assigned)
     }
 
     /// After a save: the saved values become the committed ones, deleted and dropped objects

@@ -8,9 +8,13 @@ extension ObjectContext {
     /// context.rollback(to: savepoint)      // the title is as it was at the savepoint
     /// ```
     ///
-    /// A save in between makes the savepoint meaningless: saved changes are not undone.
+    /// A save in between makes the savepoint meaningless: saved changes are not undone. A
+    /// savepoint holds the objects inserted at that moment.
     public struct Savepoint: Sendable {
-        fileprivate let inserted: [ManagedObject]
+        /// The objects inserted then, with the IDs they had: one that holds another ID now was
+        /// saved since, or one that is no longer registered under it left the context, and
+        /// neither is inserted again.
+        fileprivate let inserted: [(object: ManagedObject, id: ObjectID)]
         fileprivate let deleted: Set<ObjectID>
         fileprivate let droppedInserts: Set<ObjectID>
         fileprivate let changes: [ObjectID: PropertyValues]
@@ -21,19 +25,20 @@ extension ObjectContext {
         assertOnQueue()
         var changes: [ObjectID: PropertyValues] = [:]
         for (id, object) in registered where !object.changedValues.isEmpty { changes[id] = object.changedValues }
-        return Savepoint(inserted: inserted.objects, deleted: deletedIDs, droppedInserts: pendingDroppedInserts, changes: changes)
+        return Savepoint(
+            inserted: inserted.objects.map { ($0, $0.objectID) }, deleted: deletedIDs, droppedInserts: pendingDroppedInserts, changes: changes)
     }
 
     /// Throws away the changes made since `savepoint`: objects inserted since leave the
     /// context, and every other object's unsaved values are those it had then.
     public func rollback(to savepoint: Savepoint) {
         assertOnQueue()
-        let earlier = Set(savepoint.inserted.map(\.objectID)).union(savepoint.droppedInserts)
+        let earlier = Set(savepoint.inserted.map(\.id)).union(savepoint.droppedInserts)
         for id in inserted.objects.map(\.objectID) + pendingDroppedInserts where !earlier.contains(id) {
             if let object = registered.removeValue(forKey: id) { unlistAsChanged(object) }
         }
         inserted.removeAll()
-        for object in savepoint.inserted { inserted.insert(object) }
+        for (object, id) in savepoint.inserted where registered[id] === object { inserted.insert(object) }
         deletedIDs = savepoint.deleted
         pendingDroppedInserts = savepoint.droppedInserts
         for (id, object) in registered {

@@ -46,14 +46,32 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// No pairs.
     public init() {}
 
-    /// The pairs of `elements`; a temporary ID given twice keeps the last.
+    /// The pairs of `elements`; a temporary ID given twice keeps the last (where a dictionary
+    /// literal stops the program).
     public init(dictionaryLiteral elements: (ObjectID, ObjectID)...) {
-        for (temporary, permanent) in elements { self[temporary] = permanent }
+        self.init(pairs: elements)
     }
 
     /// The pairs of `dictionary`.
     public init(_ dictionary: [ObjectID: ObjectID]) {
-        for (temporary, permanent) in dictionary { self[temporary] = permanent }
+        self.init(pairs: dictionary.lazy.map { ($0.key, $0.value) })
+    }
+
+    /// The pairs of `pairs`, in any order; a temporary ID given twice keeps the last. They are
+    /// added in the order of their temporary keys, so that each one joins the last run or
+    /// starts one after it: added in another order, each would move the runs after its place.
+    init(pairs: some Sequence<(ObjectID, ObjectID)>) {
+        var keyed: [(high: UInt64, low: UInt64, offset: Int, pair: (ObjectID, ObjectID))] = []
+        for (offset, pair) in pairs.enumerated() {
+            guard let (high, low) = Self.parts(of: pair.0) else {
+                self[pair.0] = pair.1
+                continue
+            }
+            keyed.append((high, low, offset, pair))
+        }
+        let inOrder = zip(keyed, keyed.dropFirst()).allSatisfy { ($0.high, $0.low) < ($1.high, $1.low) }
+        if !inOrder { keyed.sort { ($0.high, $0.low, $0.offset) < ($1.high, $1.low, $1.offset) } }
+        for entry in keyed { self[entry.pair.0] = entry.pair.1 }
     }
 
     /// Whether no temporary ID has a permanent one here.
@@ -75,7 +93,31 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         }
     }
 
-    /// The temporary IDs, in the order they were made.
+    /// Pairs given one by one, kept as they come while they come in the order of their
+    /// temporary keys (as a save gives them), and put in order once at the end otherwise.
+    struct Builder {
+        private var ids = PermanentIDs()
+        private var late: [(ObjectID, ObjectID)] = []
+
+        mutating func add(_ temporary: ObjectID, _ permanent: ObjectID) {
+            if late.isEmpty, ids.comesAfterEveryRun(temporary) { ids[temporary] = permanent } else { late.append((temporary, permanent)) }
+        }
+
+        func build() -> PermanentIDs {
+            guard !late.isEmpty else { return ids }
+            var built = ids
+            built.merge(PermanentIDs(pairs: late))
+            return built
+        }
+    }
+
+    /// Whether `temporary`'s key comes after those of every run, or is one no run holds.
+    private func comesAfterEveryRun(_ temporary: ObjectID) -> Bool {
+        guard let (high, low) = Self.parts(of: temporary), let last = runs.last else { return true }
+        return high > last.high || (high == last.high && low >= last.endLow)
+    }
+
+    /// The temporary IDs, in the order of ``Iterator``.
     public var keys: LazyMapSequence<PermanentIDs, ObjectID> { lazy.map(\.key) }
 
     /// Takes the pairs of `other` too; where both have a temporary ID, `other`'s pair wins.
@@ -84,14 +126,14 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
             self = other
             return
         }
-        for run in other.runs {
-            if let last = runs.last, run.high > last.high || (run.high == last.high && run.firstLow >= last.endLow) {
-                // A later save's run: after every run held, as saves make them.
-                appendRun(run)
-            } else {
-                for pair in Self.pairs(of: run) { self[pair.key] = pair.value }
-            }
+        // A later save's runs come after every run held, as saves make them, and are taken
+        // whole; in any other case the pairs of both are put in order again.
+        guard others.isEmpty, let last = runs.last, let first = other.runs.first,
+              first.high > last.high || (first.high == last.high && first.firstLow >= last.endLow) else {
+            self = PermanentIDs(pairs: chainedPairs(self, other))
+            return
         }
+        for run in other.runs { appendRun(run) }
         for (temporary, permanent) in other.others { self[temporary] = permanent }
     }
 
@@ -149,7 +191,10 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// Adds a pair that is not held: to the run it continues, else as a run of its own.
     private mutating func add(_ temporary: ObjectID, _ permanent: ObjectID) {
         count += 1
-        guard let (high, low) = Self.parts(of: temporary), permanent.scope === temporary.scope, let key = permanent.primaryKey else {
+        // A key that a run of another scope holds (an ID made by hand with another entity's
+        // name) goes aside: runs never share a key.
+        guard let (high, low) = Self.parts(of: temporary), permanent.scope === temporary.scope, let key = permanent.primaryKey,
+              runIndex(containing: high, low) == nil else {
             others[temporary] = permanent
             return
         }
@@ -212,6 +257,16 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         }
         return UUID(uuid: uuid)
     }
+}
+
+/// The pairs of `first`, then those of `second`: the later of two pairs for one temporary ID
+/// is `second`'s.
+private func chainedPairs(_ first: PermanentIDs, _ second: PermanentIDs) -> [(ObjectID, ObjectID)] {
+    var pairs: [(ObjectID, ObjectID)] = []
+    pairs.reserveCapacity(first.count + second.count)
+    for (temporary, permanent) in first { pairs.append((temporary, permanent)) }
+    for (temporary, permanent) in second { pairs.append((temporary, permanent)) }
+    return pairs
 }
 
 extension PermanentIDs: Equatable {

@@ -265,6 +265,31 @@ struct LibraryFixture {
         #expect(try fixture.store.rowCountsExcludingSubentities()["Tag"] == 3)
     }
 
+    /// Regression: a savepoint made before a save, a rollback or the end of a dropped insert
+    /// inserted its objects again when rolled back to, so that the next save wrote a saved row
+    /// twice (a failed save, every time), or an object no longer in the context.
+    @Test(arguments: ["save", "rollback", "delete and save"])
+    func aSavepointOlderThanAnInsertsEndDoesNotInsertItAgain(ending: String) throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        try context.performAndWait {
+            let tag = try context.insert("Tag")
+            try tag.setValue("once", forKey: "name")
+            let savepoint = context.savepoint()
+            switch ending {
+            case "save": try context.save()
+            case "rollback": context.rollback()
+            default:
+                try context.delete(tag)
+                try context.save()
+            }
+            context.rollback(to: savepoint)
+            #expect(context.insertedObjects.isEmpty && !tag.isInserted)
+            try context.save()
+        }
+        #expect(try fixture.store.rowCountsExcludingSubentities()["Tag", default: 0] == (ending == "save" ? 1 : 0))
+    }
+
     @Test func aConflictWithAnotherConnectionFailsTheSaveAndWritesNothing() throws {
         let fixture = try LibraryFixture()
         let id = try fixture.context.performAndWait {

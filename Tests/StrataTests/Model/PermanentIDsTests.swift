@@ -65,4 +65,46 @@ import Testing
         empty.merge(later)
         #expect(empty == later)
     }
+
+    /// Regression: an ID made by hand with another entity's name and a temporary key a run
+    /// held started a second run at the same key, and the run's other IDs were lost.
+    @Test func aKeyOfAnotherEntityLeavesTheRunHoldingItAlone() {
+        let books = (0..<3).map { _ in Self.temporary() }
+        var ids = PermanentIDs()
+        for (offset, id) in books.enumerated() { ids[id] = Self.permanent("Book", Int64(offset + 10)) }
+        var author = books[0]
+        author.entityName = "Author"
+        ids[author] = Self.permanent("Author", 5)
+        #expect(ids.count == 4)
+        for (offset, id) in books.enumerated() { #expect(ids[id] == Self.permanent("Book", Int64(offset + 10))) }
+        #expect(ids[author] == Self.permanent("Author", 5))
+        ids[author] = nil
+        #expect(ids.count == 3 && ids[books[0]] == Self.permanent("Book", 10))
+    }
+
+    /// Pairs given out of the order of their temporary keys (two contexts' saves interleaved,
+    /// a parent saving two children's pushes), merged or built, read back as given, and a
+    /// pair set aside (its permanent ID of another entity) is not counted twice.
+    @Test func pairsOutOfOrderAndPairsSetAsideMergeAsADictionaryWould() {
+        let made = (0..<400).map { _ in Self.temporary() }
+        var even = PermanentIDs(), odd = PermanentIDs(), reference: [ObjectID: ObjectID] = [:]
+        for (offset, id) in made.enumerated() {
+            let value = Self.permanent("Book", Int64(offset + 1))
+            if offset.isMultiple(of: 2) { even[id] = value } else { odd[id] = value }
+            reference[id] = value
+        }
+        var merged = even
+        merged.merge(odd)
+        #expect(merged == PermanentIDs(reference) && merged.count == 400)
+
+        var builder = PermanentIDs.Builder()
+        for (offset, id) in made.enumerated().reversed() { builder.add(id, Self.permanent("Book", Int64(offset + 1))) }
+        #expect(builder.build() == PermanentIDs(reference))
+
+        var aside = PermanentIDs()
+        aside[made[398]] = Self.permanent("Author", 1)
+        aside.merge(PermanentIDs([made[398]: Self.permanent("Book", 399), made[399]: Self.permanent("Book", 400)]))
+        #expect(aside.count == 2 && aside.map(\.key).count == 2)
+        #expect(aside[made[398]] == Self.permanent("Book", 399) && aside[made[399]] == Self.permanent("Book", 400))
+    }
 }
