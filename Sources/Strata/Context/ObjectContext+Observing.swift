@@ -43,9 +43,10 @@ public struct ObjectsDidChange: Sendable {
             updated = Set(updated.map(rename))
             deleted = Set(deleted.map(rename))
             changedKeys = Dictionary(changedKeys.map { (rename($0.key), $0.value) }) { $0.union($1) }
-            for (temporary, permanent) in later.permanentIDs where !inserted.contains(permanent) {
-                permanentIDs[temporary] = permanent
-            }
+            // Merged whole rather than pair by pair: pairs that fall between those held would
+            // each move every run after their place.
+            let brought = inserted
+            permanentIDs.merge(PermanentIDs(pairs: later.permanentIDs.lazy.filter { !brought.contains($0.value) }.map { ($0.key, $0.value) }))
         }
         inserted.formUnion(later.inserted)
         updated.formUnion(later.updated.subtracting(inserted))
