@@ -122,14 +122,17 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Takes the pairs of `other` too; where both have a temporary ID, `other`'s pair wins.
     public mutating func merge(_ other: PermanentIDs) {
+        guard !other.isEmpty else { return }
         guard !isEmpty else {
             self = other
             return
         }
         // A later save's runs come after every run held, as saves make them, and are taken
         // whole; in any other case the pairs of both are put in order again.
-        guard others.isEmpty, let last = runs.last, let first = other.runs.first,
-              first.high > last.high || (first.high == last.high && first.firstLow >= last.endLow) else {
+        let followsEveryRun = other.runs.first.map { first in
+            runs.last.map { first.high > $0.high || (first.high == $0.high && first.firstLow >= $0.endLow) } ?? true
+        } ?? true
+        guard others.isEmpty, followsEveryRun else {
             self = PermanentIDs(pairs: chainedPairs(self, other))
             return
         }
