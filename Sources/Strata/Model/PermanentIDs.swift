@@ -113,7 +113,13 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Whether `temporary`'s key comes after those of every run, or is one no run holds.
     private func comesAfterEveryRun(_ temporary: ObjectID) -> Bool {
-        guard let (high, low) = Self.parts(of: temporary), let last = runs.last else { return true }
+        guard let (high, low) = Self.parts(of: temporary) else { return true }
+        return comesAfterEveryRun(high, low)
+    }
+
+    /// Whether the temporary key `(high, low)` comes after those of every run.
+    private func comesAfterEveryRun(_ high: UInt64, _ low: UInt64) -> Bool {
+        guard let last = runs.last else { return true }
         return high > last.high || (high == last.high && low >= last.endLow)
     }
 
@@ -129,9 +135,7 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         }
         // A later save's runs come after every run held, as saves make them, and are taken
         // whole; in any other case the pairs of both are put in order again.
-        let followsEveryRun = other.runs.first.map { first in
-            runs.last.map { first.high > $0.high || (first.high == $0.high && first.firstLow >= $0.endLow) } ?? true
-        } ?? true
+        let followsEveryRun = other.runs.first.map { comesAfterEveryRun($0.high, $0.firstLow) } ?? true
         guard others.isEmpty, followsEveryRun else {
             self = PermanentIDs(pairs: chainedPairs(self, other))
             return
