@@ -70,11 +70,12 @@ import StrataTestSupport
         shown += try terminal.read(until: "hello bob\r\n")
         // Regression: the status was drawn over what the user typed, and next to a command's output.
         #expect(!shown.contains("running"), "\(shown.debugDescription)")
-        // os.exit leaves no status behind: the last thing written clears it.
-        let rest = try terminal.read(until: "\r\u{1B}[K")
-        process.waitUntilExit()
+        // os.exit leaves no status behind: the last thing written clears it (regression: the
+        // activity indicator drew it again while exit handlers ran).
+        let rest = terminal.readUntilExit(of: process)
         #expect(process.terminationStatus == 0)
         #expect(rest.contains("\rrunning ask.lua... "), "\(rest.debugDescription)")
+        #expect(rest.hasSuffix("\r\u{1B}[K"), "\(rest.debugDescription)")
     }
 
     /// `wait(seconds)`: a script busy for at least `seconds` of the wall clock (at most one more),

@@ -27,6 +27,8 @@ final class StatusLine: Sendable {
         var isMidLine = false
         var lastOutput: ContinuousClock.Instant?
         var lendings = 0
+        /// Set when the process exits: nothing is drawn after the last clear.
+        var hasEnded = false
     }
 
     /// Whether a status is on the terminal: read by a signal handler, which may only write.
@@ -40,8 +42,10 @@ final class StatusLine: Sendable {
     private init() {
         isTerminal = isatty(STDERR_FILENO) == 1
         outputIsTerminal = isatty(STDOUT_FILENO) == 1
-        // os.exit in a script, or exit() anywhere, leaves no status behind.
-        atexit { StatusLine.standardError.clear() }
+        // os.exit in a script, or exit() anywhere, leaves no status behind, though another
+        // thread may still try to draw one while exit handlers run (regression: a sanitizer's
+        // second-long wait at exit let the activity indicator draw the line again).
+        atexit { StatusLine.standardError.end() }
     }
 
     /// Shows the text `text()` returns, cut to the terminal's width, unless it returns `nil`
@@ -50,7 +54,7 @@ final class StatusLine: Sendable {
     func show(_ text: () -> String?) {
         guard isTerminal else { return }
         state.withLock { state in
-            guard !state.isMidLine, state.lendings == 0, state.lastOutput.map({ .now - $0 >= Self.quietPeriod }) ?? true,
+            guard !state.hasEnded, !state.isMidLine, state.lendings == 0, state.lastOutput.map({ .now - $0 >= Self.quietPeriod }) ?? true,
                 let text = text()
             else { return }
             let shown = Self.cut(text)
@@ -65,6 +69,15 @@ final class StatusLine: Sendable {
     func clear() {
         guard isTerminal else { return }
         state.withLock { Self.erase(&$0) }
+    }
+
+    /// Takes the status away for good, as the process exits.
+    private func end() {
+        guard isTerminal else { return }
+        state.withLock { state in
+            Self.erase(&state)
+            state.hasEnded = true
+        }
     }
 
     /// Runs `write`, which writes to `stream`, after clearing the status when the stream is
