@@ -37,19 +37,17 @@ extension ObjectContext {
     func registerInserted(_ object: ManagedObject) {
         assertOnQueue()
         registered[object.objectID] = object
-        let template = insertionTemplate(for: object.entity)
-        object.committedValues = template.committed
+        // The template's values are read where they are: a copy of the whole template went
+        // through the run time's generic copy of a tuple, once per object.
+        if recentTemplate?.entityName != object.entity.name { recentTemplate = insertionTemplate(for: object.entity) }
+        object.committedValues = recentTemplate!.committed
         inserted.insert(object)
-        object.changedValues = template.changed
+        object.changedValues = recentTemplate!.changed
     }
 
     /// A new object's values: nothing saved, and the model's default values as changes.
-    private func insertionTemplate(for entity: EntityDescription) -> (committed: PropertyValues, changed: PropertyValues) {
-        if let recent = recentTemplate, recent.entityName == entity.name { return recent.values }
-        if let template = insertionTemplates[entity.name] {
-            recentTemplate = (entity.name, template)
-            return template
-        }
+    private func insertionTemplate(for entity: EntityDescription) -> InsertionTemplate {
+        if let template = insertionTemplates[entity.name] { return template }
         var committed = PropertyValues(slots: model.propertySlots(of: entity)), changed = committed
         for attribute in model.allAttributes(of: entity) {
             committed[attribute.name] = .attribute(nil)
@@ -60,8 +58,17 @@ extension ObjectContext {
         for relationship in model.allRelationships(of: entity) {
             committed[relationship.name] = relationship.isToMany ? .toMany([]) : .toOne(nil)
         }
-        insertionTemplates[entity.name] = (committed, changed)
-        recentTemplate = (entity.name, (committed, changed))
-        return (committed, changed)
+        let template = InsertionTemplate(entityName: entity.name, committed: committed, changed: changed)
+        insertionTemplates[entity.name] = template
+        return template
     }
+}
+
+/// The values a new object of one entity starts with (see ``ObjectContext/insertionTemplates``).
+struct InsertionTemplate {
+    let entityName: String
+    /// Nothing saved: every stored property empty.
+    let committed: PropertyValues
+    /// The model's default values, as changes.
+    let changed: PropertyValues
 }

@@ -128,10 +128,10 @@ public final class ObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var invalidIfRules: [String: ObjectPredicate?] = [:]
     /// The values a new object of each entity starts with, by entity name: made once, so
     /// that inserting many objects does not read the model's defaults once per object.
-    @exclusivity(unchecked) var insertionTemplates: [String: (committed: PropertyValues, changed: PropertyValues)] = [:]
+    @exclusivity(unchecked) var insertionTemplates: [String: InsertionTemplate] = [:]
     /// The last template used, found without hashing the entity's name: a loop inserts one
     /// entity's objects in a run.
-    @exclusivity(unchecked) var recentTemplate: (entityName: String, values: (committed: PropertyValues, changed: PropertyValues))?
+    @exclusivity(unchecked) var recentTemplate: InsertionTemplate?
     /// Caches of look-ups made per object: see ``idScope(for:)`` and ``propertySlots(of:)``.
     @exclusivity(unchecked) private var idScopes: [String: ObjectIDScope] = [:]
     @exclusivity(unchecked) private var recentIDScope: ObjectIDScope?
@@ -417,7 +417,9 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// The slots of `entity`'s values, looked up once for a run of objects of one entity.
     func propertySlots(of entity: EntityDescription) -> PropertySlots {
-        if let recent = recentSlots, recent.entityName == entity.name { return recent.slots }
+        // The fields are read in place: binding the pair to a constant copied it, retaining
+        // the name and the slots, for each object made.
+        if recentSlots?.entityName == entity.name { return recentSlots!.slots }
         let slots = model.propertySlots(of: entity)
         recentSlots = (entity.name, slots)
         return slots
