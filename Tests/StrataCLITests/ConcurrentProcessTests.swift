@@ -44,12 +44,13 @@ import StrataTestSupport
 
         let started = ContinuousClock.now
         // The import is one transaction, holding the write lock to its end: the updaters wait
-        // for it with a busy timeout longer than it runs. The importer keeps the default
-        // (5 s), since the updaters' transactions are short.
+        // for it with a busy timeout longer than it runs. The importer waits as long: SQLite's
+        // busy handler polls rather than queues, so short transactions alone do not bound its
+        // wait while four updaters take turns on a loaded machine (a sanitizer's CI run).
         let updaters = try (1...StressHarness.updaters).map { _ in
             try SpawnedStrata(["run", script.path, "--store", store, "--model", bundle, "--busy-timeout", "300", "--", "\(StressHarness.increments)"])
         }
-        let importer = try SpawnedStrata(["import", "Item", records.path] + model)
+        let importer = try SpawnedStrata(["import", "Item", records.path, "--busy-timeout", "300"] + model)
         var retries = 0
         var busy = 0
         for (index, updater) in updaters.enumerated() {

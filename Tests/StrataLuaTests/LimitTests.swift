@@ -117,7 +117,12 @@ import Testing
     @Test func anInterruptionEndsOneLongStatement() throws {
         let lua = try Self.sprawlingStore(time: nil)
         let interrupter = lua.interrupter
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { interrupter.interrupt() }
+        // Sent again until the run ends: one sent before the run starts is dropped as stale,
+        // and a loaded machine can take longer than any one delay to start it, which left the
+        // count running for hours.
+        let ended = DispatchSemaphore(value: 0)
+        Thread { while ended.wait(timeout: .now() + 0.2) == .timedOut { interrupter.interrupt() } }.start()
+        defer { ended.signal() }
         #expect(SandboxTests.failure(Self.sprawlingCount, in: lua)?.message == "attempt:1: interrupted")
     }
 

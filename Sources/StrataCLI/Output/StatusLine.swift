@@ -59,9 +59,11 @@ final class StatusLine: Sendable {
             else { return }
             let shown = Self.cut(text)
             guard shown != state.drawnText else { return }
+            // Said before it is drawn: a second Ctrl-C between the two then clears a line that
+            // is there or about to be, rather than leaving one behind.
+            Self.isShown.store(true, ordering: .sequentiallyConsistent)
             Self.write("\r\(shown)\u{1B}[K")
             state.drawnText = shown
-            Self.isShown.store(true, ordering: .sequentiallyConsistent)
         }
     }
 
