@@ -118,8 +118,8 @@ import Testing
         let lua = try Self.sprawlingStore(time: nil)
         let interrupter = lua.interrupter
         // Sent again until the run ends: one sent before the run starts is dropped as stale,
-        // and a loaded machine can take longer than any one delay to start it, which left the
-        // count running for hours.
+        // and a loaded machine can take longer than any one delay to start it, which would
+        // leave the count, without a time limit, running for hours (found by reading, not seen).
         let ended = DispatchSemaphore(value: 0)
         Thread { while ended.wait(timeout: .now() + 0.2) == .timedOut { interrupter.interrupt() } }.start()
         defer { ended.signal() }
