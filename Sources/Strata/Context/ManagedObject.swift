@@ -82,8 +82,9 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// The faults a batched fetch returned together with this one: the first access loads them all.
     @exclusivity(unchecked) var faultBatch: FaultBatch?
     /// The results of the fetched properties read since the object was last refreshed, by
-    /// property name (see ``fetchedObjects(forProperty:)``).
-    @exclusivity(unchecked) var fetchedResults: [String: [ObjectID]] = [:]
+    /// property name (see ``fetchedObjects(forProperty:)``). Made with `init()`: the empty
+    /// literal `[:]` called the dictionary's literal initializer for every object made.
+    @exclusivity(unchecked) var fetchedResults = [String: [ObjectID]]()
 
     /// Creates an object of `entity` registered in `context`; contexts call it, and typed
     /// subclasses through ``init(context:)``.

@@ -6,7 +6,9 @@ struct PropertyValues: Sequence, Equatable, Sendable {
     /// The values by slot number; empty until a value is set, so that empty values cost no
     /// allocation (most objects' changes are empty).
     private var values: [PropertyValue?] = []
-    private var others: [String: PropertyValue] = [:]
+    /// Made with `init()`, not `[:]`, which called the literal initializer for each object
+    /// (see ``ManagedObject``'s `fetchedResults`).
+    private var others = [String: PropertyValue]()
     /// The number of properties that hold a value.
     private(set) var count = 0
 

@@ -76,22 +76,22 @@ struct RowReader {
 
     /// The snapshot of a row selected with ``selectList(alias:)``, from `firstCell` of `row` on.
     func snapshot(_ row: [DatabaseValue], from firstCell: Int = 0) -> RowSnapshot {
-        let (entityName, primaryKey, version, columns) = header { row[firstCell + $0] }
+        let (entityName, primaryKey, version, columns) = header { row[firstCell + $0].int64Value }
         guard let columns else { return RowSnapshot(entityName: entityName, primaryKey: primaryKey, version: version) }
         return RowSnapshot(entityName: entityName, primaryKey: primaryKey, version: version, columns: columns, cells: row, firstCell: firstCell + 3)
     }
 
     /// The current row of `statement`, selected with ``selectList(alias:)`` first, read in place.
     func currentRow(of statement: Statement) -> StatementRow {
-        let (entityName, primaryKey, version, columns) = header { statement.value(at: Int32($0)) }
+        let (entityName, primaryKey, version, columns) = header { statement.int64(at: Int32($0)) }
         return StatementRow(statement: statement, reference: RowReference(entityName: entityName, primaryKey: primaryKey), version: version, columns: columns)
     }
 
-    /// What `Z_PK, Z_ENT, Z_OPT`, read by `cell` at 0, 1 and 2, say of a row.
-    private func header(_ cell: (Int) -> DatabaseValue) -> (entityName: String, primaryKey: Int64, version: Int64, columns: RowColumns?) {
-        let number = soleEntityNumber ?? Int(cell(1).int64Value ?? 0)
+    /// What `Z_PK, Z_ENT, Z_OPT`, read as integers by `integer` at 0, 1 and 2, say of a row.
+    private func header(_ integer: (Int) -> Int64?) -> (entityName: String, primaryKey: Int64, version: Int64, columns: RowColumns?) {
+        let number = soleEntityNumber ?? Int(integer(1) ?? 0)
         let entityName = soleEntityNumber == nil ? entityNames[number] ?? fallbackEntity : fallbackEntity
-        return (entityName, cell(0).int64Value ?? 0, cell(2).int64Value ?? 0, soleReader ?? readers[number])
+        return (entityName, integer(0) ?? 0, integer(2) ?? 0, soleReader ?? readers[number])
     }
 }
 

@@ -221,17 +221,13 @@ private final class CollationBox {
 }
 
 extension DatabaseValue {
+    /// The value an `sqlite3_value` holds: a column of a row (``Statement/column(_:)``) or an
+    /// argument of an SQL function.
     init(sqliteValue value: OpaquePointer?) {
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER: self = .integer(sqlite3_value_int64(value))
         case SQLITE_FLOAT: self = .real(sqlite3_value_double(value))
-        case SQLITE_TEXT:
-            let count = Int(sqlite3_value_bytes(value))
-            guard count > 0, let text = sqlite3_value_text(value) else {
-                self = .text("")
-                return
-            }
-            self = .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_TEXT: self = .text(String(sqliteText: value))
         case SQLITE_BLOB:
             let count = Int(sqlite3_value_bytes(value))
             self = count > 0 ? .blob(Data(bytes: sqlite3_value_blob(value), count: count)) : .blob(Data())

@@ -121,30 +121,29 @@ package final class Statement {
 
     /// The value of column `index` (0-based) of the current row.
     package func value(at index: Int32) -> DatabaseValue {
-        switch sqlite3_column_type(handle, index) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
-        case SQLITE_TEXT: return .text(text(at: index))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(handle, index))
-            guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob(Data()) }
-            return .blob(Data(bytes: bytes, count: count))
-        default: return .null
-        }
+        DatabaseValue(sqliteValue: column(index))
     }
 
-    /// The text of column `index` of the current row, whose storage class is text: its bytes
-    /// by the count SQLite gives (so that U+0000 is kept), invalid UTF-8 repaired as
-    /// `String(decoding:as:)` repairs it. The bytes are written straight into the string: up
-    /// to 15 bytes of ASCII (short names, codes, cities) are checked a word at a time, not a byte.
-    func text(at index: Int32) -> String {
-        guard let text = sqlite3_column_text(handle, index) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, index))
-        guard count > 0 else { return "" }
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            buffer.baseAddress!.initialize(from: text, count: count)
-            return count
-        }
+    /// The value of column `index` of the current row as an integer: ``DatabaseValue/int64Value``
+    /// of ``value(at:)``, without making the value when the column holds an integer.
+    func int64(at index: Int32) -> Int64? {
+        let cell = column(index)
+        return sqlite3_value_type(cell) == SQLITE_INTEGER ? sqlite3_value_int64(cell) : DatabaseValue(sqliteValue: cell).int64Value
+    }
+
+    /// Column `index` of the current row as SQLite's value object, valid until the statement
+    /// steps or resets. Read with the `sqlite3_value_*` functions, a column costs one call
+    /// through SQLite's statement API, where each `sqlite3_column_*` call locks the
+    /// connection and checks for a failed allocation again (a fetch asked for the type, then
+    /// the value, then the length of each cell).
+    ///
+    /// SQLite calls such a value "unprotected" and asks for a "protected" one in the
+    /// `sqlite3_value_*` functions; the two differ only in whether the connection's mutex is
+    /// held, and SQLite documents them as interchangeable where connections have no mutex.
+    /// A ``Database`` opens its connection with `SQLITE_OPEN_NOMUTEX` (multi-thread mode),
+    /// so this connection has none.
+    func column(_ index: Int32) -> OpaquePointer? {
+        sqlite3_column_value(handle, index)
     }
 
     /// The current row's values, one per column.
@@ -183,3 +182,27 @@ package final class Statement {
 
 /// SQLite's `SQLITE_TRANSIENT`: copy the bound bytes before the call returns.
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+extension String {
+    /// The text of an `sqlite3_value` whose storage class is text: its bytes by the count
+    /// SQLite gives (so that U+0000 is kept), invalid UTF-8 repaired as
+    /// `String(decoding:as:)` repairs it. The bytes are written straight into the string: up
+    /// to 15 bytes of ASCII (short names, codes, cities) are checked a word at a time, not a byte.
+    init(sqliteText value: OpaquePointer?) {
+        // The text first, then its length: asking for the text may convert the value, and
+        // the length is the converted one's.
+        guard let text = sqlite3_value_text(value) else {
+            self = ""
+            return
+        }
+        let count = Int(sqlite3_value_bytes(value))
+        guard count > 0 else {
+            self = ""
+            return
+        }
+        self.init(unsafeUninitializedCapacity: count) { buffer in
+            buffer.baseAddress!.initialize(from: text, count: count)
+            return count
+        }
+    }
+}
