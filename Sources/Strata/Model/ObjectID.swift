@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The identity of a managed object, safe to pass between contexts and threads.
 ///
@@ -135,11 +136,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// A random 64-bit prefix drawn once per process, then a counter, so that inserting many
     /// objects does not read the system's random source once per object.
     static func newTemporaryKey() -> Key {
-        let sequence = temporarySequence.withLock { counter -> UInt64 in
-            counter &+= 1
-            return counter
-        }
-        let (prefix, low) = (temporaryPrefix, sequence)
+        let (prefix, low) = (temporaryPrefix, temporarySequence.wrappingAdd(1, ordering: .relaxed).newValue)
         return .temporary(UUID(uuid: (
             UInt8(truncatingIfNeeded: prefix >> 56), UInt8(truncatingIfNeeded: prefix >> 48),
             UInt8(truncatingIfNeeded: prefix >> 40), UInt8(truncatingIfNeeded: prefix >> 32),
@@ -153,7 +150,9 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static let temporaryPrefix = UInt64.random(in: .min ... .max)
-    private static let temporarySequence = Locked<UInt64>(0)
+    /// An atomic counter rather than a locked one: taking and releasing a lock for every new
+    /// object was 3% of `Person(context:)` in case 1's profile (BENCHMARKS.md).
+    private static let temporarySequence = Atomic<UInt64>(0)
 
     /// The order saves write objects in and validation reports them, the same every run: by
     /// entity name, then saved objects by key, then new ones in the order they were made.
