@@ -74,15 +74,15 @@ struct ImportCases {
 
     // MARK: - 7. A million NDJSON records
 
-    /// Imports `count` NDJSON records into an empty store once; returns the result (judged
-    /// against case 5's time per record) and the store, which case 8 inspects.
+    /// Imports `count` NDJSON records into an empty store, ``bigRounds`` times when judged
+    /// against case 5's time per record (`upsert`), else once; returns the result and the
+    /// store, which cases 2m, 8 and 18 read.
     func bigImport(count: Int, upsert: CaseResult?) throws -> (CaseResult, store: String) {
         let file = bench.path("people.ndjson")
         try writeNDJSON(count: count, to: file)
         let store = bench.path("big.sqlite")
-        Workbench.remove(store)
-        try FileManager.default.copyItem(atPath: bench.empty, toPath: store)
-        let run = try runCommand(tools.strata, ["import", "Person", file, "--store", store], measuresMemory: true)
+        // Judged, the import runs as often as the other big import; only read, once.
+        let run = try importRepeatedly(file, into: store, times: upsert == nil ? 1 : bigRounds)
         try FileManager.default.removeItem(atPath: file)
         let perRecord = upsert.map { $0.strata / Double(bench.people.count) } ?? .nan
         var result = CaseResult(number: "7", title: "import \(count) NDJSON records (`strata import`)", strata: run.seconds,
@@ -102,10 +102,8 @@ struct ImportCases {
         let file = bench.path("people-store.json")
         try writeWholeStoreJSON(count: count, to: file)
         let store = bench.path("whole.sqlite")
-        Workbench.remove(store)
         defer { Workbench.remove(store) }
-        try FileManager.default.copyItem(atPath: bench.empty, toPath: store)
-        let run = try runCommand(tools.strata, ["import", "Person", file, "--store", store], measuresMemory: true)
+        let run = try importRepeatedly(file, into: store, times: bigRounds)
         try FileManager.default.removeItem(atPath: file)
         var result = CaseResult(
             number: "7w", title: "import the \(count) records of case 7 as one whole-store JSON object of arrays (`strata import`)",
@@ -114,6 +112,26 @@ struct ImportCases {
             note: ndjson.flatMap { $0.peakMemory.map { "NDJSON peak \($0 / 1_048_576) MB" } } ?? "case 7 not run")
         result.memoryLimit = 100 * 1_048_576
         return result
+    }
+
+    /// How many times cases 7 and 7w import their records: each run takes seconds, so up to
+    /// three, where the other cases take the median of ``rounds``. A single run moved case 7
+    /// by a few percent from one full run to the next, across its goal of 1.00×.
+    private var bigRounds: Int { min(rounds, 3) }
+
+    /// `strata import` of `file` into a fresh copy of the empty store at `store`, `times`
+    /// times: the median time and the highest peak memory. The last run's store stays.
+    private func importRepeatedly(_ file: String, into store: String, times: Int) throws -> (seconds: Double, peakMemory: Int?) {
+        var timings = Timings()
+        var peakMemory: Int?
+        for _ in 0..<times {
+            Workbench.remove(store)
+            try FileManager.default.copyItem(atPath: bench.empty, toPath: store)
+            let run = try runCommand(tools.strata, ["import", "Person", file, "--store", store], measuresMemory: true)
+            timings.record(run.seconds)
+            peakMemory = [peakMemory, run.peakMemory].compactMap { $0 }.max()
+        }
+        return (timings.median, peakMemory)
     }
 
     // MARK: - Files
