@@ -133,6 +133,7 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         self.handle = handle
+        assert(sqlite3_db_mutex(handle) == nil, "a connection without a mutex: its rows' cells are read as SQLite's unprotected values (Statement.column(_:))")
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeout.components.seconds * 1000
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000))

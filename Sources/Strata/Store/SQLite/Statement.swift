@@ -138,10 +138,12 @@ package final class Statement {
     /// the value, then the length of each cell).
     ///
     /// SQLite calls such a value "unprotected" and asks for a "protected" one in the
-    /// `sqlite3_value_*` functions; the two differ only in whether the connection's mutex is
-    /// held, and SQLite documents them as interchangeable where connections have no mutex.
-    /// A ``Database`` opens its connection with `SQLITE_OPEN_NOMUTEX` (multi-thread mode),
-    /// so this connection has none.
+    /// `sqlite3_value_*` functions. The two differ only in whether the connection's mutex is
+    /// held, and SQLite documents them as interchangeable in its multi-thread and
+    /// single-thread modes, named there as process-wide settings. A ``Database`` opens its
+    /// connection with `SQLITE_OPEN_NOMUTEX`, which SQLite describes as putting that
+    /// connection in multi-thread mode: it has no mutex to hold. That the same holds for one
+    /// connection is inferred from that description, not stated by SQLite.
     func column(_ index: Int32) -> OpaquePointer? {
         sqlite3_column_value(handle, index)
     }
