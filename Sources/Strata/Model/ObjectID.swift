@@ -136,20 +136,38 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// A random 64-bit prefix drawn once per process, then a counter, so that inserting many
     /// objects does not read the system's random source once per object.
     static func newTemporaryKey() -> Key {
-        let (prefix, low) = (temporaryPrefix, temporarySequence.wrappingAdd(1, ordering: .relaxed).newValue)
-        return .temporary(UUID(uuid: (
-            UInt8(truncatingIfNeeded: prefix >> 56), UInt8(truncatingIfNeeded: prefix >> 48),
-            UInt8(truncatingIfNeeded: prefix >> 40), UInt8(truncatingIfNeeded: prefix >> 32),
-            UInt8(truncatingIfNeeded: prefix >> 24), UInt8(truncatingIfNeeded: prefix >> 16),
-            // The version nibble (4) and variant bits keep it a well-formed random-kind UUID.
-            0x40 | UInt8(truncatingIfNeeded: prefix >> 8) & 0x0F, UInt8(truncatingIfNeeded: prefix),
-            0x80 | UInt8(truncatingIfNeeded: low >> 56) & 0x3F, UInt8(truncatingIfNeeded: low >> 48),
-            UInt8(truncatingIfNeeded: low >> 40), UInt8(truncatingIfNeeded: low >> 32),
-            UInt8(truncatingIfNeeded: low >> 24), UInt8(truncatingIfNeeded: low >> 16),
-            UInt8(truncatingIfNeeded: low >> 8), UInt8(truncatingIfNeeded: low))))
+        .temporary(temporaryUUID(high: temporaryPrefix, low: temporarySequence.wrappingAdd(1, ordering: .relaxed).newValue))
     }
 
-    private static let temporaryPrefix = UInt64.random(in: .min ... .max)
+    /// A temporary key's UUID from two numbers: `high` its first 8 bytes, `low` its last 8,
+    /// big-endian, with the top 2 bits of `low` replaced by RFC 4122's variant bits, which
+    /// ``temporaryParts(of:)`` takes off again. `high` is kept whole, version nibble included,
+    /// so that any temporary ID of that variant comes back as it was.
+    static func temporaryUUID(high: UInt64, low: UInt64) -> UUID {
+        let low = (low & ((1 << 62) - 1)) | (0b10 << 62)
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) {
+            $0.storeBytes(of: high.bigEndian, as: UInt64.self)
+            $0.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return UUID(uuid: uuid)
+    }
+
+    /// The two numbers of a temporary key's UUID (see ``temporaryUUID(high:low:)``), `low`
+    /// without the variant bits, so that keys made one after another count up in it. `nil` for
+    /// a permanent ID, or a UUID not of RFC 4122's variant.
+    static func temporaryParts(of id: ObjectID) -> (high: UInt64, low: UInt64)? {
+        guard case .temporary(let uuid) = id.key else { return nil }
+        let (high, low) = withUnsafeBytes(of: uuid.uuid) {
+            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+        guard low >> 62 == 0b10 else { return nil }
+        return (high, low & ((1 << 62) - 1))
+    }
+
+    /// The first 8 bytes of this process's temporary keys, with the version nibble of a
+    /// random-kind UUID (4).
+    private static let temporaryPrefix = (UInt64.random(in: .min ... .max) & ~0xF000) | 0x4000
     /// An atomic counter rather than a locked one: taking and releasing a lock for every new
     /// object was 3% of `Person(context:)` in case 1's profile (BENCHMARKS.md).
     private static let temporarySequence = Atomic<UInt64>(0)

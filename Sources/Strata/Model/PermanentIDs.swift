@@ -63,7 +63,7 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     init(pairs: some Sequence<(ObjectID, ObjectID)>) {
         var keyed: [(high: UInt64, low: UInt64, offset: Int, pair: (ObjectID, ObjectID))] = []
         for (offset, pair) in pairs.enumerated() {
-            guard let (high, low) = Self.parts(of: pair.0) else {
+            guard let (high, low) = ObjectID.temporaryParts(of: pair.0) else {
                 self[pair.0] = pair.1
                 continue
             }
@@ -81,7 +81,7 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// pair out.
     public subscript(temporary: ObjectID) -> ObjectID? {
         get {
-            if let (high, low) = Self.parts(of: temporary), let index = runIndex(containing: high, low), runs[index].scope === temporary.scope {
+            if let (high, low) = ObjectID.temporaryParts(of: temporary), let index = runIndex(containing: high, low), runs[index].scope === temporary.scope {
                 let run = runs[index]
                 return ObjectID(scope: run.scope, key: .permanent(run.firstKey + Int64(low - run.firstLow)))
             }
@@ -113,7 +113,7 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Whether `temporary`'s key comes after those of every run, or is one no run holds.
     private func comesAfterEveryRun(_ temporary: ObjectID) -> Bool {
-        guard let (high, low) = Self.parts(of: temporary) else { return true }
+        guard let (high, low) = ObjectID.temporaryParts(of: temporary) else { return true }
         return comesAfterEveryRun(high, low)
     }
 
@@ -169,7 +169,7 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     private static func pairs(of run: Run) -> LazyMapSequence<Range<Int>, (key: ObjectID, value: ObjectID)> {
         (0..<run.count).lazy.map { offset in
-            (ObjectID(scope: run.scope, key: .temporary(uuid(high: run.high, low: run.firstLow + UInt64(offset)))),
+            (ObjectID(scope: run.scope, key: .temporary(ObjectID.temporaryUUID(high: run.high, low: run.firstLow + UInt64(offset)))),
              ObjectID(scope: run.scope, key: .permanent(run.firstKey + Int64(offset))))
         }
     }
@@ -200,7 +200,7 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         count += 1
         // A key that a run of another scope holds (an ID made by hand with another entity's
         // name) goes aside: runs never share a key.
-        guard let (high, low) = Self.parts(of: temporary), permanent.scope === temporary.scope, let key = permanent.primaryKey,
+        guard let (high, low) = ObjectID.temporaryParts(of: temporary), permanent.scope === temporary.scope, let key = permanent.primaryKey,
               runIndex(containing: high, low) == nil else {
             others[temporary] = permanent
             return
@@ -226,7 +226,7 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Takes out the pair of `temporary`, splitting its run.
     private mutating func remove(_ temporary: ObjectID) {
-        if let (high, low) = Self.parts(of: temporary), let index = runIndex(containing: high, low), runs[index].scope === temporary.scope {
+        if let (high, low) = ObjectID.temporaryParts(of: temporary), let index = runIndex(containing: high, low), runs[index].scope === temporary.scope {
             let run = runs[index]
             let offset = Int(low - run.firstLow)
             var pieces: [Run] = []
@@ -239,30 +239,6 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         } else if !others.isEmpty, others.removeValue(forKey: temporary) != nil {
             count -= 1
         }
-    }
-
-    // MARK: - Temporary keys as numbers
-
-    /// A temporary key's UUID as two numbers, the second counting up for keys made one after
-    /// another: its first 8 bytes, and its last 8 without the variant bits. `nil` for another
-    /// ID, or a UUID not of RFC 4122's variant, which no run holds.
-    private static func parts(of id: ObjectID) -> (high: UInt64, low: UInt64)? {
-        guard case .temporary(let uuid) = id.key else { return nil }
-        let (high, low) = withUnsafeBytes(of: uuid.uuid) {
-            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-        }
-        guard low >> 62 == 0b10 else { return nil }
-        return (high, low & ((1 << 62) - 1))
-    }
-
-    private static func uuid(high: UInt64, low: UInt64) -> UUID {
-        let low = low | (0b10 << 62)
-        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &uuid) {
-            $0.storeBytes(of: high.bigEndian, as: UInt64.self)
-            $0.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
-        }
-        return UUID(uuid: uuid)
     }
 }
 

@@ -25,6 +25,20 @@ import Testing
         #expect(ids[ObjectID(entityName: "Author", storeIdentifier: "S", key: temporaries[3].key)] == nil, "nor one of another entity")
     }
 
+    /// Temporary IDs made elsewhere, of RFC 4122's variant but another version (a time-based
+    /// UUID) and counting up, are kept as a run like the process's own, and read back and
+    /// iterate as the very IDs given: a run remakes them from its numbers.
+    @Test func aRunOfIDsMadeElsewhereIteratesAsTheyWere() {
+        let made = (0..<50).map { offset in
+            ObjectID(entityName: "Book", storeIdentifier: "S", key: .temporary(UUID(uuid: (
+                0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6, 0x1F, 0x07, 0x9A, 0, 0, 0, 0, 0, 0, UInt8(offset)))))
+        }
+        var ids = PermanentIDs()
+        for (offset, id) in made.enumerated() { ids[id] = Self.permanent("Book", Int64(offset) + 100) }
+        #expect(ids.map(\.key) == made)
+        for (offset, id) in made.enumerated() { #expect(ids[id] == Self.permanent("Book", Int64(offset) + 100)) }
+    }
+
     /// Replacing and removing pairs in the middle of a row, mixing entities, and IDs made by
     /// hand (any UUID) all behave as a dictionary's entries.
     @Test func itBehavesAsADictionary() {
