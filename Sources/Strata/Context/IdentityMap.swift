@@ -210,9 +210,9 @@ extension IdentityMap {
         /// the cache once per eight objects instead of once per object, and growing the table
         /// writes it in runs. Temporary IDs are hashed whole.
         private static func hash(_ id: ObjectID) -> UInt64 {
-            guard case .permanent(let key) = id.key else { return UInt64(UInt32(truncatingIfNeeded: id._rawHashValue(seed: 0))) }
-            let group = ObjectID(scope: id.scope, key: .permanent(key >> 3))._rawHashValue(seed: 0)
-            return UInt64(UInt32(truncatingIfNeeded: group << 3 | Int(truncatingIfNeeded: key & 7)))
+            guard let (group, place) = id.word.rowGroup else { return UInt64(UInt32(truncatingIfNeeded: id._rawHashValue(seed: 0))) }
+            let groupHash = ObjectID(scope: id.scope, word: group)._rawHashValue(seed: 0)
+            return UInt64(UInt32(truncatingIfNeeded: groupHash << 3 | Int(place)))
         }
 
         /// The slot holding `id` and its position, or the free slot where it would go (the

@@ -203,5 +203,7 @@ enum PropertyValue: Equatable, Sendable {
     /// In order for an ordered relationship; for an unordered one the order means nothing.
     case toMany([ObjectID])
     /// Changes to an unordered to-many not read yet, as unsaved values only (never committed).
-    case toManyChanges(ToManyChanges)
+    /// Boxed: in place its three collections made every value, and so every slot of every
+    /// object's values, 8 bytes larger (32 bytes where the other cases fit in 24).
+    indirect case toManyChanges(ToManyChanges)
 }

@@ -30,7 +30,7 @@ extension ObjectContext {
     }
 
     func newTemporaryID(for entityName: String) -> ObjectID {
-        ObjectID(scope: idScope(for: entityName), key: ObjectID.newTemporaryKey())
+        .newTemporary(in: idScope(for: entityName))
     }
 
     /// Records a new object as inserted, with the model's default values.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The identity of a managed object, safe to pass between contexts and threads.
 ///
@@ -23,8 +22,15 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     /// The store and entity the ID belongs to: one shared instance per pair, so that an ID is
     /// copied, hashed and compared as plain bits, without counting references to two strings.
     unowned(unsafe) let scope: ObjectIDScope
+    /// ``key`` in one word (see ``KeyWord``): an ID takes 16 bytes, where the key as an enum
+    /// of a UUID made it 25, and 32 in an array.
+    private(set) var word: KeyWord
+
     /// The row the ID names: temporary until the object's first save, then its `Z_PK`.
-    public var key: Key
+    public var key: Key {
+        get { word.key }
+        set { word = KeyWord(newValue) }
+    }
 
     /// The object's entity (a sub-entity's objects name the sub-entity).
     public var entityName: String {
@@ -44,21 +50,24 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     init(scope: ObjectIDScope, key: Key) {
+        self.init(scope: scope, word: KeyWord(key))
+    }
+
+    init(scope: ObjectIDScope, word: KeyWord) {
         self.scope = scope
-        self.key = key
+        self.word = word
+    }
+
+    /// A new temporary ID in `scope`, unique to this process run and never a row's key.
+    static func newTemporary(in scope: ObjectIDScope) -> ObjectID {
+        ObjectID(scope: scope, word: .newTemporary())
     }
 
     /// Whether the object has not been saved yet.
-    public var isTemporary: Bool {
-        if case .temporary = key { return true }
-        return false
-    }
+    public var isTemporary: Bool { word.isTemporary }
 
     /// The row's `Z_PK`, once the object has been saved.
-    public var primaryKey: Int64? {
-        if case .permanent(let key) = key { return key }
-        return nil
-    }
+    public var primaryKey: Int64? { word.primaryKey }
 
     /// `x-coredata://<store UUID>/<Entity>/p<Z_PK>`, or `x-coredata:///<Entity>/t<UUID>` while
     /// temporary, as Core Data writes object URIs.
@@ -96,8 +105,9 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     // Scopes are unique per store and entity, so comparing them by identity compares both names.
+    // A key has one word (see ``KeyWord``), so comparing words compares keys.
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.scope === rhs.scope
+        lhs.word == rhs.word && lhs.scope === rhs.scope
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -121,70 +131,14 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
 
     /// The key and scope folded into one word: equal IDs fold alike.
     private var bits: UInt64 {
-        let scope = UInt64(UInt(bitPattern: ObjectIdentifier(scope)))
-        switch key {
-        case .permanent(let primaryKey):
-            return UInt64(bitPattern: primaryKey) &* 0x9E37_79B9_7F4A_7C15 ^ scope
-        case .temporary(let uuid):
-            let (high, low) = withUnsafeBytes(of: uuid.uuid) { ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-            return (high ^ low &* 0xC2B2_AE3D_27D4_EB4F) &* 0x9E37_79B9_7F4A_7C15 ^ scope ^ 1
-        }
+        word.bits &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(UInt(bitPattern: ObjectIdentifier(scope)))
     }
-
-    /// A new placeholder for a temporary ID: unique to this process run and never a row's key.
-    ///
-    /// A random 64-bit prefix drawn once per process, then a counter, so that inserting many
-    /// objects does not read the system's random source once per object.
-    static func newTemporaryKey() -> Key {
-        .temporary(temporaryUUID(high: temporaryPrefix, low: temporarySequence.wrappingAdd(1, ordering: .relaxed).newValue))
-    }
-
-    /// A temporary key's UUID from two numbers: `high` its first 8 bytes, `low` its last 8,
-    /// big-endian, with the top 2 bits of `low` replaced by RFC 4122's variant bits, which
-    /// ``temporaryParts(of:)`` takes off again. `high` is kept whole, version nibble included,
-    /// so that any temporary ID of that variant comes back as it was.
-    static func temporaryUUID(high: UInt64, low: UInt64) -> UUID {
-        let low = (low & ((1 << 62) - 1)) | (0b10 << 62)
-        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &uuid) {
-            $0.storeBytes(of: high.bigEndian, as: UInt64.self)
-            $0.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
-        }
-        return UUID(uuid: uuid)
-    }
-
-    /// The two numbers of a temporary key's UUID (see ``temporaryUUID(high:low:)``), `low`
-    /// without the variant bits, so that keys made one after another count up in it. `nil` for
-    /// a permanent ID, or a UUID not of RFC 4122's variant.
-    static func temporaryParts(of id: ObjectID) -> (high: UInt64, low: UInt64)? {
-        guard case .temporary(let uuid) = id.key else { return nil }
-        let (high, low) = withUnsafeBytes(of: uuid.uuid) {
-            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-        }
-        guard low >> 62 == 0b10 else { return nil }
-        return (high, low & ((1 << 62) - 1))
-    }
-
-    /// The first 8 bytes of this process's temporary keys, with the version nibble of a
-    /// random-kind UUID (4).
-    private static let temporaryPrefix = (UInt64.random(in: .min ... .max) & ~0xF000) | 0x4000
-    /// An atomic counter rather than a locked one: taking and releasing a lock for every new
-    /// object was 3% of `Person(context:)` in case 1's profile (BENCHMARKS.md).
-    private static let temporarySequence = Atomic<UInt64>(0)
 
     /// The order saves write objects in and validation reports them, the same every run: by
     /// entity name, then saved objects by key, then new ones in the order they were made.
     func precedes(_ other: ObjectID) -> Bool {
         guard scope === other.scope || entityName == other.entityName else { return entityName < other.entityName }
-        switch (key, other.key) {
-        case (.permanent(let lhs), .permanent(let rhs)): return lhs < rhs
-        case (.permanent, .temporary): return true
-        case (.temporary, .permanent): return false
-        case (.temporary(let lhs), .temporary(let rhs)):
-            return withUnsafeBytes(of: lhs.uuid) { left in
-                withUnsafeBytes(of: rhs.uuid) { right in left.lexicographicallyPrecedes(right) }
-            }
-        }
+        return word.precedes(other.word)
     }
 
     /// `<Book p12>` or `<Book t…>`.

@@ -19,25 +19,20 @@ import Foundation
 /// (BENCHMARKS.md). Pairs that fit no run, such as those of a temporary ID made by hand, are
 /// kept in a dictionary.
 public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
-    /// Temporary IDs of one scope whose keys are consecutive numbers from `firstLow`, given
-    /// the permanent keys from `firstKey` in the same order.
+    /// Temporary IDs of one scope whose key words follow one another from `first`, given the
+    /// permanent keys from `firstKey` in the same order.
     fileprivate struct Run: Sendable {
         /// Scopes are never freed (see ``ObjectIDScope``), as for ``ObjectID/scope``.
         unowned(unsafe) let scope: ObjectIDScope
-        let high: UInt64
-        let firstLow: UInt64
+        let first: ObjectID.KeyWord
         let firstKey: Int64
         var count: Int
 
-        var endLow: UInt64 { firstLow + UInt64(count) }
-
-        func precedes(_ high: UInt64, _ low: UInt64) -> Bool {
-            self.high < high || (self.high == high && firstLow <= low)
-        }
+        var end: ObjectID.KeyWord { first.advanced(by: Int64(count)) }
     }
 
-    /// Sorted by `high` then `firstLow`. No two runs share a temporary key: each one is made
-    /// once (see ``ObjectID/newTemporaryKey()``), and a pair given again replaces the old one.
+    /// Sorted by `first`. No two runs share a temporary key: each one is made
+    /// once (see ``ObjectID/newTemporary(in:)``), and a pair given again replaces the old one.
     private var runs: [Run] = []
     private var others: [ObjectID: ObjectID] = [:]
     /// How many temporary IDs have a permanent one.
@@ -61,16 +56,16 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// added in the order of their temporary keys, so that each one joins the last run or
     /// starts one after it: added in another order, each would move the runs after its place.
     init(pairs: some Sequence<(ObjectID, ObjectID)>) {
-        var keyed: [(high: UInt64, low: UInt64, offset: Int, pair: (ObjectID, ObjectID))] = []
+        var keyed: [(word: ObjectID.KeyWord, offset: Int, pair: (ObjectID, ObjectID))] = []
         for (offset, pair) in pairs.enumerated() {
-            guard let (high, low) = ObjectID.temporaryParts(of: pair.0) else {
+            guard pair.0.isTemporary else {
                 self[pair.0] = pair.1
                 continue
             }
-            keyed.append((high, low, offset, pair))
+            keyed.append((pair.0.word, offset, pair))
         }
-        let inOrder = zip(keyed, keyed.dropFirst()).allSatisfy { ($0.high, $0.low) < ($1.high, $1.low) }
-        if !inOrder { keyed.sort { ($0.high, $0.low, $0.offset) < ($1.high, $1.low, $1.offset) } }
+        let inOrder = zip(keyed, keyed.dropFirst()).allSatisfy { $0.word < $1.word }
+        if !inOrder { keyed.sort { ($0.word, $0.offset) < ($1.word, $1.offset) } }
         for entry in keyed { self[entry.pair.0] = entry.pair.1 }
     }
 
@@ -81,9 +76,9 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// pair out.
     public subscript(temporary: ObjectID) -> ObjectID? {
         get {
-            if let (high, low) = ObjectID.temporaryParts(of: temporary), let index = runIndex(containing: high, low), runs[index].scope === temporary.scope {
+            if let index = runIndex(holding: temporary) {
                 let run = runs[index]
-                return ObjectID(scope: run.scope, key: .permanent(run.firstKey + Int64(low - run.firstLow)))
+                return ObjectID(scope: run.scope, key: .permanent(run.firstKey + run.first.distance(to: temporary.word)))
             }
             return others.isEmpty ? nil : others[temporary]
         }
@@ -113,14 +108,13 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Whether `temporary`'s key comes after those of every run, or is one no run holds.
     private func comesAfterEveryRun(_ temporary: ObjectID) -> Bool {
-        guard let (high, low) = ObjectID.temporaryParts(of: temporary) else { return true }
-        return comesAfterEveryRun(high, low)
+        !temporary.isTemporary || comesAfterEveryRun(temporary.word)
     }
 
-    /// Whether the temporary key `(high, low)` comes after those of every run.
-    private func comesAfterEveryRun(_ high: UInt64, _ low: UInt64) -> Bool {
+    /// Whether the temporary key `word` comes after those of every run.
+    private func comesAfterEveryRun(_ word: ObjectID.KeyWord) -> Bool {
         guard let last = runs.last else { return true }
-        return high > last.high || (high == last.high && low >= last.endLow)
+        return word >= last.end
     }
 
     /// The temporary IDs, in the order of ``Iterator``.
@@ -135,7 +129,7 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         }
         // A later save's runs come after every run held, as saves make them, and are taken
         // whole; in any other case the pairs of both are put in order again.
-        let followsEveryRun = other.runs.first.map { comesAfterEveryRun($0.high, $0.firstLow) } ?? true
+        let followsEveryRun = other.runs.first.map { comesAfterEveryRun($0.first) } ?? true
         guard others.isEmpty, followsEveryRun else {
             self = PermanentIDs(pairs: chainedPairs(self, other))
             return
@@ -169,30 +163,35 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     private static func pairs(of run: Run) -> LazyMapSequence<Range<Int>, (key: ObjectID, value: ObjectID)> {
         (0..<run.count).lazy.map { offset in
-            (ObjectID(scope: run.scope, key: .temporary(ObjectID.temporaryUUID(high: run.high, low: run.firstLow + UInt64(offset)))),
+            (ObjectID(scope: run.scope, word: run.first.advanced(by: Int64(offset))),
              ObjectID(scope: run.scope, key: .permanent(run.firstKey + Int64(offset))))
         }
     }
 
-    /// How many runs start at or before the temporary key `(high, low)`: where a run
-    /// starting there goes. Saves make runs in order, so the last run is asked first.
-    private func runsStarting(atOrBefore high: UInt64, _ low: UInt64) -> Int {
-        if let last = runs.last, last.precedes(high, low) { return runs.count }
+    /// How many runs start at or before the temporary key `word`: where a run starting there
+    /// goes. Saves make runs in order, so the last run is asked first.
+    private func runsStarting(atOrBefore word: ObjectID.KeyWord) -> Int {
+        if let last = runs.last, last.first <= word { return runs.count }
         var (lower, upper) = (0, runs.count)
         while lower < upper {
             let middle = (lower + upper) / 2
-            if runs[middle].precedes(high, low) { lower = middle + 1 } else { upper = middle }
+            if runs[middle].first <= word { lower = middle + 1 } else { upper = middle }
         }
         return lower
     }
 
-    /// The run holding the temporary key `(high, low)`: the last one that starts at or
-    /// before it, if it reaches that far.
-    private func runIndex(containing high: UInt64, _ low: UInt64) -> Int? {
-        let starting = runsStarting(atOrBefore: high, low)
+    /// The run holding the temporary key `word`: the last one that starts at or before it,
+    /// if it reaches that far.
+    private func runIndex(containing word: ObjectID.KeyWord) -> Int? {
+        let starting = runsStarting(atOrBefore: word)
         guard starting > 0 else { return nil }
-        let run = runs[starting - 1]
-        return run.high == high && low < run.endLow ? starting - 1 : nil
+        return word < runs[starting - 1].end ? starting - 1 : nil
+    }
+
+    /// The run holding `temporary`: its key and its scope.
+    private func runIndex(holding temporary: ObjectID) -> Int? {
+        guard temporary.isTemporary, let index = runIndex(containing: temporary.word), runs[index].scope === temporary.scope else { return nil }
+        return index
     }
 
     /// Adds a pair that is not held: to the run it continues, else as a run of its own.
@@ -200,22 +199,22 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         count += 1
         // A key that a run of another scope holds (an ID made by hand with another entity's
         // name) goes aside: runs never share a key.
-        guard let (high, low) = ObjectID.temporaryParts(of: temporary), permanent.scope === temporary.scope, let key = permanent.primaryKey,
-              runIndex(containing: high, low) == nil else {
+        guard temporary.isTemporary, permanent.scope === temporary.scope, let key = permanent.primaryKey,
+              runIndex(containing: temporary.word) == nil else {
             others[temporary] = permanent
             return
         }
-        appendRun(Run(scope: temporary.scope, high: high, firstLow: low, firstKey: key, count: 1), counted: true)
+        appendRun(Run(scope: temporary.scope, first: temporary.word, firstKey: key, count: 1), counted: true)
     }
 
     /// Puts `run`, which shares no temporary key with a run held, in its place, joined to the
     /// run before it when it continues that one.
     private mutating func appendRun(_ run: Run, counted: Bool = false) {
         if !counted { count += run.count }
-        let position = runsStarting(atOrBefore: run.high, run.firstLow)
+        let position = runsStarting(atOrBefore: run.first)
         if position > 0 {
             let before = runs[position - 1]
-            if before.scope === run.scope, before.high == run.high, before.endLow == run.firstLow,
+            if before.scope === run.scope, before.end == run.first,
                before.firstKey + Int64(before.count) == run.firstKey {
                 runs[position - 1].count += run.count
                 return
@@ -226,13 +225,13 @@ public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Takes out the pair of `temporary`, splitting its run.
     private mutating func remove(_ temporary: ObjectID) {
-        if let (high, low) = ObjectID.temporaryParts(of: temporary), let index = runIndex(containing: high, low), runs[index].scope === temporary.scope {
+        if let index = runIndex(holding: temporary) {
             let run = runs[index]
-            let offset = Int(low - run.firstLow)
+            let offset = Int(run.first.distance(to: temporary.word))
             var pieces: [Run] = []
-            if offset > 0 { pieces.append(Run(scope: run.scope, high: high, firstLow: run.firstLow, firstKey: run.firstKey, count: offset)) }
+            if offset > 0 { pieces.append(Run(scope: run.scope, first: run.first, firstKey: run.firstKey, count: offset)) }
             if offset + 1 < run.count {
-                pieces.append(Run(scope: run.scope, high: high, firstLow: low + 1, firstKey: run.firstKey + Int64(offset + 1), count: run.count - offset - 1))
+                pieces.append(Run(scope: run.scope, first: temporary.word.advanced(by: 1), firstKey: run.firstKey + Int64(offset + 1), count: run.count - offset - 1))
             }
             runs.replaceSubrange(index...index, with: pieces)
             count -= 1

@@ -139,7 +139,7 @@ import Testing
 
     /// A new ID of the Tag entity, temporary as an inserted object's.
     private func temporaryID() -> ObjectID {
-        ObjectID(scope: .named("Tag", inStore: store), key: ObjectID.newTemporaryKey())
+        .newTemporary(in: .named("Tag", inStore: store))
     }
 
     private func object(_ id: ObjectID) -> ManagedObject {

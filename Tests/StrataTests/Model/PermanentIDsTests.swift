@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct PermanentIDsTests {
     private static func temporary(_ entity: String = "Book") -> ObjectID {
-        ObjectID(scope: .named(entity, inStore: "S"), key: ObjectID.newTemporaryKey())
+        .newTemporary(in: .named(entity, inStore: "S"))
     }
 
     private static func permanent(_ entity: String = "Book", _ key: Int64) -> ObjectID {
