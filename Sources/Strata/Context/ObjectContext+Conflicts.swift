@@ -86,11 +86,15 @@ extension ObjectContext {
     func values(of cells: some RowCells, in columns: RowColumns) -> PropertyValues {
         var values = PropertyValues.emptySlots(columns.slots.names.count)
         values.withUnsafeMutableBufferPointer { values in
+            // Each slot is written once, over a `nil`, which owns nothing: initializing the
+            // slot skips destroying the `nil` first, a call through the values' outlined
+            // destroy for each attribute of each object fetched.
+            guard let slots = values.baseAddress else { return }
             for (slot, position, type) in columns.attributeSlots {
-                values[slot] = .attribute(position.flatMap { cells.attributeValue($0, type: type) })
+                (slots + slot).initialize(to: .attribute(position.flatMap { cells.attributeValue($0, type: type) }))
             }
             for (slot, reference) in columns.referenceSlots {
-                values[slot] = .toOne(reference.flatMap { columns.reference($0, in: cells) }.map(objectID(for:)))
+                (slots + slot).initialize(to: .toOne(reference.flatMap { columns.reference($0, in: cells) }.map(objectID(for:))))
             }
         }
         return PropertyValues(slots: columns.slots, values: values, count: columns.attributeSlots.count + columns.referenceSlots.count)
