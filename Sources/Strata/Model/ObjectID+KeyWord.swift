@@ -133,7 +133,7 @@ extension ObjectID {
     /// A temporary key's UUID from two numbers: `high` its first 8 bytes, `low` its last 8,
     /// big-endian, with the top 2 bits of `low` replaced by RFC 4122's variant bits, which
     /// ``temporaryParts(of:)`` takes off again. `high` is kept whole, version nibble included.
-    static func temporaryUUID(high: UInt64, low: UInt64) -> UUID {
+    private static func temporaryUUID(high: UInt64, low: UInt64) -> UUID {
         let low = (low & ((1 << 62) - 1)) | (0b10 << 62)
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &uuid) {
@@ -145,7 +145,7 @@ extension ObjectID {
 
     /// The two numbers of a UUID (see ``temporaryUUID(high:low:)``), `low` without the
     /// variant bits; `nil` for a UUID not of RFC 4122's variant.
-    static func temporaryParts(of uuid: UUID) -> (high: UInt64, low: UInt64)? {
+    private static func temporaryParts(of uuid: UUID) -> (high: UInt64, low: UInt64)? {
         let (high, low) = withUnsafeBytes(of: uuid.uuid) {
             (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         }

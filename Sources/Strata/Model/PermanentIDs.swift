@@ -16,8 +16,9 @@ import Foundation
 /// 100,000 objects of one entity holds one run, not 100,000 entries. As a dictionary they took
 /// 16 MB, which a context kept for as long as it lived (it remembers every temporary ID that
 /// became permanent, for its children), and building it was a few percent of that save
-/// (BENCHMARKS.md). Pairs that fit no run, such as those of a temporary ID made by hand, are
-/// kept in a dictionary.
+/// (BENCHMARKS.md). Runs go by the temporary IDs' key words (``ObjectID/KeyWord``), so temporary
+/// IDs made by hand can form runs too. Pairs that fit no run, such as a temporary ID whose permanent
+/// ID is of another entity, are kept in a dictionary.
 public struct PermanentIDs: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// Temporary IDs of one scope whose key words follow one another from `first`, given the
     /// permanent keys from `firstKey` in the same order.

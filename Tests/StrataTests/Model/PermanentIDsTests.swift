@@ -25,9 +25,9 @@ import Testing
         #expect(ids[ObjectID(entityName: "Author", storeIdentifier: "S", key: temporaries[3].key)] == nil, "nor one of another entity")
     }
 
-    /// Temporary IDs made elsewhere, of RFC 4122's variant but another version (a time-based
-    /// UUID) and counting up, are kept as a run like the process's own, and read back and
-    /// iterate as the very IDs given: a run remakes them from its numbers.
+    /// Temporary IDs made elsewhere (here time-based UUIDs, counting up), whose keys the
+    /// process numbers in its table of other keys, are kept as a run like the process's own,
+    /// and read back and iterate as the very IDs given: a run remakes them from its words.
     @Test func aRunOfIDsMadeElsewhereIteratesAsTheyWere() {
         let made = (0..<50).map { offset in
             ObjectID(entityName: "Book", storeIdentifier: "S", key: .temporary(UUID(uuid: (
