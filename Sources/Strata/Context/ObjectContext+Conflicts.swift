@@ -84,19 +84,18 @@ extension ObjectContext {
     /// The values `cells` hold in the columns `columns` finds them in, in the slots of
     /// `columns`' entity.
     func values(of cells: some RowCells, in columns: RowColumns) -> PropertyValues {
-        var values = PropertyValues.emptySlots(columns.slots.names.count)
-        values.withUnsafeMutableBufferPointer { values in
+        PropertyValues(slots: columns.slots) { slots in
             // Each slot is written once, over a `nil`, which owns nothing: initializing the
             // slot skips destroying the `nil` first, a call through the values' outlined
             // destroy for each attribute of each object fetched.
-            guard let slots = values.baseAddress else { return }
+            guard let slots = slots.baseAddress else { return 0 }
             for (slot, position, type) in columns.attributeSlots {
                 (slots + slot).initialize(to: .attribute(position.flatMap { cells.attributeValue($0, type: type) }))
             }
             for (slot, reference) in columns.referenceSlots {
                 (slots + slot).initialize(to: .toOne(reference.flatMap { columns.reference($0, in: cells) }.map(objectID(for:))))
             }
+            return columns.attributeSlots.count + columns.referenceSlots.count
         }
-        return PropertyValues(slots: columns.slots, values: values, count: columns.attributeSlots.count + columns.referenceSlots.count)
     }
 }

@@ -1,83 +1,92 @@
 /// An object's values by property name, kept in slots numbered by its entity's
 /// ``PropertySlots``: a dictionary's operations without a hash table per object. A name the
 /// entity lacks is kept aside by name, so that any key round-trips as in a dictionary.
-struct PropertyValues: Sequence, Equatable, Sendable {
+struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
+    // Sendable as an array is: its storage is shared only while no one writes it, and a write
+    // to shared storage copies it first (`uniqueStorage()`).
+
     private(set) var slots: PropertySlots
-    /// The values by slot number; empty until a value is set, so that empty values cost no
-    /// allocation (most objects' changes are empty).
-    private var values: [PropertyValue?] = []
-    /// Made with `init()`, not `[:]`, which called the literal initializer for each object
-    /// (see ``ManagedObject``'s `fetchedResults`).
-    private var others = [String: PropertyValue]()
-    /// The number of properties that hold a value.
-    private(set) var count = 0
+    /// The values, their number and those kept by name; `nil` until a value is set, so that
+    /// empty values cost no allocation (most objects' changes are empty).
+    private var storage: Storage?
 
     /// No values, in the slots of an entity's properties.
     init(slots: PropertySlots) {
         self.slots = slots
     }
 
-    /// The values of `slots` in the array `values`, one per slot, `count` of them set.
-    init(slots: PropertySlots, values: [PropertyValue?], count: Int) {
-        precondition(values.count == slots.names.count, "one value per slot")
-        (self.slots, self.values, self.count) = (slots, values, count)
+    /// Values in the slots of `slots`, which `fill` writes, each slot at most once and over a
+    /// `nil` (which owns nothing, so a slot may be initialized without destroying it first),
+    /// returning how many it set. What a fetched row's values are made with.
+    init(slots: PropertySlots, filling fill: (UnsafeMutableBufferPointer<PropertyValue?>) -> Int) {
+        self.slots = slots
+        let storage = Storage.empty(slotCount: slots.names.count)
+        storage.headerPointer.pointee.count = Int32(fill(storage.slots))
+        self.storage = storage
     }
+
+    /// The number of properties that hold a value.
+    var count: Int { storage.map { Int($0.headerPointer.pointee.count) } ?? 0 }
 
     var isEmpty: Bool { count == 0 }
 
+    /// The values of names the entity lacks.
+    private var others: [String: PropertyValue] { storage?.headerPointer.pointee.others ?? [:] }
+
     subscript(key: String) -> PropertyValue? {
         get {
-            if let number = slots.number(of: key) { return number < values.count ? values[number] : nil }
-            return others.isEmpty ? nil : others[key]
+            if let number = slots.number(of: key) { return self[slot: number] }
+            guard let storage, !storage.headerPointer.pointee.others.isEmpty else { return nil }
+            return storage.headerPointer.pointee.others[key]
         }
         set {
             if let number = slots.number(of: key) {
                 self[slot: number] = newValue
             } else {
-                count += (newValue == nil ? 0 : 1) - (others[key] == nil ? 0 : 1)
-                others[key] = newValue
+                guard newValue.holdsValue || !others.isEmpty else { return }
+                let header = uniqueStorage().headerPointer
+                header.pointee.count += (newValue == nil ? 0 : 1) - (header.pointee.others[key] == nil ? 0 : 1)
+                header.pointee.others[key] = newValue
             }
         }
     }
 
     /// The value in the slot `number` of ``slots``.
     subscript(slot number: Int) -> PropertyValue? {
-        get { number < values.count ? values[number] : nil }
+        get {
+            guard let storage else { return nil }
+            return storage.slots[number]
+        }
         set {
             // Whether a slot is empty is matched, not compared with `nil`: `== nil` on these
             // optionals took `Optional`'s `==` for two values, which copied the value and
             // destroyed a tuple of both through the runtime's generic witnesses (about 190
             // instructions a set; see BENCHMARKS.md, the save path's fourth steps).
             let sets = newValue.holdsValue
-            if values.isEmpty {
-                guard sets else { return }
-                values = Self.emptySlots(slots.names.count)
-            }
-            count += (sets ? 1 : 0) - (values[number].holdsValue ? 1 : 0)
-            values[number] = newValue
+            guard sets || storage != nil else { return }
+            let storage = uniqueStorage()
+            let slot = storage.slots.baseAddress.unsafelyUnwrapped + number
+            storage.headerPointer.pointee.count += (sets ? 1 : 0) - (slot.pointee.holdsValue ? 1 : 0)
+            slot.pointee = newValue
         }
     }
 
-    /// `count` empty slots. `Array(repeating:count:)` is not inlinable, so for an element
-    /// type the standard library has no code of its own for it looks the array's type up at
-    /// run time on every call, and copying an array of empty slots copies each through its
-    /// type's value witness; reserving and appending is specialized and does neither (see
-    /// BENCHMARKS.md, the fetch path's third steps).
-    static func emptySlots(_ count: Int) -> [PropertyValue?] {
-        var slots: [PropertyValue?] = []
-        slots.reserveCapacity(count)
-        for _ in 0..<count { slots.append(nil) }
-        return slots
+    /// The storage, made for these slots when there is none, and copied first when another
+    /// value shares it: what every write goes through.
+    private mutating func uniqueStorage() -> Storage {
+        if storage == nil {
+            storage = Storage.empty(slotCount: slots.names.count)
+        } else if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.unsafelyUnwrapped.copy()
+        }
+        return storage.unsafelyUnwrapped
     }
 
     /// The names of the properties that hold a value.
     var keys: [String] { map(\.key) }
 
     mutating func removeAll() {
-        guard count > 0 else { return }
-        values = []
-        others = [:]
-        count = 0
+        storage = nil
     }
 
     /// Takes the values `other` holds, in place of these.
@@ -87,7 +96,9 @@ struct PropertyValues: Sequence, Equatable, Sendable {
             // `other` holds every slot, or these hold nothing: it replaces them whole.
             self = other
         } else if other.slots === slots, other.others.isEmpty {
-            for (number, value) in other.values.enumerated() where value.holdsValue { self[slot: number] = value }
+            other.withSlots { theirs in
+                for number in theirs.indices where theirs[number].holdsValue { self[slot: number] = theirs[number] }
+            }
         } else {
             for (key, value) in other { self[key] = value }
         }
@@ -100,9 +111,13 @@ struct PropertyValues: Sequence, Equatable, Sendable {
     }
 
     func mapValues(_ transform: (PropertyValue) throws -> PropertyValue) rethrows -> PropertyValues {
+        guard !isEmpty else { return self }
         var mapped = self
-        for (number, value) in values.enumerated() { if let value { mapped.values[number] = try transform(value) } }
-        mapped.others = try others.mapValues(transform)
+        let storage = mapped.uniqueStorage()
+        for number in storage.slots.indices {
+            if let value = storage.slots[number] { storage.slots[number] = try transform(value) }
+        }
+        storage.headerPointer.pointee.others = try others.mapValues(transform)
         return mapped
     }
 
@@ -112,9 +127,15 @@ struct PropertyValues: Sequence, Equatable, Sendable {
         return kept
     }
 
+    /// Calls `body` with the slots in place, none when no value is set: for reading.
+    private func withSlots<Result>(_ body: (UnsafeMutableBufferPointer<PropertyValue?>) throws -> Result) rethrows -> Result {
+        guard let storage else { return try body(UnsafeMutableBufferPointer(start: nil, count: 0)) }
+        return try withExtendedLifetime(storage) { try body(storage.slots) }
+    }
+
     /// Whether a value is a change to a to-many that was not read.
     var containsToManyChanges: Bool {
-        values.contains { $0?.isToManyChanges == true } || others.values.contains(where: \.isToManyChanges)
+        withSlots { $0.contains { $0?.isToManyChanges == true } } || others.values.contains(where: \.isToManyChanges)
     }
 
     /// Whether any value differs from the one `other` holds under the same name.
@@ -154,8 +175,8 @@ struct PropertyValues: Sequence, Equatable, Sendable {
     /// before comparing it. For values in the same ``slots``.
     @discardableResult
     private func slotsDiffering(from other: PropertyValues, _ body: (Int) -> Bool) -> Bool {
-        values.withUnsafeBufferPointer { mine in
-            other.values.withUnsafeBufferPointer { theirs in
+        withSlots { mine in
+            other.withSlots { theirs in
                 for number in mine.indices {
                     // Matched rather than compared as optionals (see `subscript(slot:)`).
                     guard case .some(let value) = mine[number] else { continue }
@@ -192,9 +213,9 @@ struct PropertyValues: Sequence, Equatable, Sendable {
         }
 
         mutating func next() -> (key: String, value: PropertyValue)? {
-            while number < values.values.count {
+            while number < values.slots.names.count {
                 defer { number += 1 }
-                if let value = values.values[number] { return (values.slots.names[number], value) }
+                if let value = values[slot: number] { return (values.slots.names[number], value) }
             }
             return others.next()
         }

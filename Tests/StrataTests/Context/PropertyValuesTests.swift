@@ -50,6 +50,44 @@ import Testing
         #expect(values == other)
     }
 
+    /// Values share their storage when copied, as an array does: a write to either copy,
+    /// in a slot or by name, leaves the other as it was.
+    @Test func aCopyKeepsItsValuesWhenTheOriginalChanges() {
+        var original = PropertyValues(slots: slots) { slots in
+            slots[0] = .attribute(.string("Dune"))
+            slots[3] = .toOne(nil)
+            return 2
+        }
+        #expect(original.count == 2)
+        #expect(original["title"] == .attribute(.string("Dune")))
+        let copy = original
+        original["title"] = .attribute(.string("Emma"))
+        original["extra"] = .attribute(.integer(1))
+        var second = original
+        second["extra"] = nil
+        second[slot: 3] = nil
+        #expect(copy["title"] == .attribute(.string("Dune")))
+        #expect(copy["extra"] == nil)
+        #expect(copy.count == 2)
+        #expect(original["title"] == .attribute(.string("Emma")))
+        #expect(original["extra"] == .attribute(.integer(1)))
+        #expect(original.count == 3)
+        #expect(second.count == 1)
+        #expect(Set(second.keys) == ["title"])
+
+        let mapped = original.mapValues { _ in .attribute(.boolean(true)) }
+        #expect(mapped["title"] == .attribute(.boolean(true)))
+        #expect(mapped["extra"] == .attribute(.boolean(true)))
+        #expect(original["extra"] == .attribute(.integer(1)))
+
+        var emptied = original
+        emptied.removeAll()
+        #expect(emptied.isEmpty && emptied["title"] == nil && emptied["extra"] == nil)
+        #expect(original.count == 3)
+        // Two words (the slots and one reference): an object holds two of these.
+        #expect(MemoryLayout<PropertyValues>.size == 16)
+    }
+
     /// A save lists each changed object's changed names; objects changed alike share the list
     /// of the one before, and any other change gets a list of its own, in slot order.
     @Test func changedNamesReuseTheListBeforeOnlyWhenTheyAreTheSame() {
