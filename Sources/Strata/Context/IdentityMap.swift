@@ -208,7 +208,10 @@ extension IdentityMap {
         /// other, one cache line, from a first slot spread like any hash. Fetches read rows
         /// mostly in key order, so a fetch of 1,000,000 objects into a table of 16 MB misses
         /// the cache once per eight objects instead of once per object, and growing the table
-        /// writes it in runs. Temporary IDs are hashed whole.
+        /// writes it in runs. Temporary IDs of this process are numbered in the order objects
+        /// are made, so they are kept together the same way: inserting 100,000 objects probed
+        /// a random slot for each (6% of the Swift side of case 1 before). IDs of neither form
+        /// are hashed whole.
         private static func hash(_ id: ObjectID) -> UInt64 {
             guard let (group, place) = id.word.rowGroup else { return UInt64(UInt32(truncatingIfNeeded: id._rawHashValue(seed: 0))) }
             let groupHash = ObjectID(scope: id.scope, word: group)._rawHashValue(seed: 0)

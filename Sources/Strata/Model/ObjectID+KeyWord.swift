@@ -62,10 +62,12 @@ extension ObjectID {
             rawValue >> 62 == 0 ? Int64(rawValue) : outlyingPrimaryKey
         }
 
-        /// For a permanent key kept as it is, the word of its group of eight keys (`8k` to
-        /// `8k + 7` make the group `k`) and its place in the group.
+        /// For a key kept in the word itself (a permanent key, or a temporary one of this
+        /// process's form), a word standing for its group of eight neighbours (`8k` to `8k + 7`
+        /// make the group `k`) and its place in the group; `nil` for a key of the table. The
+        /// group of a temporary word keeps its flag, shifted: groups of the two forms differ.
         var rowGroup: (group: KeyWord, place: UInt64)? {
-            rawValue >> 62 == 0 ? (KeyWord(rawValue: rawValue >> 3), rawValue & 7) : nil
+            rawValue & Self.outlyingFlag == 0 ? (KeyWord(rawValue: rawValue >> 3), rawValue & 7) : nil
         }
 
         var key: Key {
