@@ -96,15 +96,14 @@ extension PersistentStore {
     /// Inserts a row by `plan` under `key` (from ``allocatePrimaryKeys(for:count:)``), at
     /// version 1: `values` one per attribute of the plan, `toOne` one per to-one.
     func insertRow(_ plan: RowWritePlan, key: Int64, values: [DatabaseValue], toOne: [RowReference?]) throws {
-        // One allocation a row: an array literal, then reserving, took two.
-        var arguments: [DatabaseValue] = []
-        arguments.reserveCapacity(3 + values.count + 2 * toOne.count)
-        arguments.append(.integer(key))
-        arguments.append(.integer(Int64(plan.table.number)))
-        arguments.append(.integer(1))
-        try appendArguments(of: plan, values: try externalForms(of: values, at: plan.externalPositions), toOne: toOne, to: &arguments)
+        let stored = try externalForms(of: values, at: plan.externalPositions)
         let notesHistory = try historyWindowWillWrite(plan, isInsert: true)
-        try write(plan.insertSQL, arguments, plan: plan, key: key, values: values)
+        try write(plan.insertSQL, plan: plan, key: key, values: values) { arguments in
+            arguments.append(.integer(key))
+            arguments.append(.integer(Int64(plan.table.number)))
+            arguments.append(.integer(1))
+            try appendArguments(of: plan, values: stored, toOne: toOne, to: &arguments)
+        }
         if notesHistory { try noteSavedWrite(key: key, isInsert: true) }
     }
 
@@ -115,24 +114,27 @@ extension PersistentStore {
     /// - Returns: the row's new version.
     @discardableResult
     func updateRow(_ plan: RowWritePlan, primaryKey: Int64, expectedVersion: Int64, values: [DatabaseValue], toOne: [RowReference?]) throws -> Int64 {
-        var arguments: [DatabaseValue] = []
-        arguments.reserveCapacity(values.count + 2 * toOne.count + 2)
-        try appendArguments(of: plan, values: try externalForms(of: values, at: plan.externalPositions), toOne: toOne, to: &arguments)
-        arguments.append(.integer(primaryKey))
-        arguments.append(.integer(expectedVersion))
+        let stored = try externalForms(of: values, at: plan.externalPositions)
         let notesHistory = try historyWindowWillWrite(plan, isInsert: false)
-        try write(plan.updateSQL, arguments, plan: plan, key: primaryKey, values: values)
+        try write(plan.updateSQL, plan: plan, key: primaryKey, values: values) { arguments in
+            try appendArguments(of: plan, values: stored, toOne: toOne, to: &arguments)
+            arguments.append(.integer(primaryKey))
+            arguments.append(.integer(expectedVersion))
+        }
         guard database.changedRowCount == 1 else { throw try conflict(plan.table, primaryKey, expectedVersion) }
         if notesHistory { try noteSavedWrite(key: primaryKey, isInsert: false) }
         return expectedVersion + 1
     }
 
-    /// Runs a row's write, telling a broken uniqueness constraint from other failures.
-    private func write(_ sql: String, _ arguments: [DatabaseValue], plan: RowWritePlan, key: Int64, values: [DatabaseValue]) throws {
+    /// Runs a row's write with the arguments `arguments` appends, telling a broken uniqueness
+    /// constraint from other failures.
+    private func write(
+        _ sql: String, plan: RowWritePlan, key: Int64, values: [DatabaseValue], arguments: (inout [DatabaseValue]) throws -> Void
+    ) throws {
         let failure: DatabaseError
         do {
-            return try database.cachedStatement(sql).execute(arguments)
-        } catch {
+            return try database.cachedStatement(sql).execute(appending: arguments)
+        } catch let error as DatabaseError {
             failure = error
         }
         guard failure.extendedResultCode == DatabaseError.SQLITE_CONSTRAINT_UNIQUE,
@@ -174,7 +176,8 @@ extension PersistentStore {
 
     private func appendArguments(of plan: RowWritePlan, values: [DatabaseValue], toOne: [RowReference?], to arguments: inout [DatabaseValue]) throws {
         precondition(values.count == plan.attributes.count && toOne.count == plan.toOnes.count, "one value per property of the plan")
-        arguments += values
+        // One by one: appending the array copied each value through its type's value witness.
+        for value in values { arguments.append(value) }
         for (reference, writesEntity) in zip(toOne, plan.writesDestinationEntity) {
             guard let reference else {
                 arguments.append(.null)

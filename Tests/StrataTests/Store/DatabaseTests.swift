@@ -86,6 +86,39 @@ import StrataTestSupport
         #expect(throws: DatabaseError.self) { try database.rows("SELECT ?", []) }
     }
 
+    /// A write repeated for many rows reuses the statement's own array of arguments: each run
+    /// binds only what its fill appended, a fill that fails runs nothing, and an error still
+    /// carries the arguments of the run that failed.
+    @Test func argumentsAppendedIntoTheStatementsArrayAreEachRunsOwn() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.path("appending.sqlite"))
+        try database.execute("CREATE TABLE T (K TEXT UNIQUE, V)")
+        let insert = try database.cachedStatement("INSERT INTO T (K, V) VALUES (?, ?)")
+        struct Refused: Error {}
+        for (key, value) in [("a", DatabaseValue.integer(1)), ("b", .text(String(repeating: "long ", count: 40))), ("c", .null)] {
+            try insert.execute { arguments in
+                #expect(arguments.isEmpty)
+                arguments.append(.text(key))
+                arguments.append(value)
+            }
+        }
+        #expect(throws: Refused.self) {
+            try insert.execute { arguments in
+                arguments.append(.text("d"))
+                throw Refused()
+            }
+        }
+        #expect(try database.rows("SELECT K, V FROM T ORDER BY K") == [
+            [.text("a"), .integer(1)], [.text("b"), .text(String(repeating: "long ", count: 40))], [.text("c"), .null],
+        ])
+        #expect {
+            try insert.execute { $0 += [.text("b"), .integer(2)] }
+        } throws: { error in
+            (error as? DatabaseError)?.extendedResultCode == DatabaseError.SQLITE_CONSTRAINT_UNIQUE
+                && (error as? DatabaseError)?.arguments == [.text("b"), .integer(2)]
+        }
+    }
+
     /// Errors are caught by their named result code, GRDB-style: a primary code matches its
     /// extended codes, an extended code only itself, through a StoreError too.
     @Test func errorsAreCaughtByTheirNamedResultCode() throws {

@@ -159,6 +159,22 @@ package final class Statement {
         while try step() {}
     }
 
+    /// Runs the statement with the arguments `fill` appends, ignoring any rows. They go into
+    /// an array the statement keeps from one run to the next, emptied first: a write repeated
+    /// for each of many rows makes no array of its own for each.
+    ///
+    /// - Throws: what `fill` throws, before the statement runs; ``DatabaseError`` when SQLite
+    ///   fails.
+    func execute(appending fill: (inout [DatabaseValue]) throws -> Void) throws {
+        // Taken from `boundArguments`, so that this array is the only one holding them and
+        // emptying it keeps its memory.
+        var arguments = boundArguments
+        boundArguments = []
+        arguments.removeAll(keepingCapacity: true)
+        try fill(&arguments)
+        try execute(arguments)
+    }
+
     /// Runs the statement with `arguments` and returns every row.
     package func rows(_ arguments: [DatabaseValue] = []) throws(DatabaseError) -> [[DatabaseValue]] {
         try bind(arguments)
