@@ -54,7 +54,9 @@ struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
     /// The value in the slot `number` of ``slots``.
     subscript(slot number: Int) -> PropertyValue? {
         get {
-            guard let storage else { return nil }
+            // Out of range reads as unset, as it did from an array of fewer slots: values of
+            // other slots than the number came from hold no value there.
+            guard let storage, number < storage.slots.count else { return nil }
             return storage.slots[number]
         }
         set {
@@ -65,6 +67,9 @@ struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
             let sets = newValue.holdsValue
             guard sets || storage != nil else { return }
             let storage = uniqueStorage()
+            // Writes take their numbers from these values' own slots, which the storage was
+            // made for: checked in debug builds only.
+            assert(number >= 0 && number < storage.slots.count, "slot out of range")
             let slot = storage.slots.baseAddress.unsafelyUnwrapped + number
             storage.headerPointer.pointee.count += (sets ? 1 : 0) - (slot.pointee.holdsValue ? 1 : 0)
             slot.pointee = newValue

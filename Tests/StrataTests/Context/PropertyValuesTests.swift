@@ -84,6 +84,8 @@ import Testing
         emptied.removeAll()
         #expect(emptied.isEmpty && emptied["title"] == nil && emptied["extra"] == nil)
         #expect(original.count == 3)
+        // A slot number of a larger entity's slots reads as unset, with values or without.
+        #expect(original[slot: 40] == nil && emptied[slot: 40] == nil)
         // Two words (the slots and one reference): an object holds two of these.
         #expect(MemoryLayout<PropertyValues>.size == 16)
     }
