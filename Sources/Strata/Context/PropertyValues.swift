@@ -51,8 +51,9 @@ struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
         }
     }
 
-    /// The value in the slot `number` of ``slots``.
-    subscript(slot number: Int) -> PropertyValue? {
+    /// The value in the slot `number` of ``slots``. Written only here, by numbers of these
+    /// values' own slots (see the setter).
+    private(set) subscript(slot number: Int) -> PropertyValue? {
         get {
             // Out of range reads as unset, as it did from an array of fewer slots: values of
             // other slots than the number came from hold no value there.
@@ -68,7 +69,9 @@ struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
             guard sets || storage != nil else { return }
             let storage = uniqueStorage()
             // Writes take their numbers from these values' own slots, which the storage was
-            // made for: checked in debug builds only.
+            // made for (the setter is private to this file): checked in debug builds only,
+            // since the check in release builds slowed saves (BENCHMARKS.md, the stop after
+            // 82c486f).
             assert(number >= 0 && number < storage.slots.count, "slot out of range")
             let slot = storage.slots.baseAddress.unsafelyUnwrapped + number
             storage.headerPointer.pointee.count += (sets ? 1 : 0) - (slot.pointee.holdsValue ? 1 : 0)

@@ -65,7 +65,7 @@ import Testing
         original["extra"] = .attribute(.integer(1))
         var second = original
         second["extra"] = nil
-        second[slot: 3] = nil
+        second["author"] = nil
         #expect(copy["title"] == .attribute(.string("Dune")))
         #expect(copy["extra"] == nil)
         #expect(copy.count == 2)
