@@ -89,7 +89,7 @@ extension ObjectContext {
     ) -> ContextDidSave {
         var values: [ObjectID: ContextDidSave.SavedObject] = [:]
         for object in saved {
-            var objectValues = object.committedValues.merging(object.changedValues)
+            var objectValues = object.committedValues.merging(object.changedValues).unshared()
             if let changes = unreadToManyChanges[ObjectIdentifier(object)] { objectValues.merge(changes) }
             values[object.objectID] = ContextDidSave.SavedObject(values: objectValues, version: object.version)
         }

@@ -10,7 +10,7 @@ extension ObjectContext {
         let inserted = self.inserted.objects
         let updated = updatedObjects
         let deleted = deletedObjects
-        let insertedValues = inserted.map { ($0.objectID, $0.committedValues.merging($0.changedValues)) }
+        let insertedValues = inserted.map { ($0.objectID, $0.committedValues.merging($0.changedValues).unshared()) }
         // To-many changes travel as what was added and removed, so that the parent's own
         // unsaved changes to the same relationship stay.
         let changes = updated.map { object in

@@ -342,7 +342,7 @@ public final class ObjectContext: @unchecked Sendable {
                 let source = parent.object(with: id)
                 guard !parent.deletedIDs.contains(id) else { throw .objectNotFound(id) }
                 try parent.fireFault(source)
-                return (source.committedValues.merging(source.changedValues), source.version)
+                return (source.committedValues.merging(source.changedValues).unshared(), source.version)
             }
             object.committedValues = snapshot.0
             object.version = snapshot.1

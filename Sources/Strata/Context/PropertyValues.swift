@@ -90,6 +90,20 @@ struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
         return storage.unsafelyUnwrapped
     }
 
+    /// These values in storage of their own: what values handed to another context hold.
+    ///
+    /// Sharing storage between contexts would be safe, as an array's is: the reference count
+    /// orders one context's last read before another's first write in place. But the Swift
+    /// run time that keeps the counts is not built for ThreadSanitizer, which therefore cannot
+    /// see that order and reports a race (a merge reading a did-save notification's values
+    /// while the saving context wrote the values it had shared with it; CI, 2026-11-28). Each
+    /// context keeps to storage of its own, which only its queue touches.
+    func unshared() -> PropertyValues {
+        var copy = self
+        copy.storage = storage?.copy()
+        return copy
+    }
+
     /// The names of the properties that hold a value.
     var keys: [String] { map(\.key) }
 
