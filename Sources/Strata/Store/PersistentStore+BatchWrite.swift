@@ -18,13 +18,11 @@ extension PersistentStore {
             INSERT INTO \(entity.tableName) (Z_PK, Z_ENT, Z_OPT\(columns.map { ", " + $0 }.joined())) \
             VALUES (?, \(entity.number), 1\(String(repeating: ", ?", count: columns.count)))
             """)
-        var arguments: [DatabaseValue] = []
-        arguments.reserveCapacity(columns.count + 1)
         for (key, row) in zip(keys, rows) {
-            arguments.removeAll(keepingCapacity: true)
-            arguments.append(.integer(key))
-            arguments.append(contentsOf: row)
-            try statement.execute(arguments)
+            try statement.execute { arguments in
+                arguments.append(.integer(key))
+                for value in row { arguments.append(value) }
+            }
         }
         return keys
     }

@@ -197,28 +197,28 @@ extension PersistentStore {
             VALUES (?, ?, NULL, ?, ?, ?, ?, ?\(String(repeating: ", ?", count: tombstoneColumns.count)))
             """)
         let changeEntity = DatabaseValue.integer(Int64(PersistentHistory.changeEntity.number))
-        var arguments = [DatabaseValue](repeating: .null, count: 7 + tombstoneColumns.count)
         for (offset, (change, key)) in zip(changes, keys).enumerated() {
             let entity = recorder.entities[change.entity]
             var columns = DatabaseValue.null
             if change.type == .update, let entity, !change.properties.isEmpty {
                 columns = .blob(PersistentHistory.bitmap(change.properties, order: entity.propertyOrder))
             }
-            arguments[0] = .integer(first + Int64(offset))
-            arguments[1] = changeEntity
-            arguments[2] = .integer(change.type.rawValue)
-            arguments[3] = .integer(Int64(change.entity))
-            arguments[4] = .integer(key)
-            arguments[5] = .integer(transaction)
-            arguments[6] = columns
-            for index in tombstoneColumns.indices {
-                var value = DatabaseValue.null
-                if change.type == .delete, let entity, index < entity.tombstoneColumns.count, let column = entity.tombstoneColumns[index] {
-                    value = tombstones["\(change.entity)#\(key)#\(column)"] ?? .null
+            try insert.execute { arguments in
+                arguments.append(.integer(first + Int64(offset)))
+                arguments.append(changeEntity)
+                arguments.append(.integer(change.type.rawValue))
+                arguments.append(.integer(Int64(change.entity)))
+                arguments.append(.integer(key))
+                arguments.append(.integer(transaction))
+                arguments.append(columns)
+                for index in tombstoneColumns.indices {
+                    var value = DatabaseValue.null
+                    if change.type == .delete, let entity, index < entity.tombstoneColumns.count, let column = entity.tombstoneColumns[index] {
+                        value = tombstones["\(change.entity)#\(key)#\(column)"] ?? .null
+                    }
+                    arguments.append(value)
                 }
-                arguments[7 + index] = value
             }
-            try insert.execute(arguments)
         }
     }
 
