@@ -90,6 +90,28 @@ import Testing
         #expect(MemoryLayout<PropertyValues>.size == 16)
     }
 
+    /// Values that go away release what their slots held, between empty slots and by name:
+    /// an array they held is again its owner's alone, so appending to it copies nothing.
+    @Test func valuesReleaseWhatTheyHeldWhenTheyGo() {
+        let store = UUID().uuidString
+        var ids = [ObjectID(entityName: "Author", storeIdentifier: store, key: .permanent(1))]
+        ids.reserveCapacity(8)
+        let buffer = ids.withUnsafeBufferPointer { $0.baseAddress }
+        do {
+            var values = PropertyValues(slots: slots) { slots in
+                slots[1] = .attribute(.integer(3))
+                slots[3] = .toMany(ids)
+                return 2
+            }
+            values["extra"] = .toMany(ids)
+            var copy = values
+            copy["title"] = .attribute(.string(String(repeating: "long title ", count: 4)))
+            #expect(copy["author"] == .toMany(ids) && values["extra"] == .toMany(ids))
+        }
+        ids.append(ObjectID(entityName: "Author", storeIdentifier: store, key: .permanent(2)))
+        #expect(ids.withUnsafeBufferPointer { $0.baseAddress } == buffer)
+    }
+
     /// A save lists each changed object's changed names; objects changed alike share the list
     /// of the one before, and any other change gets a list of its own, in slot order.
     @Test func changedNamesReuseTheListBeforeOnlyWhenTheyAreTheSame() {
