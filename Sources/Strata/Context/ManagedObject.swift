@@ -73,18 +73,49 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// The row a fetch read for this fault, loaded on first access without a query unless the
     /// store's connection has written since (``PersistentStore/writeGeneration``).
     var prefetchedRow: (row: RowSnapshot, generation: Int64)? {
-        get { prefetched?.row }
-        set { prefetched = newValue.map(PrefetchedRow.init) }
+        get {
+            guard case .prefetchedRow(let kept)? = loadShortcut else { return nil }
+            return kept.row
+        }
+        set {
+            if let newValue {
+                loadShortcut = .prefetchedRow(PrefetchedRow(newValue))
+            } else if case .prefetchedRow? = loadShortcut {
+                loadShortcut = nil
+            }
+        }
     }
-    /// ``prefetchedRow``, boxed: few objects have one, and kept in place (a row snapshot and
-    /// a generation) it made every object 56 bytes larger.
-    @exclusivity(unchecked) private var prefetched: PrefetchedRow?
     /// The faults a batched fetch returned together with this one: the first access loads them all.
-    @exclusivity(unchecked) var faultBatch: FaultBatch?
+    var faultBatch: FaultBatch? {
+        get {
+            guard case .faultBatch(let batch)? = loadShortcut else { return nil }
+            return batch
+        }
+        set {
+            if let newValue {
+                loadShortcut = .faultBatch(newValue)
+            } else if case .faultBatch? = loadShortcut {
+                loadShortcut = nil
+            }
+        }
+    }
     /// The results of the fetched properties read since the object was last refreshed, by
-    /// property name (see ``fetchedObjects(forProperty:)``). Made with `init()`: the empty
-    /// literal `[:]` called the dictionary's literal initializer for every object made.
-    @exclusivity(unchecked) var fetchedResults = [String: [ObjectID]]()
+    /// property name (see ``fetchedObjects(forProperty:)``).
+    var fetchedResults: [String: [ObjectID]] {
+        get {
+            guard case .fetchedResults(let results)? = loadShortcut else { return [:] }
+            return results.byName
+        }
+        set {
+            if !newValue.isEmpty {
+                loadShortcut = .fetchedResults(FetchedPropertyResults(byName: newValue))
+            } else if case .fetchedResults? = loadShortcut {
+                loadShortcut = nil
+            }
+        }
+    }
+    /// ``prefetchedRow``, ``faultBatch`` or ``fetchedResults``, whichever was set last.
+    @exclusivity(unchecked) private var loadShortcut: LoadShortcut?
 
     /// Creates an object of `entity` registered in `context`; contexts call it, and typed
     /// subclasses through ``init(context:)``.
@@ -184,6 +215,30 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
                 return "\(attribute.name)=\(value.displayText)"
             }
         return "<\(objectID.entityName) \(objectID.description.dropFirst(objectID.entityName.count + 2).dropLast())\(isFault ? " fault" : "")\(attributes.isEmpty ? "" : " {\(attributes.joined(separator: ", "))}")>"
+    }
+}
+
+/// What saves an object a query of its own, at most one at a time: each is only a shortcut,
+/// so setting one drops another, and an object without it reads its row when it needs it.
+///
+/// One field instead of three: few objects have any of them, and three references in each
+/// object took 16 bytes more of the allocator for every object a fetch makes (a `Person` of
+/// the benchmarks in 192-byte blocks instead of 208: see BENCHMARKS.md, the stop after c82f73e).
+/// As I read the code, the three do not meet anyway: a fetch gives a prefetched row or a batch
+/// only to a fault, firing the fault drops both, and fetched results are kept for a loaded
+/// object and dropped when it is turned back into a fault.
+enum LoadShortcut {
+    case prefetchedRow(PrefetchedRow)
+    case faultBatch(FaultBatch)
+    case fetchedResults(FetchedPropertyResults)
+}
+
+/// The results of an object's fetched properties, by property name.
+final class FetchedPropertyResults {
+    let byName: [String: [ObjectID]]
+
+    init(byName: [String: [ObjectID]]) {
+        self.byName = byName
     }
 }
 

@@ -195,6 +195,43 @@ import Testing
         }
     }
 
+    /// A fault keeps one way to load without a query of its own, the one given last; clearing
+    /// another kind leaves it. One field holds it, so that an object takes 104 bytes.
+    @Test func aFaultKeepsTheLastShortcutToItsRow() throws {
+        let library = try FetchTestLibrary()
+        let other = try library.fixture.otherContext()
+        let firstTitle = try other.performAndWait {
+            try library.titles(other.fetch(FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("title")]))).first
+        }
+        let context = library.context
+        try context.performAndWait {
+            var batched = FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("title")])
+            batched.fetchBatchSize = 3
+            let books = try context.fetch(batched)
+            #expect(books[0].faultBatch != nil && books[0].prefetchedRow == nil)
+            let again = try context.fetch(FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("title")]))
+            #expect(again[0] === books[0])
+            #expect(books[0].prefetchedRow != nil && books[0].faultBatch == nil)
+            books[0].faultBatch = nil
+            books[0].fetchedResults = [:]
+            #expect(books[0].prefetchedRow != nil)
+            // The book loads from the row the second fetch read (the other connection's
+            // titles are the same), its neighbours alone.
+            #expect(try books[1].value(forKey: "title") as? String != nil)
+            #expect(books[0].isFault)
+            #expect(try books[0].value(forKey: "title") as? String == firstTitle)
+            books[0].fetchedResults = ["similar": [books[1].objectID]]
+            #expect(books[0].fetchedResults["similar"] == [books[1].objectID])
+            books[0].prefetchedRow = nil
+            #expect(books[0].fetchedResults["similar"] == [books[1].objectID])
+            let author = try context.insert("Author")
+            #expect(type(of: author) == ManagedObject.self)
+            // glibc's `malloc_usable_size`, which Swift's Glibc module does not declare.
+            let usableSize = unsafeBitCast(dlsym(nil, "malloc_usable_size"), to: (@convention(c) (UnsafeMutableRawPointer) -> Int).self)
+            #expect(usableSize(Unmanaged.passUnretained(author).toOpaque()) == 104)
+        }
+    }
+
     @Test func aMergedSaveReplacesARowKeptOnAFault() throws {
         let library = try FetchTestLibrary()
         let context = library.context
