@@ -79,6 +79,7 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
         }
         set {
             if let newValue {
+                guard !holdsFetchedResults else { return }
                 loadShortcut = .prefetchedRow(PrefetchedRow(newValue))
             } else if case .prefetchedRow? = loadShortcut {
                 loadShortcut = nil
@@ -93,6 +94,7 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
         }
         set {
             if let newValue {
+                guard !holdsFetchedResults else { return }
                 loadShortcut = .faultBatch(newValue)
             } else if case .faultBatch? = loadShortcut {
                 loadShortcut = nil
@@ -100,7 +102,8 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
         }
     }
     /// The results of the fetched properties read since the object was last refreshed, by
-    /// property name (see ``fetchedObjects(forProperty:)``).
+    /// property name (see ``fetchedObjects(forProperty:)``). Never dropped for a prefetched
+    /// row or a fault batch, which are refused while results are kept.
     var fetchedResults: [String: [ObjectID]] {
         get {
             guard case .fetchedResults(let results)? = loadShortcut else { return [:] }
@@ -114,8 +117,13 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
             }
         }
     }
-    /// ``prefetchedRow``, ``faultBatch`` or ``fetchedResults``, whichever was set last.
+    /// ``prefetchedRow``, ``faultBatch`` or ``fetchedResults`` (see ``LoadShortcut``).
     @exclusivity(unchecked) private var loadShortcut: LoadShortcut?
+
+    private var holdsFetchedResults: Bool {
+        if case .fetchedResults? = loadShortcut { return true }
+        return false
+    }
 
     /// Creates an object of `entity` registered in `context`; contexts call it, and typed
     /// subclasses through ``init(context:)``.
@@ -218,15 +226,17 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     }
 }
 
-/// What saves an object a query of its own, at most one at a time: each is only a shortcut,
-/// so setting one drops another, and an object without it reads its row when it needs it.
+/// What saves an object a query of its own, one at a time, in one field: few objects have
+/// any, and three references in each object took 16 bytes more of the allocator for every
+/// object a fetch makes (a `Person` of the benchmarks in 192-byte blocks instead of 208; see
+/// BENCHMARKS.md, the stop after c82f73e).
 ///
-/// One field instead of three: few objects have any of them, and three references in each
-/// object took 16 bytes more of the allocator for every object a fetch makes (a `Person` of
-/// the benchmarks in 192-byte blocks instead of 208: see BENCHMARKS.md, the stop after c82f73e).
-/// As I read the code, the three do not meet anyway: a fetch gives a prefetched row or a batch
-/// only to a fault, firing the fault drops both, and fetched results are kept for a loaded
-/// object and dropped when it is turned back into a fault.
+/// A prefetched row and a fault batch only spare a query: either replaces the other, and
+/// losing one costs the query it would have spared. Fetched results are an answer the object
+/// keeps until it is refreshed, as Core Data's are: they replace a row or a batch, and no row
+/// or batch replaces them (the object then reads its row by a query of its own when it needs
+/// it). They may be kept on an object not read yet, when the property's predicate does not
+/// name the source.
 enum LoadShortcut {
     case prefetchedRow(PrefetchedRow)
     case faultBatch(FaultBatch)

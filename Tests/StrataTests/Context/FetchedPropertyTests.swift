@@ -113,6 +113,26 @@ import StrataTestSupport
         }
     }
 
+    /// An object not read yet keeps its result too (a property whose predicate does not name
+    /// the source does not read it), when a fetch hands the object out again with its row.
+    @Test func theResultOfAnUnreadObjectIsKeptWhenAFetchReturnsItAgain() throws {
+        let folder = try TemporaryFolder()
+        let (store, context) = try library(folder)
+        defer { store.close() }
+        try context.performAndWait {
+            context.reset()
+            let tolkien = try author("Tolkien", in: context)
+            #expect(try tolkien.fetchedObjects(forProperty: "everyBook").count == 3)
+            #expect(tolkien.isFault)
+            let book = try context.insert("Book")
+            try book.setValue("The Silmarillion", forKey: "title")
+            try context.save()
+            #expect(try author("Tolkien", in: context) === tolkien)
+            #expect(try titles(tolkien.fetchedObjects(forProperty: "everyBook")) == ["Earthsea", "The Dispossessed", "The Hobbit"])
+            #expect(try tolkien.value(forKey: "name") as? String == "Tolkien")
+        }
+    }
+
     /// Unsaved objects take part, as in any fetch of the context, and so does an unsaved source.
     @Test func unsavedChangesCountWhenTheFetchRuns() throws {
         let folder = try TemporaryFolder()

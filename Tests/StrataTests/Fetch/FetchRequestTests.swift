@@ -196,7 +196,8 @@ import Testing
     }
 
     /// A fault keeps one way to load without a query of its own, the one given last; clearing
-    /// another kind leaves it. One field holds it, so that an object takes 104 bytes.
+    /// another kind leaves it, and neither replaces fetched results. One field holds them all,
+    /// so that an object takes 104 bytes.
     @Test func aFaultKeepsTheLastShortcutToItsRow() throws {
         let library = try FetchTestLibrary()
         let other = try library.fixture.otherContext()
@@ -215,20 +216,27 @@ import Testing
             books[0].faultBatch = nil
             books[0].fetchedResults = [:]
             #expect(books[0].prefetchedRow != nil)
-            // The book loads from the row the second fetch read (the other connection's
-            // titles are the same), its neighbours alone.
+            // The second fetch gave every book its row in place of its batch: each loads alone.
             #expect(try books[1].value(forKey: "title") as? String != nil)
             #expect(books[0].isFault)
             #expect(try books[0].value(forKey: "title") as? String == firstTitle)
-            books[0].fetchedResults = ["similar": [books[1].objectID]]
-            #expect(books[0].fetchedResults["similar"] == [books[1].objectID])
-            books[0].prefetchedRow = nil
-            #expect(books[0].fetchedResults["similar"] == [books[1].objectID])
+
+            let row = try #require(again[2].prefetchedRow)
+            again[2].fetchedResults = ["similar": [books[1].objectID]]
+            #expect(again[2].prefetchedRow == nil)
+            again[2].prefetchedRow = row
+            again[2].faultBatch = FaultBatch(entityName: "Book", ids: [again[2].objectID])
+            again[2].prefetchedRow = nil
+            again[2].faultBatch = nil
+            #expect(again[2].fetchedResults["similar"] == [books[1].objectID])
+            #expect(again[2].prefetchedRow == nil && again[2].faultBatch == nil)
+
             let author = try context.insert("Author")
             #expect(type(of: author) == ManagedObject.self)
             // glibc's `malloc_usable_size`, which Swift's Glibc module does not declare.
-            let usableSize = unsafeBitCast(dlsym(nil, "malloc_usable_size"), to: (@convention(c) (UnsafeMutableRawPointer) -> Int).self)
-            #expect(usableSize(Unmanaged.passUnretained(author).toOpaque()) == 104)
+            let usableSize = try #require(dlsym(nil, "malloc_usable_size"))
+            let size = unsafeBitCast(usableSize, to: (@convention(c) (UnsafeMutableRawPointer) -> Int).self)
+            #expect(size(Unmanaged.passUnretained(author).toOpaque()) == 104)
         }
     }
 
