@@ -309,6 +309,9 @@ extension ObjectContext {
         }
         for row in rows {
             if let object = registered[permanentID(entityName: row.entityName, primaryKey: row.primaryKey)], object.isFault {
+                // A member may have been given a row of its own since (a later fetch): loaded,
+                // it needs it no longer.
+                object.prefetchedRow = nil
                 load(row, into: object)
             }
         }

@@ -240,6 +240,32 @@ import Testing
         }
     }
 
+    /// A fault that a batch loads with others lets go of the row a fetch kept for it, as it
+    /// does when it loads alone: a loaded object has no use for it.
+    @Test func aFaultLoadedWithOthersLetsGoOfItsRow() throws {
+        let library = try FetchTestLibrary()
+        var batched = FetchRequest(entityName: "Book", sortDescriptors: [ObjectSortDescriptor("title")])
+        batched.fetchBatchSize = 8
+        let other = try library.fixture.otherContext()
+        let title = try #require(try other.performAndWait { try library.titles(other.fetch(batched)).last })
+        let context = library.context
+        try context.performAndWait {
+            let books = try context.fetch(batched)
+            let again = try context.fetch(FetchRequest(entityName: "Book", predicate: try ObjectPredicate(format: "title == %@", title)))
+            #expect(again.count == 1 && again[0] === books.last && books.last?.prefetchedRow != nil)
+            _ = try books[0].value(forKey: "title")
+            #expect(books.allSatisfy { !$0.isFault })
+            #expect(books.last?.prefetchedRow == nil)
+            #expect(try books.last?.value(forKey: "title") as? String == title)
+        }
+        // The same when a reset loads the faults the program still holds.
+        let held = try context.performAndWait { try context.fetch(FetchRequest(entityName: "Book")) }
+        try context.performAndWait {
+            context.reset()
+            #expect(held.allSatisfy { !$0.isFault && $0.prefetchedRow == nil })
+        }
+    }
+
     @Test func aMergedSaveReplacesARowKeptOnAFault() throws {
         let library = try FetchTestLibrary()
         let context = library.context
