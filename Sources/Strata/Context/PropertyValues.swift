@@ -51,7 +51,13 @@ struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
         }
     }
 
-    /// The value in the slot `number` of ``slots``. Written only here, by numbers of these
+    /// Sets the slot `number` of ``slots``, a number these values' own ``slots`` gave (or the
+    /// slots of values made for the same entity, which are the same).
+    mutating func setValue(_ value: PropertyValue?, inSlot number: Int) {
+        self[slot: number] = value
+    }
+
+    /// The value in the slot `number` of ``slots``. Written only through numbers of these
     /// values' own slots (see the setter).
     private(set) subscript(slot number: Int) -> PropertyValue? {
         get {
@@ -69,7 +75,7 @@ struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
             guard sets || storage != nil else { return }
             let storage = uniqueStorage()
             // Writes take their numbers from these values' own slots, which the storage was
-            // made for (the setter is private to this file): checked in debug builds only,
+            // made for (see `setValue(_:inSlot:)`): checked in debug builds only,
             // since the check in release builds slowed saves (BENCHMARKS.md, the stop after
             // 82c486f).
             assert(number >= 0 && number < storage.slots.count, "slot out of range")

@@ -128,12 +128,24 @@ extension Int64: IntegerAttributeRepresentable {}
 @propertyWrapper
 public struct Attribute<Value: AttributeRepresentable> {
     /// The attribute's name in the model.
-    public let key: String
+    public var key: String { name.string }
+    // Eight bytes in each object rather than a `String`'s sixteen (see `PropertyName`).
+    @usableFromInline let name: PropertyName
 
+    /// Binds the property to the attribute named `key` in the model: what a typed subclass
+    /// writes, `@Attribute("title")`. The literal's bytes are kept as they are.
     @inlinable
-    /// Binds the property to the attribute named `key` in the model.
+    public init(_ key: StaticString) {
+        name = PropertyName(key)
+    }
+
+    /// Binds the property to the attribute named `key` in the model, a name that is not a
+    /// literal. Each distinct name is kept once for the life of the program, looked up each
+    /// time an object is made: a literal costs nothing there.
+    @_disfavoredOverload
+    @inlinable
     public init(_ key: String) {
-        self.key = key
+        name = PropertyName(interning: key)
     }
 
     @available(*, unavailable, message: "@Attribute is only for ManagedObject subclasses")
@@ -149,29 +161,29 @@ public struct Attribute<Value: AttributeRepresentable> {
         _enclosingInstance object: Object, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
     ) -> Value {
-        get { read(object[keyPath: storageKeyPath].key, of: object) }
+        get { read(object[keyPath: storageKeyPath].name, of: object) }
         set {
             do {
-                try object.setAttribute(newValue.attributeValue, forKey: object[keyPath: storageKeyPath].key)
+                try object.setAttribute(newValue.attributeValue, named: object[keyPath: storageKeyPath].name)
             } catch {
                 preconditionFailure(error.description)
             }
         }
     }
 
-    /// The attribute `key` of `object` as a `Value`: what ``Attribute`` and
+    /// The attribute `name` of `object` as a `Value`: what ``Attribute`` and
     /// ``DerivedAttribute`` read.
     @inlinable
-    static func read(_ key: String, of object: ManagedObject) -> Value {
+    static func read(_ name: PropertyName, of object: ManagedObject) -> Value {
         do {
-            guard let value = Value(attributeValue: try object.attributeValue(forKey: key)) else {
-                preconditionFailure("\(object.entity.name).\(key) is not set or is not a \(Value.self)")
+            guard let value = Value(attributeValue: try object.attributeValue(named: name)) else {
+                preconditionFailure("\(object.entity.name).\(name.string) is not set or is not a \(Value.self)")
             }
             return value
         } catch .forgottenObject {
             // A view may still show an object its context forgot (a reset at logout): it
             // reads as it was last seen, rather than stopping the app.
-            guard let value = Value(attributeValue: object.lastSeenAttributeValue(forKey: key)) else {
+            guard let value = Value(attributeValue: object.lastSeenAttributeValue(forKey: name.string)) else {
                 preconditionFailure(ContextError.forgottenObject(object.objectID).description)
             }
             return value
@@ -188,12 +200,22 @@ public struct Attribute<Value: AttributeRepresentable> {
 @propertyWrapper
 public struct DerivedAttribute<Value: AttributeRepresentable> {
     /// The attribute's name in the model.
-    public let key: String
+    public var key: String { name.string }
+    @usableFromInline let name: PropertyName
 
+    /// Binds the property to the derived attribute named `key` in the model, kept as
+    /// ``Attribute`` keeps its name.
     @inlinable
-    /// Binds the property to the derived attribute named `key` in the model.
+    public init(_ key: StaticString) {
+        name = PropertyName(key)
+    }
+
+    /// Binds the property to the derived attribute named `key` in the model, a name that is
+    /// not a literal, kept as ``Attribute/init(_:)-(String)`` keeps it.
+    @_disfavoredOverload
+    @inlinable
     public init(_ key: String) {
-        self.key = key
+        name = PropertyName(interning: key)
     }
 
     @available(*, unavailable, message: "@DerivedAttribute is only for ManagedObject subclasses")
@@ -206,7 +228,7 @@ public struct DerivedAttribute<Value: AttributeRepresentable> {
         _enclosingInstance object: Object, wrapped wrappedKeyPath: KeyPath<Object, Value>,
         storage storageKeyPath: KeyPath<Object, DerivedAttribute<Value>>
     ) -> Value {
-        Attribute<Value>.read(object[keyPath: storageKeyPath].key, of: object)
+        Attribute<Value>.read(object[keyPath: storageKeyPath].name, of: object)
     }
 }
 

@@ -11,6 +11,12 @@ final class PropertySlots: Sendable {
     /// points at its storage, the same for copies of one string.
     private let nameWords: [(UInt64, UInt64)]
 
+    /// The numbers of the names typed properties keep (``PropertyName``), by address. A
+    /// reader that takes the slots from an object copies this out of them and probes the copy
+    /// (`number(at:)`): probing through a method of the slots retained and released them
+    /// around the probe, on each read of an object.
+    let numbersByAddress: NumbersByAddress
+
     /// The type of each attribute, by number (`nil` for a relationship).
     private let attributeTypes: [AttributeType?]
     /// The derived attributes and their expressions, by name: their values come from the
@@ -30,6 +36,11 @@ final class PropertySlots: Sendable {
         (self.names, self.numbers, attributeTypes) = (unique, numbers, types)
         derivations = Dictionary(attributes.filter(\.isDerived).map { ($0.name, $0.derivationExpression ?? "") }, uniquingKeysWith: { first, _ in first })
         nameWords = unique.map(Self.words)
+        numbersByAddress = NumbersByAddress(names: unique.count)
+    }
+
+    deinit {
+        numbersByAddress.deallocate()
     }
 
     /// The number of the property `name`. Accessors name properties with literals, whose
@@ -42,9 +53,23 @@ final class PropertySlots: Sendable {
         return numbers[name]
     }
 
+    /// The number of the property `name`, found by the address of its bytes: the first time
+    /// an address is met its name is read and looked up, and the answer kept for the address.
+    func number(of name: PropertyName) -> Int? {
+        if let known = numbersByAddress.number(at: name.utf8Start) { return known }
+        let number = number(of: name.string)
+        numbersByAddress.remember(number, at: name.utf8Start)
+        return number
+    }
+
     /// The type of the attribute `name`; `nil` for a relationship or an unknown name.
     func attributeType(named name: String) -> AttributeType? {
         number(of: name).flatMap { attributeTypes[$0] }
+    }
+
+    /// The type of the attribute numbered `number`; `nil` for a relationship.
+    func attributeType(at number: Int) -> AttributeType? {
+        attributeTypes[number]
     }
 
     @inline(__always)

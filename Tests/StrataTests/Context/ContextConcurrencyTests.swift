@@ -121,4 +121,50 @@ import StrataTestSupport
         #expect(failure == nil)
         #expect(try stack.store.count(of: "Tag") == 2)
     }
+
+    /// Contexts on several threads read typed properties of one entity at once, through names
+    /// the entity's slots have not met: each thread remembers the addresses it meets in the
+    /// table they share, while the others read it, and every read finds its own attribute.
+    @Test func typedReadsOnSeveralThreadsAtOnceFindTheirAttributes() throws {
+        let fixture = try LibraryFixture()
+        try fixture.context.performAndWait {
+            for index in 0..<50 {
+                let book = try Book(context: fixture.context)
+                book.title = "Title \(index)"
+                book.isbn = "9780000000\(100 + index)"
+                book.rating = Double(index % 5)
+            }
+            try fixture.context.save()
+        }
+        let slots = fixture.store.model.propertySlots(of: try #require(fixture.store.model.entity(named: "Book")))
+        let names = ["isbn", "published", "rating", "title", "author", "nope"]
+        let numbers = names.map { slots.number(of: $0) }
+        let contexts = try (0..<4).map { _ in try fixture.otherContext() }
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: contexts.count) { thread in
+            let context = contexts[thread]
+            context.register([Author.self, Book.self, EBook.self, Page.self, Tag.self])
+            context.performAndWait {
+                do {
+                    var titles = Set<String>()
+                    for case let book as Book in try context.fetch(FetchRequest(entityName: "Book")) {
+                        let title = book.title ?? ""
+                        let number = Int(title.dropFirst("Title ".count)) ?? -1
+                        if book.isbn != "9780000000\(100 + number)" || book.rating != Double(number % 5) {
+                            failures.withLock { $0.append("thread \(thread): \(title) read wrong") }
+                        }
+                        titles.insert(title)
+                        for (name, number) in zip(names, numbers)
+                        where slots.number(of: PropertyName(interning: name)) != number || slots.number(of: PropertyName(interning: "\(name)\(thread)")) != nil {
+                            failures.withLock { $0.append("thread \(thread): \(name) found wrong") }
+                        }
+                    }
+                    if titles != Set((0..<50).map { "Title \($0)" }) { failures.withLock { $0.append("thread \(thread): \(titles.count) titles") } }
+                } catch {
+                    failures.withLock { $0.append("thread \(thread): \(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+    }
 }

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// Objects keep values in slots found by comparing names' machine words first: every way of
-/// spelling a name must still reach the same slot, and IDs must stay equal however they are made.
+/// Objects keep values in slots found by comparing names' machine words first, or the
+/// addresses of typed properties' names: every way of spelling a name must still reach the
+/// same slot, and IDs must stay equal however they are made.
 @Suite struct PropertyValuesTests {
     private let slots = PropertySlots(
         attributes: [
@@ -26,6 +27,41 @@ import Testing
         #expect(slots.attributeType(named: ["aVeryLong", "AttributeName", "Indeed"].joined()) == .integer64)
         #expect(slots.attributeType(named: "author") == nil)
         #expect(slots.attributeType(named: "nope") == nil)
+    }
+
+    /// A typed property keeps its name as the address of its bytes: a literal's own, or those
+    /// interned for a `String`, one copy per distinct name.
+    @Test func aTypedPropertysNameIsALiteralsBytesOrOneInternedCopy() {
+        let literal: StaticString = "title"
+        #expect(PropertyName(literal).utf8Start == literal.utf8Start)
+        #expect(PropertyName(literal).string == "title")
+        let built = PropertyName(interning: ["caf", "étéria"].joined())
+        #expect(built.utf8Start == PropertyName(interning: String("cafétéri") + "a").utf8Start)
+        #expect(built.utf8Start != PropertyName(interning: "title").utf8Start)
+        #expect(built.string == "cafétéria")
+        #expect(PropertyName(interning: "").string.isEmpty)
+    }
+
+    /// The slots find a name by its address, whichever of its copies a property keeps, and
+    /// answer the same once the address is remembered; a name the entity lacks stays unknown.
+    @Test func aTypedPropertysNameIsFoundByItsAddress() {
+        let slots = PropertySlots(attributes: slots.names.prefix(3).map { AttributeDescription(name: $0, type: .string) },
+                                  relationships: [RelationshipDescription(name: "author", destination: "Author")])
+        let names: [(PropertyName, Int?)] = [
+            (PropertyName("title"), 0), (PropertyName(interning: "ti" + "tle"), 0),
+            (PropertyName("aVeryLongAttributeNameIndeed"), 1), (PropertyName("cafe\u{301}te\u{301}ria"), 2),
+            (PropertyName(interning: "author"), 3), (PropertyName("nope"), nil), (PropertyName(interning: "nope"), nil),
+        ]
+        for _ in 0..<2 {
+            for (name, number) in names { #expect(slots.number(of: name) == number, "\(name.string)") }
+        }
+        // More addresses than the table remembers: the rest are found by their text each time.
+        let many = (0..<200).map { PropertyName(interning: "spare\($0)") }
+        for _ in 0..<2 {
+            #expect(many.allSatisfy { slots.number(of: $0) == nil })
+            for (name, number) in names { #expect(slots.number(of: name) == number, "\(name.string)") }
+            #expect(slots.number(of: PropertyName("author")) == 3)
+        }
     }
 
     @Test func valuesRoundTripBySlotAndByNameAndKeepUnknownNamesAside() {

@@ -80,6 +80,52 @@ import Testing
         }
     }
 
+    /// Typed attributes named by `String`s that are not literals read and write as those named
+    /// by literals, and keep their names.
+    @Test func attributesNamedByStringsReadAndWriteAsThoseNamedByLiterals() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        context.register(BookNamedAtRunTime.self, for: "Book")
+        let id = try context.performAndWait {
+            let book = try BookNamedAtRunTime(context: context)
+            #expect(book.keys == ["isbn", "title", "rating"])
+            book.isbn = "9780441013593"
+            book.title = "Dune"
+            book.rating = 4.5
+            #expect(try book.value(forKey: "title") as? String == "Dune")
+            #expect(book.title == "Dune" && book.rating == 4.5)
+            try context.save()
+            return book.objectID
+        }
+        let other = try fixture.otherContext()
+        other.register([Author.self, Book.self, EBook.self, Page.self, Tag.self])
+        try other.performAndWait {
+            let book = try #require(try other.existingObject(with: id) as? Book)
+            #expect(book.isbn == "9780441013593" && book.title == "Dune" && book.rating == 4.5)
+            book.rating = 3
+            try other.save()
+        }
+        try context.performAndWait {
+            let book = try #require(context.object(with: id) as? BookNamedAtRunTime)
+            context.refresh(book, mergeChanges: false)
+            #expect(book.rating == 3 && book.title == "Dune")
+        }
+    }
+
+    /// A typed attribute keeps its name in 8 bytes of the object, not a `String`'s 16: a class
+    /// of four typed attributes takes 136 bytes of the allocator, where it took 168.
+    @Test func aTypedAttributeTakesEightBytesOfItsObject() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        context.register(BookNamedAtRunTime.self, for: "Book")
+        try context.performAndWait {
+            let plain = try context.insert("Author")
+            let book = try BookNamedAtRunTime(context: context)
+            #expect(try mallocUsableSize(of: plain) == 104)
+            #expect(try mallocUsableSize(of: book) == 136)
+        }
+    }
+
     @Test func aChildContextHandsOutItsParentsClasses() throws {
         let fixture = try LibraryFixture()
         let tagID = try fixture.context.performAndWait {
@@ -98,4 +144,22 @@ import Testing
 /// A second class for the example model's Tag entity.
 private final class RenamedTag: ManagedObject, @unchecked Sendable {
     override class var entityName: String { "Tag" }
+}
+
+/// The names of `BookNamedAtRunTime`'s attributes, as strings that are not literals.
+private enum BookNames {
+    static let isbn = "isbn"
+    static let rating = ["rat", "ing"].joined()
+}
+
+/// A class for the example model's Book entity whose attributes are named by `String`s made
+/// at run time, and one by a literal.
+private final class BookNamedAtRunTime: ManagedObject, @unchecked Sendable {
+    override class var entityName: String { "Book" }
+
+    @Attribute(BookNames.isbn) var isbn: String
+    @Attribute("title") var title: String
+    @Attribute(BookNames.rating) var rating: Double?
+
+    var keys: [String] { [_isbn.key, _title.key, _rating.key] }
 }

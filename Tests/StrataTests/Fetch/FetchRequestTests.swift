@@ -233,10 +233,7 @@ import Testing
 
             let author = try context.insert("Author")
             #expect(type(of: author) == ManagedObject.self)
-            // glibc's `malloc_usable_size`, which Swift's Glibc module does not declare.
-            let usableSize = try #require(dlsym(nil, "malloc_usable_size"))
-            let size = unsafeBitCast(usableSize, to: (@convention(c) (UnsafeMutableRawPointer) -> Int).self)
-            #expect(size(Unmanaged.passUnretained(author).toOpaque()) == 104)
+            #expect(try mallocUsableSize(of: author) == 104)
         }
     }
 
@@ -260,7 +257,7 @@ import Testing
         }
         // The same when a reset loads the faults the program still holds.
         let held = try context.performAndWait { try context.fetch(FetchRequest(entityName: "Book")) }
-        try context.performAndWait {
+        context.performAndWait {
             context.reset()
             #expect(held.allSatisfy { !$0.isFault && $0.prefetchedRow == nil })
         }
