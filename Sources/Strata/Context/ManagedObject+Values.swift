@@ -65,16 +65,17 @@ extension ManagedObject {
             let numbers = committedValues.slots.numbersByAddress
             let number = numbers.number(at: name.utf8Start) ?? committedValues.slots.number(of: name)
             if let number {
-                // The name is one of the entity's properties: a fault only needs filling, as
-                // the long way would fill it, and is read again (its values may come in slots
-                // of their own, from a parent context).
-                if isFault {
+                if !isFault {
+                    if let value = loadedAttributeValue(at: number) { return value }
+                } else if changedValues.isEmpty {
+                    // The name is one of the entity's properties, so a fault only needs filling,
+                    // as the long way would fill it; then it is read as a loaded object. A fault
+                    // that kept changes (refreshed merging them) takes the long way, which
+                    // answers a changed value without filling the fault.
                     let context = try requireContext()
                     context.assertOnQueue()
                     try context.fireFault(self)
                     if !isFault { return try attributeValue(named: name) }
-                } else if let value = loadedAttributeValue(at: number) {
-                    return value
                 }
             }
         }
@@ -192,12 +193,11 @@ extension ManagedObject {
     }
 
     /// ``setAttribute(_:forKey:)`` for the name a typed property keeps: the slot is found by
-    /// the address of the name's bytes, which are read only to name the attribute in an error.
+    /// the address of the name's bytes, which are read only the first time the entity's slots
+    /// meet that address.
     @usableFromInline
     func setAttribute(_ value: AttributeValue?, named name: PropertyName) throws(ContextError) {
-        // An address met before is found without a call, as in `attributeValue(named:)`. The
-        // changes are kept in the same slots as the saved values; were they not, the number
-        // would be another slot's, so the change goes by name.
+        // An address met before is found without a call, as in `attributeValue(named:)`.
         let numbers = committedValues.slots.numbersByAddress
         guard let number = numbers.number(at: name.utf8Start) ?? committedValues.slots.number(of: name),
               let type = committedValues.slots.attributeType(at: number)
@@ -207,12 +207,17 @@ extension ManagedObject {
         let slot = changedValues.slots === committedValues.slots ? number : nil
         let context = try requireContext()
         context.assertOnQueue()
-        try setAttribute(value, ofType: type, slot: slot, key: name.string, in: context)
+        try setAttribute(value, ofType: type, slot: slot, key: committedValues.slots.names[number], in: context)
     }
 
     /// Sets the attribute of type `type`, in the slot `slot` of the object's values when the
     /// entity's slots hold it (else by `key`), once `value` is checked against the type and the
     /// attribute found not to be derived: what both setters end in.
+    ///
+    /// An object's saved values and its changes are kept in the same slots, those of its
+    /// entity in its context's model (a child context shares its parent's model), and reads
+    /// take a number from one to read the other. The setters check it all the same, as the
+    /// setter by name always did: where they differ, the change goes by name.
     @inline(__always)
     private func setAttribute(_ value: AttributeValue?, ofType type: AttributeType, slot: Int?, key: @autoclosure () -> String,
                               in context: ObjectContext) throws(ContextError) {

@@ -52,7 +52,7 @@ struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
     }
 
     /// Sets the slot `number` of ``slots``, a number these values' own ``slots`` gave (or the
-    /// slots of values made for the same entity, which are the same).
+    /// same slots held by other values: one instance per entity of a model).
     mutating func setValue(_ value: PropertyValue?, inSlot number: Int) {
         self[slot: number] = value
     }

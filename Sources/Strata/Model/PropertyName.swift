@@ -1,8 +1,8 @@
 /// A property's name as a typed property of a ``ManagedObject`` subclass keeps it: the address
 /// of the name's UTF-8 bytes, NUL-terminated, that live as long as the program. Eight bytes
 /// where a `String` takes sixteen, in every object, for each typed attribute its class
-/// declares: a benchmark `Person` of five attributes took 192 bytes of the allocator with
-/// `String` names and takes 160 with these (BENCHMARKS.md, the stop after 7b52a90).
+/// declares: a benchmark `Person` of five attributes took a malloc block of 192 bytes with
+/// `String` names and takes one of 160 with these (BENCHMARKS.md, the stop after 7b52a90).
 ///
 /// A name written as a literal (`@Attribute("title")`) is kept as the literal's own bytes,
 /// with nothing to look up when the object is made; any other `String` is interned, once per
@@ -10,7 +10,9 @@
 /// finds a name's slot by that address.
 ///
 /// A name holds no NUL: a model's names cannot (they come from XML attributes, or from
-/// identifiers), so the bytes up to the first NUL are the whole name.
+/// identifiers), so the bytes up to the first NUL are the whole name. A name given with a NUL
+/// would be read as its part before it: interning one stops the program, as reading a property
+/// the entity lacks through a typed property does, and debug builds check literals too.
 @usableFromInline
 struct PropertyName: @unchecked Sendable {
     // Sendable: the bytes are never written or freed.
@@ -23,6 +25,7 @@ struct PropertyName: @unchecked Sendable {
     /// bytes, is interned.
     @inlinable
     init(_ literal: StaticString) {
+        assert(!literal.hasPointerRepresentation || literal.withUTF8Buffer { !$0.contains(0) }, "a property name holds no NUL")
         utf8Start = literal.hasPointerRepresentation ? literal.utf8Start : Self.intern(String(literal.unicodeScalar))
     }
 
@@ -34,7 +37,8 @@ struct PropertyName: @unchecked Sendable {
 
     @usableFromInline
     static func intern(_ name: String) -> UnsafePointer<UInt8> {
-        interned.withLock { table in
+        precondition(!name.utf8.contains(0), "a property name holds no NUL: \(name.debugDescription)")
+        return interned.withLock { table in
             if let bytes = table[name] { return bytes }
             let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: name.utf8.count + 1)
             bytes.initialize(from: Array(name.utf8) + [0], count: name.utf8.count + 1)

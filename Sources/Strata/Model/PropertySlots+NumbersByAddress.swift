@@ -4,13 +4,16 @@ extension PropertySlots {
     /// The numbers of property names by the address of their bytes (``PropertyName``), read
     /// and written by every thread that reads objects of the entity, without a lock.
     ///
-    /// Open addressing with linear probing in a power-of-two table kept at most half full. An
+    /// Open addressing with linear probing in a power-of-two table kept about half full. An
     /// entry is one atomic word, so a reader sees all of it or none: the address in its low
     /// 48 bits and the number in its high 16 (all ones for a name the entity lacks); 0 is a
     /// free entry. Entries are added, never changed or removed. Once half the table is taken
     /// (a program that names a property through many different literals or strings), further
     /// addresses are not remembered and their names are looked up by their text each time;
-    /// so are addresses above 48 bits, which no Linux process of ours is given.
+    /// so are addresses above 48 bits, which no Linux process of ours is given. Threads that
+    /// remember at once may take a few entries past the half (the count is read before an
+    /// entry is taken): probes stop after one turn of the table, so even a full one only
+    /// makes a look-up of an unknown address slower.
     ///
     /// A value of two words that the ``PropertySlots`` owning the entries frees: a reader
     /// copies it out of the slots and probes the entries without keeping the slots alive

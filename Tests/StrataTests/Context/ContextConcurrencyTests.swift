@@ -123,16 +123,15 @@ import StrataTestSupport
     }
 
     /// Contexts on several threads read typed properties of one entity at once, through names
-    /// the entity's slots have not met: each thread remembers the addresses it meets in the
-    /// table they share, while the others read it, and every read finds its own attribute.
+    /// the entity's slots have not met (the books are made by name, and the model is loaded
+    /// for this test alone): the threads remember the addresses they meet in the table they
+    /// share while the others read it, and every read finds its own attribute.
     @Test func typedReadsOnSeveralThreadsAtOnceFindTheirAttributes() throws {
         let fixture = try LibraryFixture()
         try fixture.context.performAndWait {
             for index in 0..<50 {
-                let book = try Book(context: fixture.context)
-                book.title = "Title \(index)"
-                book.isbn = "9780000000\(100 + index)"
-                book.rating = Double(index % 5)
+                let book = try fixture.book("Title \(index)", isbn: "9780000000\(100 + index)")
+                try book.setValue(Double(index % 5), forKey: "rating")
             }
             try fixture.context.save()
         }

@@ -55,6 +55,9 @@ import Testing
         for _ in 0..<2 {
             for (name, number) in names { #expect(slots.number(of: name) == number, "\(name.string)") }
         }
+        for (name, number) in names {
+            #expect(slots.numbersByAddress.number(at: name.utf8Start) == .some(number), "\(name.string) remembered")
+        }
         // More addresses than the table remembers: the rest are found by their text each time.
         let many = (0..<200).map { PropertyName(interning: "spare\($0)") }
         for _ in 0..<2 {
