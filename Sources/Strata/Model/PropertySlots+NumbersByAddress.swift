@@ -28,7 +28,7 @@ extension PropertySlots {
         private static let absent: UInt64 = 0xFFFF
 
         /// A table for the names of an entity with `names` properties, each named through a
-        /// few different addresses; its first entry counts those taken.
+        /// few different addresses; one more entry, after the table's, counts those taken.
         init(names: Int) {
             var size = 16
             while size < names * 4 { size *= 2 }
