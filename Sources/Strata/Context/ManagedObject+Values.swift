@@ -44,7 +44,7 @@ extension ManagedObject {
     ///   ``ContextError/objectNotFound(_:)`` when its row, read to fill a fault, is gone.
     public func attributeValue(forKey key: String) throws(ContextError) -> AttributeValue? {
         // The common read first: an attribute of a loaded object, straight from its slots.
-        if !isFault, !isDetached, let number = committedValues.slots.number(of: key), let value = loadedAttributeValue(at: number) {
+        if !isFault, !isDetached, let number = slots.number(of: key), let value = loadedAttributeValue(at: number) {
             return value
         }
         guard case .attribute(let value) = try propertyValue(key) else {
@@ -62,12 +62,12 @@ extension ManagedObject {
             // An address met before is found in a copy of the table, without the slots, so
             // that they are not retained around the probe (a retain and a release on each
             // read, 2% of a fetch's time).
-            let numbers = committedValues.slots.numbersByAddress
-            let number = numbers.number(at: name.utf8Start) ?? committedValues.slots.number(of: name)
+            let numbers = slots.numbersByAddress
+            let number = numbers.number(at: name.utf8Start) ?? slots.number(of: name)
             if let number {
                 if !isFault {
                     if let value = loadedAttributeValue(at: number) { return value }
-                } else if changedValues.isEmpty {
+                } else if !holdsChanges {
                     // The name is one of the entity's properties, so a fault only needs filling,
                     // as the long way would fill it; then it is read as a loaded object. A fault
                     // that kept changes (refreshed merging them) takes the long way, which
@@ -87,7 +87,8 @@ extension ManagedObject {
     @inline(__always)
     private func loadedAttributeValue(at number: Int) -> AttributeValue?? {
         assert(managedObjectContext?.isOnQueue ?? true, "attributeValue(forKey:) used off its context's queue: wrap it in perform or performAndWait")
-        let value = changedValues.isEmpty ? committedValues[slot: number] : changedValues[slot: number] ?? committedValues[slot: number]
+        // Read in place from the storage: forming the values would retain it and the slots.
+        let value = PropertyValues.value(inSlot: number, of: changedStorage) ?? PropertyValues.value(inSlot: number, of: committedStorage)
         guard case .attribute(let attribute)? = value else { return nil }
         return .some(attribute)
     }
@@ -96,7 +97,7 @@ extension ManagedObject {
     /// property of a forgotten object reads. `nil` when it was never loaded.
     @usableFromInline
     func lastSeenAttributeValue(forKey key: String) -> AttributeValue? {
-        guard let number = committedValues.slots.number(of: key),
+        guard let number = slots.number(of: key),
               case .attribute(let value)? = changedValues[slot: number] ?? committedValues[slot: number]
         else { return nil }
         return value
@@ -182,14 +183,13 @@ extension ManagedObject {
     func setAttribute(_ value: AttributeValue?, forKey key: String) throws(ContextError) {
         let context = try requireContext()
         context.assertOnQueue()
-        let slots = committedValues.slots
         guard let type = slots.attributeType(named: key) ?? context.model.attributeType(named: key, in: entity) else {
             if context.model.relationship(named: key, in: entity) != nil {
                 throw .wrongType(entity: entity.name, property: key, value: describe(value), expected: "an object or objects")
             }
             throw .unknown(property: key, of: entity, in: try requireContext())
         }
-        try setAttribute(value, ofType: type, slot: changedValues.slots === slots ? slots.number(of: key) : nil, key: key, in: context)
+        try setAttribute(value, ofType: type, slot: slots.number(of: key), key: key, in: context)
     }
 
     /// ``setAttribute(_:forKey:)`` for the name a typed property keeps: the slot is found by
@@ -198,40 +198,37 @@ extension ManagedObject {
     @usableFromInline
     func setAttribute(_ value: AttributeValue?, named name: PropertyName) throws(ContextError) {
         // An address met before is found without a call, as in `attributeValue(named:)`.
-        let numbers = committedValues.slots.numbersByAddress
-        guard let number = numbers.number(at: name.utf8Start) ?? committedValues.slots.number(of: name),
-              let type = committedValues.slots.attributeType(at: number)
+        let numbers = slots.numbersByAddress
+        guard let number = numbers.number(at: name.utf8Start) ?? slots.number(of: name),
+              let type = slots.attributeType(at: number)
         else {
             return try setAttribute(value, forKey: name.string)
         }
-        let slot = changedValues.slots === committedValues.slots ? number : nil
         let context = try requireContext()
         context.assertOnQueue()
-        try setAttribute(value, ofType: type, slot: slot, key: committedValues.slots.names[number], in: context)
+        try setAttribute(value, ofType: type, slot: number, key: slots.names[number], in: context)
     }
 
     /// Sets the attribute of type `type`, in the slot `slot` of the object's values when the
     /// entity's slots hold it (else by `key`), once `value` is checked against the type and the
     /// attribute found not to be derived: what both setters end in.
     ///
-    /// An object's saved values and its changes are kept in the same slots, those of its
-    /// entity in its context's model (a child context shares its parent's model), and reads
-    /// take a number from one to read the other. The setters check it all the same, as the
-    /// setter by name always did: where they differ, the change goes by name.
+    /// An object's saved values and its changes are kept in the same slots, its binding's
+    /// (``ObjectBinding``): values assigned in other slots are renumbered as they are kept.
     @inline(__always)
     private func setAttribute(_ value: AttributeValue?, ofType type: AttributeType, slot: Int?, key: @autoclosure () -> String,
                               in context: ObjectContext) throws(ContextError) {
         if let value, !AttributeValue.fits(value, type) {
             throw .wrongType(entity: entity.name, property: key(), value: describe(value), expected: "a \(type.rawValue) value")
         }
-        if !committedValues.slots.derivations.isEmpty, let derivation = committedValues.slots.derivations[key()] {
+        if !slots.derivations.isEmpty, let derivation = slots.derivations[key()] {
             throw .derivedAttribute(entity: entity.name, attribute: key(), derivation: derivation)
         }
         // The key is known to be an attribute: only the fault needs firing, for the saved
         // values and version the change is judged against.
         try context.fireFault(self)
         if let slot {
-            changedValues.setValue(.attribute(value), inSlot: slot)
+            setChangedValue(.attribute(value), inSlot: slot)
         } else {
             changedValues[key()] = .attribute(value)
         }
@@ -275,7 +272,7 @@ extension ManagedObject {
         let context = try requireContext()
         context.assertOnQueue()
         // The common cases first, one look-up each: a changed value, then a loaded one.
-        if !changedValues.isEmpty, let value = changedValues[key] {
+        if holdsChanges, let value = changedValues[key] {
             guard case .toManyChanges(let changes) = value else { return value }
             return try members(applying: changes, forKey: key)
         }

@@ -27,26 +27,80 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// The object's identity: temporary until its first save, then permanent.
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The object's entity.
-    public let entity: EntityDescription
+    public var entity: EntityDescription { binding.entity }
     /// The context the object lives in; `nil` once that context is gone.
     public var managedObjectContext: ObjectContext? {
-        isDetached ? nil : link.context?.takeUnretainedValue()
+        isDetached ? nil : binding.link.context?.takeUnretainedValue()
     }
-    /// What the object reaches its context through, not a weak reference (see ``ContextLink``).
-    private let link: ContextLink
+    /// The entity, the link to the context (not a weak reference: see ``ContextLink``) and the
+    /// values' slots, which the context's objects of the entity share.
+    let binding: ObjectBinding
+    /// The numbers of the entity's properties in the object's saved values and its changes.
+    var slots: PropertySlots { binding.slots }
 
     /// Whether the object was inserted and not yet saved.
     public var isInserted: Bool { isPendingInsert && managedObjectContext != nil }
     /// Whether the object was deleted and the deletion not yet saved.
     public var isDeleted: Bool { managedObjectContext?.deletedIDs.contains(objectID) ?? false }
 
-    /// Values as last loaded from or saved to the store, by property name.
-    @exclusivity(unchecked) var committedValues: PropertyValues
-    /// Values with this context's changes, by property name; a property absent here is read
-    /// from ``committedValues`` (to-many relationships load on first use).
-    @exclusivity(unchecked) var changedValues: PropertyValues {
-        didSet { if !isTracked { managedObjectContext?.track(self) } }
+    /// Values as last loaded from or saved to the store, by property name, in ``slots``.
+    var committedValues: PropertyValues {
+        get { PropertyValues(slots: binding.slots, storage: committedStorage) }
+        set { committedStorage = newValue.storage(numberedBy: binding.slots) }
+        _modify {
+            // The storage is taken out for the write, so that the values written hold the only
+            // reference to it and do not copy it.
+            var values = PropertyValues(slots: binding.slots, storage: committedStorage.take())
+            defer { committedStorage = values.storage(numberedBy: binding.slots) }
+            yield &values
+        }
     }
+    /// Values with this context's changes, by property name, in ``slots``; a property absent
+    /// here is read from ``committedValues`` (to-many relationships load on first use). A
+    /// write lists the object among its context's changed ones.
+    var changedValues: PropertyValues {
+        get { PropertyValues(slots: binding.slots, storage: changedStorage) }
+        set {
+            changedStorage = newValue.storage(numberedBy: binding.slots)
+            trackChange()
+        }
+        _modify {
+            var values = PropertyValues(slots: binding.slots, storage: changedStorage.take())
+            defer {
+                changedStorage = values.storage(numberedBy: binding.slots)
+                trackChange()
+            }
+            yield &values
+        }
+    }
+
+    /// Sets the slot `number` of the changes in place, as `changedValues.setValue(_:inSlot:)`
+    /// would without forming the values around the storage: what attributes' setters write
+    /// through.
+    func setChangedValue(_ value: PropertyValue?, inSlot number: Int) {
+        PropertyValues.setValue(value, inSlot: number, of: &changedStorage, slotCount: binding.slots.names.count)
+        trackChange()
+    }
+
+    /// Whether the object holds a saved value, read without forming the values.
+    var holdsCommittedValues: Bool { !PropertyValues.isEmpty(committedStorage) }
+    /// Whether the object holds a change, read without forming the values.
+    var holdsChanges: Bool { !PropertyValues.isEmpty(changedStorage) }
+
+    /// Drops the changes without listing the object among its context's changed ones: what a
+    /// save does once the changes became the saved values.
+    func dropChangesUntracked() {
+        changedStorage = nil
+    }
+
+    private func trackChange() {
+        if !isTracked { managedObjectContext?.track(self) }
+    }
+
+    /// What ``committedValues`` and ``changedValues`` hold besides the slots, which the binding
+    /// keeps once for all the objects of the entity.
+    @exclusivity(unchecked) private(set) var committedStorage: PropertyValues.Storage?
+    @exclusivity(unchecked) private(set) var changedStorage: PropertyValues.Storage?
     /// Whether the object's values have not been loaded from the store yet. Declared beside
     /// the other flags so that they share one word: between two references it took a word of
     /// its own, and each object 16 bytes more of the allocator.
@@ -128,12 +182,9 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// Creates an object of `entity` registered in `context`; contexts call it, and typed
     /// subclasses through ``init(context:)``.
     required public init(entity: EntityDescription, objectID: ObjectID, context: ObjectContext, isFault: Bool) {
-        self.entity = entity
         self.objectID = objectID
-        link = context.link
+        binding = context.binding(for: entity)
         self.isFault = isFault
-        committedValues = PropertyValues(slots: context.propertySlots(of: entity))
-        changedValues = committedValues
     }
 
     /// The entity a typed subclass stands for: by default the class's own name. Generated
@@ -186,7 +237,7 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
     /// The object's context and ID, read from any thread. The context is given by address,
     /// compared without being retained: on another thread it may be on its way out.
     var ownership: (context: UnsafeMutableRawPointer?, id: ObjectID) {
-        Self.ownershipLock.withLock { (isDetached ? nil : link.context?.toOpaque(), objectID) }
+        Self.ownershipLock.withLock { (isDetached ? nil : binding.link.context?.toOpaque(), objectID) }
     }
 
     /// Takes the object out of its context; call it under ``ownershipLock``.

@@ -181,7 +181,7 @@ extension ObjectContext {
                 if scope?.entityName != reference.entityName { scope = idScope(for: reference.entityName) }
                 let object = object(with: ObjectID(scope: scope!, key: .permanent(reference.primaryKey)), recent: &recent)
                 if object.isFault {
-                    if let columns = row.columns, columns.slots === object.committedValues.slots {
+                    if let columns = row.columns, columns.slots === object.slots {
                         load(values(of: row, in: columns), version: row.version, into: object)
                     } else {
                         load(row.snapshot, into: object)

@@ -141,7 +141,7 @@ extension ManagedObject {
     /// - Returns: those changes to to-manys not loaded, by key.
     @discardableResult
     func mergeCommitted(_ values: PropertyValues) -> PropertyValues {
-        var unread = PropertyValues(slots: committedValues.slots)
+        var unread = PropertyValues(slots: slots)
         guard values.containsToManyChanges else {
             committedValues.merge(values)
             return unread

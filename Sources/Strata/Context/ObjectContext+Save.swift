@@ -198,10 +198,7 @@ extension ObjectContext {
             if !unread.isEmpty { unreadToManyChanges[ObjectIdentifier(object)] = unread }
             // Emptied changes need no look from the change tracking, which is cleared below:
             // tracking them would list every saved object once more.
-            let isTracked = object.isTracked
-            object.isTracked = true
-            object.changedValues.removeAll()
-            object.isTracked = isTracked
+            object.dropChangesUntracked()
             if let version { object.version = version }
             // Taken out here, while the object is at hand, rather than in a pass of its own.
             inserted.remove(object)

@@ -24,7 +24,7 @@ extension ObjectContext {
     public func savepoint() -> Savepoint {
         assertOnQueue()
         var changes: [ObjectID: PropertyValues] = [:]
-        for (id, object) in registered where !object.changedValues.isEmpty { changes[id] = object.changedValues }
+        for (id, object) in registered where object.holdsChanges { changes[id] = object.changedValues }
         return Savepoint(
             inserted: inserted.objects.map { ($0, $0.objectID) }, deleted: deletedIDs, droppedInserts: pendingDroppedInserts, changes: changes)
     }

@@ -132,10 +132,11 @@ public final class ObjectContext: @unchecked Sendable {
     /// The last template used, found without hashing the entity's name: a loop inserts one
     /// entity's objects in a run.
     @exclusivity(unchecked) var recentTemplate: InsertionTemplate?
-    /// Caches of look-ups made per object: see ``idScope(for:)`` and ``propertySlots(of:)``.
+    /// Caches of look-ups made per object: see ``idScope(for:)`` and ``binding(for:)``.
     @exclusivity(unchecked) private var idScopes: [String: ObjectIDScope] = [:]
     @exclusivity(unchecked) private var recentIDScope: ObjectIDScope?
-    @exclusivity(unchecked) private var recentSlots: (entityName: String, slots: PropertySlots)?
+    @exclusivity(unchecked) private var bindings: [String: ObjectBinding] = [:]
+    @exclusivity(unchecked) private var recentBinding: ObjectBinding?
     /// The class ``ManagedObject/init(context:)`` registered last, its entity, and the count
     /// of registrations when it did (see ``entity(inserting:named:)``).
     @exclusivity(unchecked) var recentInsertedClass: (objectClass: ObjectIdentifier, entity: EntityDescription, registrations: Int)?
@@ -374,12 +375,12 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Replaces an object's committed values with a row read from the store.
     func load(_ row: RowSnapshot, into object: ManagedObject) {
-        load(values(of: row, for: object.entity, in: object.committedValues.slots), version: row.version, into: object)
+        load(values(of: row, for: object.entity, in: object.slots), version: row.version, into: object)
     }
 
     /// Replaces an object's committed values with `loaded`, read at `version`.
     func load(_ loaded: PropertyValues, version: Int64, into object: ManagedObject) {
-        if object.committedValues.isEmpty {
+        if !object.holdsCommittedValues {
             object.committedValues = loaded
         } else {
             object.committedValues.merge(loaded)
@@ -415,14 +416,22 @@ public final class ObjectContext: @unchecked Sendable {
         return scope
     }
 
-    /// The slots of `entity`'s values, looked up once for a run of objects of one entity.
-    func propertySlots(of entity: EntityDescription) -> PropertySlots {
-        // The fields are read in place: binding the pair to a constant copied it, retaining
-        // the name and the slots, for each object made.
-        if recentSlots?.entityName == entity.name { return recentSlots!.slots }
-        let slots = model.propertySlots(of: entity)
-        recentSlots = (entity.name, slots)
-        return slots
+    /// What this context's objects of `entity` share, made once per entity and found without
+    /// hashing for a run of objects of one entity.
+    func binding(for entity: EntityDescription) -> ObjectBinding {
+        // Compared in place: binding the recent one to a constant would retain it.
+        if recentBinding?.entity == entity { return recentBinding.unsafelyUnwrapped }
+        let binding: ObjectBinding
+        if let known = bindings[entity.name], known.entity == entity {
+            binding = known
+        } else {
+            binding = ObjectBinding(link: link, entity: entity, slots: model.propertySlots(of: entity))
+            // An entity the model lacks, or one unlike the model's of its name, gets a binding
+            // of its own rather than the one objects of the model's entity share.
+            if bindings[entity.name] == nil || model.entity(named: entity.name) == entity { bindings[entity.name] = binding }
+        }
+        recentBinding = binding
+        return binding
     }
 
     /// The IDs a to-many holds in the store, loaded on first use.
@@ -483,7 +492,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// holds unsaved values, which may still equal its saved ones.
     func holdsSavedChanges(_ object: ManagedObject) -> Bool {
         // Most registered objects have no changes: that test costs no look-up.
-        guard !object.changedValues.isEmpty else { return false }
+        guard object.holdsChanges else { return false }
         let id = object.objectID
         return !object.isPendingInsert && (deletedIDs.isEmpty || !deletedIDs.contains(id))
             && (pendingDroppedInserts.isEmpty || !pendingDroppedInserts.contains(id))

@@ -8,11 +8,45 @@ struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
     private(set) var slots: PropertySlots
     /// The values, their number and those kept by name; `nil` until a value is set, so that
     /// empty values cost no allocation (most objects' changes are empty).
-    private var storage: Storage?
+    private(set) var storage: Storage?
 
     /// No values, in the slots of an entity's properties.
     init(slots: PropertySlots) {
         self.slots = slots
+    }
+
+    /// The values `storage` holds in the slots of `slots`, which it was made for: what an
+    /// object, which keeps its slots once for its entity (``ObjectBinding``), reads its values as.
+    init(slots: PropertySlots, storage: Storage?) {
+        self.slots = slots
+        self.storage = storage
+    }
+
+    /// The storage of these values numbered by `slots`: their own when they are in those
+    /// slots, else a copy of the values set by name in storage made for them. What an object
+    /// keeps of values assigned to it, so that its values are always in its entity's slots.
+    @inline(__always)
+    consuming func storage(numberedBy slots: PropertySlots) -> Storage? {
+        // Inlined, so that the identity comparison of the common case retains nothing.
+        self.slots === slots ? storage : renumbered(in: slots)
+    }
+
+    private func renumbered(in slots: PropertySlots) -> Storage? {
+        var renumbered = PropertyValues(slots: slots)
+        for (key, value) in self { renumbered[key] = value }
+        return renumbered.storage
+    }
+
+    /// The value in slot `number` of `storage`, `nil` when there is none or no storage: a read
+    /// in place, for an object's hottest reads, which need not form values to read a slot.
+    static func value(inSlot number: Int, of storage: Storage?) -> PropertyValue? {
+        guard let storage, number < Int(storage.headerPointer.pointee.slotCount) else { return nil }
+        return storage.slots[number]
+    }
+
+    /// Whether `storage` holds no value: what empty values' storage reads as.
+    static func isEmpty(_ storage: Storage?) -> Bool {
+        storage.map { $0.headerPointer.pointee.count == 0 } ?? true
     }
 
     /// Values in the slots of `slots`, which `fill` writes, each slot at most once and over a
@@ -28,7 +62,7 @@ struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
     /// The number of properties that hold a value.
     var count: Int { storage.map { Int($0.headerPointer.pointee.count) } ?? 0 }
 
-    var isEmpty: Bool { count == 0 }
+    var isEmpty: Bool { Self.isEmpty(storage) }
 
     /// The values of names the entity lacks.
     private var others: [String: PropertyValue] { storage?.headerPointer.pointee.others ?? [:] }
@@ -51,45 +85,46 @@ struct PropertyValues: Sequence, Equatable, @unchecked Sendable {
         }
     }
 
-    /// Sets the slot `number` of ``slots``, a number these values' own ``slots`` gave (or the
-    /// same slots held by other values: one instance per entity of a model).
-    mutating func setValue(_ value: PropertyValue?, inSlot number: Int) {
-        self[slot: number] = value
-    }
-
     /// The value in the slot `number` of ``slots``. Written only through numbers of these
     /// values' own slots (see the setter).
     private(set) subscript(slot number: Int) -> PropertyValue? {
         get {
             // Out of range reads as unset, as it did from an array of fewer slots: values of
             // other slots than the number came from hold no value there.
-            guard let storage, number < storage.slots.count else { return nil }
-            return storage.slots[number]
+            Self.value(inSlot: number, of: storage)
         }
-        set {
-            // Whether a slot is empty is matched, not compared with `nil`: `== nil` on these
-            // optionals took `Optional`'s `==` for two values, which copied the value and
-            // destroyed a tuple of both through the runtime's generic witnesses (about 190
-            // instructions a set; see BENCHMARKS.md, the save path's fourth steps).
-            let sets = newValue.holdsValue
-            guard sets || storage != nil else { return }
-            let storage = uniqueStorage()
-            // Writes take their numbers from these values' own slots, which the storage was
-            // made for (see `setValue(_:inSlot:)`): checked in debug builds only,
-            // since the check in release builds slowed saves (BENCHMARKS.md, the stop after
-            // 82c486f).
-            assert(number >= 0 && number < storage.slots.count, "slot out of range")
-            let slot = storage.slots.baseAddress.unsafelyUnwrapped + number
-            storage.headerPointer.pointee.count += (sets ? 1 : 0) - (slot.pointee.holdsValue ? 1 : 0)
-            slot.pointee = newValue
-        }
+        set { Self.setValue(newValue, inSlot: number, of: &storage, slotCount: slots.names.count) }
+    }
+
+    /// Sets the slot `number` of `storage`, made with `slotCount` slots when there is none and
+    /// copied first when other values share it: what every write by number goes through, here
+    /// and in an object, which keeps its values' storage apart from their slots.
+    static func setValue(_ value: PropertyValue?, inSlot number: Int, of storage: inout Storage?, slotCount: Int) {
+        // Whether a slot is empty is matched, not compared with `nil`: `== nil` on these
+        // optionals took `Optional`'s `==` for two values, which copied the value and
+        // destroyed a tuple of both through the runtime's generic witnesses (about 190
+        // instructions a set; see BENCHMARKS.md, the save path's fourth steps).
+        let sets = value.holdsValue
+        guard sets || storage != nil else { return }
+        let storage = unique(&storage, slotCount: slotCount)
+        // Writes take their numbers from the slots the storage was made for: checked in debug
+        // builds only, since the check in release builds slowed saves (BENCHMARKS.md, the stop
+        // after 82c486f).
+        assert(number >= 0 && number < storage.slots.count, "slot out of range")
+        let slot = storage.slots.baseAddress.unsafelyUnwrapped + number
+        storage.headerPointer.pointee.count += (sets ? 1 : 0) - (slot.pointee.holdsValue ? 1 : 0)
+        slot.pointee = value
     }
 
     /// The storage, made for these slots when there is none, and copied first when another
     /// value shares it: what every write goes through.
     private mutating func uniqueStorage() -> Storage {
+        Self.unique(&storage, slotCount: slots.names.count)
+    }
+
+    private static func unique(_ storage: inout Storage?, slotCount: Int) -> Storage {
         if storage == nil {
-            storage = Storage.empty(slotCount: slots.names.count)
+            storage = Storage.empty(slotCount: slotCount)
         } else if !isKnownUniquelyReferenced(&storage) {
             storage = storage.unsafelyUnwrapped.copy()
         }

@@ -95,7 +95,7 @@ extension ImportSession {
         }
         for entry in entries {
             let state: ImportState = entry.isNew ? .created
-                : entry.object.hasEffectiveChanges(since: before[ObjectIdentifier(entry.object)] ?? PropertyValues(slots: entry.object.changedValues.slots)) ? .updated : .unchanged
+                : entry.object.hasEffectiveChanges(since: before[ObjectIdentifier(entry.object)] ?? PropertyValues(slots: entry.object.slots)) ? .updated : .unchanged
             setState(state, of: entry.object)
             try hooks.hook(hooks.afterImport, for: entry.object.entity, in: model)?(entry.object, entry.json, state)
         }

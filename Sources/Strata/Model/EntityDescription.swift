@@ -148,9 +148,15 @@ public struct EntityDescription: Sendable, Equatable {
         set { uniqueStorage().xcodeSettings = newValue }
     }
 
+    // Inlined, so that comparing an entity with itself, as contexts do for every object they
+    // make, retains nothing; the comparison of the parts is a function of its own.
+    @inline(__always)
     public static func == (lhs: EntityDescription, rhs: EntityDescription) -> Bool {
-        if lhs.storage === rhs.storage { return true }
-        return lhs.name == rhs.name && lhs.className == rhs.className && lhs.superentityName == rhs.superentityName && lhs.isAbstract == rhs.isAbstract && lhs.attributes == rhs.attributes && lhs.relationships == rhs.relationships && lhs.fetchedProperties == rhs.fetchedProperties && lhs.uniquenessConstraints == rhs.uniquenessConstraints && lhs.fetchIndexes == rhs.fetchIndexes && lhs.compoundIndexes == rhs.compoundIndexes && lhs.userInfo == rhs.userInfo && lhs.renamingIdentifier == rhs.renamingIdentifier && lhs.versionHashModifier == rhs.versionHashModifier && lhs.xcodeSettings == rhs.xcodeSettings
+        lhs.storage === rhs.storage || partsEqual(lhs, rhs)
+    }
+
+    private static func partsEqual(_ lhs: EntityDescription, _ rhs: EntityDescription) -> Bool {
+        lhs.name == rhs.name && lhs.className == rhs.className && lhs.superentityName == rhs.superentityName && lhs.isAbstract == rhs.isAbstract && lhs.attributes == rhs.attributes && lhs.relationships == rhs.relationships && lhs.fetchedProperties == rhs.fetchedProperties && lhs.uniquenessConstraints == rhs.uniquenessConstraints && lhs.fetchIndexes == rhs.fetchIndexes && lhs.compoundIndexes == rhs.compoundIndexes && lhs.userInfo == rhs.userInfo && lhs.renamingIdentifier == rhs.renamingIdentifier && lhs.versionHashModifier == rhs.versionHashModifier && lhs.xcodeSettings == rhs.xcodeSettings
     }
 
     /// A concrete entity named `name`, with no parent entity and no properties.
