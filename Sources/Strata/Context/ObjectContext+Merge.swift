@@ -111,7 +111,9 @@ extension ObjectContext {
         if model.entities.contains(where: { !$0.relationships.isEmpty }) {
             for object in registered.values where !model.allRelationships(of: object.entity).isEmpty {
                 object.committedValues = object.committedValues.mapValues { $0.rekeyed(map) }
-                object.changedValues = object.changedValues.mapValues { $0.rekeyed(map) }
+                // Objects without changes stay off the change tracking: a save rekeys after it
+                // emptied that, and assigning even empty changes listed every object again.
+                if object.holdsChanges { object.changedValues = object.changedValues.mapValues { $0.rekeyed(map) } }
             }
         }
         // Only the objects that got permanent IDs move in the identity map.

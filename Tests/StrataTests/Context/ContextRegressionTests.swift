@@ -316,4 +316,25 @@ import StrataTestSupport
             #expect(try own.value(forKey: "name") as? String == "kept")
         }
     }
+
+    /// Regression: a save that gave objects permanent IDs listed every object of an entity with
+    /// relationships as changed once more, after it had emptied the list: giving the objects'
+    /// values the new IDs assigned their changes, empty or not.
+    @Test func aSaveLeavesNoSavedObjectListedAsChanged() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        try context.performAndWait {
+            let author = try context.insert("Author")
+            try author.setValue("Le Guin", forKey: "name")
+            let book = try fixture.book("The Dispossessed", isbn: "9780060512750")
+            try book.setValue(author, forKey: "author")
+            try context.save()
+            context.absorbChanges()
+            #expect(!book.isListedAsChanged && !author.isListedAsChanged)
+            #expect(!book.isTracked && !author.isTracked)
+            #expect(!context.hasChanges)
+            try book.setValue("The Dispossessed: An Ambiguous Utopia", forKey: "title")
+            #expect(book.isTracked && context.hasChanges)
+        }
+    }
 }
