@@ -425,10 +425,14 @@ public final class ObjectContext: @unchecked Sendable {
         if let known = bindings[entity.name], known.entity == entity {
             binding = known
         } else {
-            binding = ObjectBinding(link: link, entity: entity, slots: model.propertySlots(of: entity))
+            // The model's own description when it is equal, so that later objects of the
+            // model's entity find the binding by identity rather than comparing every part.
+            let modelEntity = model.entity(named: entity.name)
+            let isModels = modelEntity == entity
+            binding = ObjectBinding(link: link, entity: isModels ? modelEntity.unsafelyUnwrapped : entity, slots: model.propertySlots(of: entity))
             // An entity the model lacks, or one unlike the model's of its name, gets a binding
             // of its own rather than the one objects of the model's entity share.
-            if bindings[entity.name] == nil || model.entity(named: entity.name) == entity { bindings[entity.name] = binding }
+            if bindings[entity.name] == nil || isModels { bindings[entity.name] = binding }
         }
         recentBinding = binding
         return binding

@@ -38,6 +38,26 @@ import Testing
         }
     }
 
+    /// A description equal to the model's but stored apart, met first, still leaves the
+    /// binding holding the model's own description, which later objects find by identity.
+    @Test func anEqualDescriptionMetFirstLeavesTheModelsInTheBinding() throws {
+        let fixture = try LibraryFixture()
+        let context = fixture.context
+        let modelBook = try #require(fixture.store.model.entity(named: "Book"))
+        var copy = modelBook
+        copy.userInfo["made"] = "by hand"
+        copy.userInfo["made"] = nil
+        // Identity of the storage the two descriptions hold: `==` cannot tell them apart.
+        func storage(_ entity: EntityDescription) -> ObjectIdentifier { ObjectIdentifier(unsafeBitCast(entity, to: AnyObject.self)) }
+        #expect(copy == modelBook && storage(copy) != storage(modelBook))
+        try context.performAndWait {
+            let first = ManagedObject(entity: copy, objectID: context.newTemporaryID(for: "Book"), context: context, isFault: false)
+            let next = try context.insert("Book")
+            #expect(first.binding === next.binding)
+            #expect(storage(next.entity) == storage(modelBook))
+        }
+    }
+
     /// Values numbered by other slots than the object's, assigned to it, are kept in its own:
     /// its saved values and its changes are always numbered alike, so a read by number finds
     /// the value assigned.
