@@ -25,12 +25,10 @@ import Testing
     @Test func anEntityUnlikeTheModelsKeepsABindingOfItsOwn() throws {
         let fixture = try LibraryFixture()
         let context = fixture.context
-        let modelBook = try #require(fixture.store.model.entity(named: "Book"))
-        var custom = modelBook
-        custom.userInfo["made"] = "by hand"
+        let (modelBook, custom) = try Self.book(of: fixture, madeBy: "hand")
         try context.performAndWait {
             let before = try context.insert("Book")
-            let odd = ManagedObject(entity: custom, objectID: context.newTemporaryID(for: "Book"), context: context, isFault: false)
+            let odd = Self.object(of: custom, in: context)
             let after = try context.insert("Book")
             #expect(odd.entity == custom && odd.entity != modelBook)
             #expect(before.entity == modelBook && after.entity == modelBook)
@@ -43,19 +41,31 @@ import Testing
     @Test func anEqualDescriptionMetFirstLeavesTheModelsInTheBinding() throws {
         let fixture = try LibraryFixture()
         let context = fixture.context
-        let modelBook = try #require(fixture.store.model.entity(named: "Book"))
-        var copy = modelBook
-        copy.userInfo["made"] = "by hand"
-        copy.userInfo["made"] = nil
+        let (modelBook, copy) = try Self.book(of: fixture, madeBy: nil)
         // Identity of the storage the two descriptions hold: `==` cannot tell them apart.
         func storage(_ entity: EntityDescription) -> ObjectIdentifier { ObjectIdentifier(unsafeBitCast(entity, to: AnyObject.self)) }
         #expect(copy == modelBook && storage(copy) != storage(modelBook))
         try context.performAndWait {
-            let first = ManagedObject(entity: copy, objectID: context.newTemporaryID(for: "Book"), context: context, isFault: false)
+            let first = Self.object(of: copy, in: context)
             let next = try context.insert("Book")
             #expect(first.binding === next.binding)
             #expect(storage(next.entity) == storage(modelBook))
         }
+    }
+
+    /// The model's `Book`, and a copy in storage of its own whose `userInfo["made"]` is
+    /// `madeBy` (with `nil`, a copy equal to the model's).
+    private static func book(of fixture: LibraryFixture, madeBy: String?) throws -> (model: EntityDescription, copy: EntityDescription) {
+        let model = try #require(fixture.store.model.entity(named: "Book"))
+        var copy = model
+        copy.userInfo["made"] = "by hand"
+        copy.userInfo["made"] = madeBy.map { "by \($0)" }
+        return (model, copy)
+    }
+
+    /// A new object of `entity` in `context`, made as a context makes its objects.
+    private static func object(of entity: EntityDescription, in context: ObjectContext) -> ManagedObject {
+        ManagedObject(entity: entity, objectID: context.newTemporaryID(for: entity.name), context: context, isFault: false)
     }
 
     /// Values numbered by other slots than the object's, assigned to it, are kept in its own:
