@@ -74,9 +74,8 @@ open class ManagedObject: CustomStringConvertible, @unchecked Sendable {
         }
     }
 
-    /// Sets the slot `number` of the changes in place, as `changedValues.setValue(_:inSlot:)`
-    /// would without forming the values around the storage: what attributes' setters write
-    /// through.
+    /// Sets the slot `number` of the changes in place, without forming the values around
+    /// their storage, and lists the object as changed: what attributes' setters write through.
     func setChangedValue(_ value: PropertyValue?, inSlot number: Int) {
         PropertyValues.setValue(value, inSlot: number, of: &changedStorage, slotCount: binding.slots.names.count)
         trackChange()
